@@ -1,0 +1,1 @@
+"""perfbot: keeps a repository's current performance-constraints page true."""

@@ -1,0 +1,5 @@
+"""`python -m bot` runs the perfbot command line."""
+
+from bot.cli import main
+
+raise SystemExit(main())

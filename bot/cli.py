@@ -1,0 +1,97 @@
+"""Command line: parse arguments, read the environment once, run one command, map errors to exits."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bot import gather
+from bot.config import Settings, load_settings
+from bot.errors import BotError, InputError
+from bot.render import Renderer
+from bot.store import read_text, write_atomic
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="perfbot", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument("--config", type=Path, default=Path("config/perfbot.yaml"), help="bot config file")
+        return p
+
+    command("validate", "check the snapshot against every invariant")
+    render = command("render", "print the page rendered from the snapshot")
+    mode = render.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="exit 1 with a diff when the committed page is stale")
+    mode.add_argument("--write", action="store_true", help="write the page to the path the config names")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        settings = load_settings(args.config)
+        if args.command == "validate":
+            return _validate(settings)
+        return _render(settings, check=args.check, write=args.write)
+    except BotError as error:
+        _report(error)
+        return EXIT_FAILED
+
+
+def _report(error: BotError) -> None:
+    print(error.user_message(), file=sys.stderr)
+    if os.environ.get("GITHUB_ACTIONS") == "true" and isinstance(error, InputError):
+        for p in error.problems:
+            message = p.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            print(f"::error file={p.file},line={p.line},col={p.col}::{message}")
+
+
+def _validate(settings: Settings) -> int:
+    loaded = gather.snapshot(settings)
+    model = loaded.model
+    print(
+        f"{loaded.file}: valid ({len(model.constraints)} constraints, {len(model.programs)} programs, "
+        f"{len(model.work_packets)} packets)"
+    )
+    return EXIT_OK
+
+
+def _render(settings: Settings, *, check: bool, write: bool) -> int:
+    page = Renderer(settings.templates_path).page(gather.snapshot(settings).model, settings.config.page_text)
+    target = settings.page_path
+    if write:
+        write_atomic(target, page)
+        print(f"wrote {settings.config.page}")
+        return EXIT_OK
+    if not check:
+        sys.stdout.write(page)
+        return EXIT_OK
+    committed = read_text(target) if target.exists() else ""
+    if committed == page:
+        print(f"{settings.config.page} is up to date")
+        return EXIT_OK
+    at = next((i for i, (a, b) in enumerate(zip(committed, page, strict=False)) if a != b), None)
+    at = min(len(committed), len(page)) if at is None else at
+    sys.stdout.writelines(
+        difflib.unified_diff(
+            committed.splitlines(keepends=True),
+            page.splitlines(keepends=True),
+            fromfile=f"{settings.config.page} (committed)",
+            tofile=f"{settings.config.page} (rendered)",
+        )
+    )
+    print(
+        f"{settings.config.page} is stale at character {at} (committed {len(committed)}, rendered {len(page)}); "
+        "regenerate it with `perfbot render --write`",
+        file=sys.stderr,
+    )
+    return EXIT_FAILED

@@ -1,0 +1,95 @@
+"""The lever graph: which arms are dependency-ready, and whether the graph itself holds together."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from bot.findings import Finding
+from bot.snapshot import Lever
+
+
+def ready_levers(levers: Iterable[Lever]) -> list[str]:
+    """Ids of levers that are not enabled, not witnessed, and whose dependencies are all enabled.
+
+    Graph order is kept; conflicts do not affect readiness (upstream `ReadyLevers`).
+    """
+    levers = list(levers)
+    enabled = {lever.id for lever in levers if lever.enabled}
+    return [
+        lever.id
+        for lever in levers
+        if not lever.enabled and not lever.witnessed and all(d in enabled for d in lever.dependency_ids)
+    ]
+
+
+def ready_by_envelope(levers: Iterable[Lever]) -> dict[str, list[str]]:
+    levers = list(levers)
+    ready = set(ready_levers(levers))
+    grouped: dict[str, list[str]] = {}
+    for lever in levers:
+        if lever.id in ready:
+            grouped.setdefault(lever.envelope_id, []).append(lever.id)
+    return grouped
+
+
+def graph_findings(levers: tuple[Lever, ...]) -> Iterator[Finding]:
+    """Structural problems of the lever graph (upstream `Validate(graph)`, reduced to what we keep)."""
+    by_id: dict[str, Lever] = {}
+    for index, lever in enumerate(levers):
+        loc = ("levers", index, "id")
+        if not lever.id.strip() or lever.id in by_id:
+            yield Finding(loc, f"lever {lever.id!r} has an empty or duplicate id")
+        elif not lever.envelope_id.strip():
+            yield Finding(("levers", index, "envelope_id"), f"lever {lever.id!r} has no envelope")
+        by_id.setdefault(lever.id, lever)
+    for index, lever in enumerate(levers):
+        seen: set[str] = set()
+        for field in ("dependency_ids", "conflict_ids"):
+            for position, other_id in enumerate(getattr(lever, field)):
+                loc = ("levers", index, field, position)
+                other = by_id.get(other_id)
+                if other_id in seen:
+                    yield Finding(loc, f"lever {lever.id!r} repeats dependency/conflict reference {other_id!r}")
+                elif other is None or other_id == lever.id:
+                    yield Finding(loc, f"lever {lever.id!r} references unknown lever {other_id!r}")
+                elif other.envelope_id != lever.envelope_id:
+                    yield Finding(loc, f"lever {lever.id!r} has a cross-envelope edge to {other_id!r}")
+                elif field == "conflict_ids" and lever.id not in other.conflict_ids:
+                    yield Finding(loc, f"lever conflict {lever.id!r} -> {other_id!r} is not symmetric")
+                elif field == "conflict_ids" and lever.enabled and other.enabled and lever.id < other_id:
+                    yield Finding(loc, f"conflicting levers {lever.id!r} and {other_id!r} are both enabled")
+                seen.add(other_id)
+    cycle = find_cycle({lever.id: lever.dependency_ids for lever in levers})
+    if cycle:
+        index = next(i for i, lever in enumerate(levers) if lever.id == cycle[0])
+        yield Finding(("levers", index, "dependency_ids"), "lever dependency cycle: " + " -> ".join(cycle))
+
+
+def find_cycle(edges: dict[str, tuple[str, ...]]) -> list[str]:
+    """The first dependency cycle found by depth-first search in insertion order, or [].
+
+    Iterative, so long dependency chains cannot exhaust the interpreter stack.
+    """
+    done: set[str] = set()
+    for root in edges:
+        if root in done:
+            continue
+        path: list[str] = [root]
+        on_path = {root}
+        pending: list[list[str]] = [[n for n in edges[root] if n in edges]]
+        while path:
+            if not pending[-1]:
+                node = path.pop()
+                done.add(node)
+                on_path.discard(node)
+                pending.pop()
+                continue
+            nxt = pending[-1].pop(0)
+            if nxt in on_path:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt in done:
+                continue
+            path.append(nxt)
+            on_path.add(nxt)
+            pending.append([n for n in edges[nxt] if n in edges])
+    return []

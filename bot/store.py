@@ -1,0 +1,326 @@
+"""Round-trip YAML storage: the only module that touches ruamel.
+
+Loading keeps the comment-preserving tree next to the validated model; saving writes only
+the leaves that changed back into that tree, so comments, key order, quoting and flow style
+survive and an unchanged save is byte-identical.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import io
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import RoundTripConstructor
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.representer import RoundTripRepresenter
+from ruamel.yaml.scalarstring import ScalarString
+
+from bot.errors import InputError, Problem, input_error
+from bot.snapshot import LIST_KEYS, Snapshot
+
+T = TypeVar("T", bound=BaseModel)
+TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+
+
+class PlainDate(str):
+    """A date kept as its source text, so pydantic validates it and it re-emits unquoted."""
+
+    __slots__ = ()
+
+
+class _Constructor(RoundTripConstructor):
+    def construct_plain_date(self, node: Any) -> PlainDate:
+        return PlainDate(self.construct_scalar(node))
+
+
+class _Representer(RoundTripRepresenter):
+    def represent_plain_date(self, data: PlainDate) -> Any:
+        return self.represent_scalar(TIMESTAMP_TAG, str(data))
+
+
+_Constructor.add_constructor(TIMESTAMP_TAG, _Constructor.construct_plain_date)
+_Representer.add_representer(PlainDate, _Representer.represent_plain_date)
+
+
+def _yaml() -> YAML:
+    yaml = YAML()
+    yaml.Constructor = _Constructor
+    yaml.Representer = _Representer
+    yaml.preserve_quotes = True
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.width = 4096
+    yaml.allow_unicode = True
+    return yaml
+
+
+@dataclass(frozen=True)
+class Loaded(Generic[T]):
+    """A validated model with the tree and file name it came from."""
+
+    model: T
+    tree: Any
+    file: str
+
+    def locate(self, loc: Sequence[str | int]) -> tuple[int, int]:
+        return locate(self.tree, loc)
+
+
+def locate(tree: Any, loc: Sequence[str | int]) -> tuple[int, int]:
+    """1-based line and column of the deepest node of `loc` present in `tree`."""
+    node, pos = tree, (0, 0)
+    for part in loc:
+        if isinstance(node, CommentedMap) and part in node:
+            pos = node.lc.key(part)
+            node = node[part]
+        elif isinstance(node, CommentedSeq) and isinstance(part, int) and 0 <= part < len(node):
+            pos = node.lc.item(part)
+            node = node[part]
+        else:
+            break
+    return pos[0] + 1, pos[1] + 1
+
+
+def parse_tree(text: str, file: str) -> Any:
+    """Parse YAML text into a round-trip tree; syntax errors and duplicate keys are located."""
+    try:
+        return _yaml().load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = " ".join(str(x) for x in (exc.context, exc.problem) if x) or str(exc)
+        message = message.replace("\n", " ")
+        if mark is None:
+            raise input_error(file, message) from exc
+        raise input_error(file, message, mark.line + 1, mark.column + 1) from exc
+    except YAMLError as exc:
+        raise input_error(file, str(exc).replace("\n", " ")) from exc
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise input_error(str(path), "file not found") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise input_error(str(path), f"cannot read: {exc}") from exc
+
+
+def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
+    """Parse and validate YAML text into `model`, naming file:line:col of every problem."""
+    tree = parse_tree(text, file)
+    if not isinstance(tree, Mapping):
+        raise input_error(file, "expected a mapping at the top of the file", 1, 1)
+    try:
+        value = model.model_validate(tree)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors(include_url=False):
+            line, col = locate(tree, err["loc"])
+            where = ".".join(str(p) for p in err["loc"]) or "(top)"
+            problems.append(Problem(file, line, col, f"{where}: {_describe(err)}"))
+        raise InputError(sorted(problems)) from exc
+    return Loaded(value, tree, file)
+
+
+def _describe(err: Any) -> str:
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "required key is missing"
+    message: str = err["msg"]
+    return message.removeprefix("Value error, ")
+
+
+def load_model(path: Path, model: type[T]) -> Loaded[T]:
+    return parse_model(read_text(path), str(path), model)
+
+
+def load_snapshot(path: Path) -> Loaded[Snapshot]:
+    return load_model(path, Snapshot)
+
+
+def dump_tree(tree: Any) -> str:
+    out = io.StringIO()
+    _yaml().dump(tree, out)
+    return out.getvalue()
+
+
+def save_text(loaded: Loaded[Snapshot], snapshot: Snapshot) -> str:
+    """The file text for `snapshot`, written into a copy of the tree it was loaded from."""
+    tree = copy.deepcopy(loaded.tree)
+    _patch_map(tree, snapshot.to_data())
+    return dump_tree(tree)
+
+
+def dump_new(snapshot: Snapshot) -> str:
+    """Text of a snapshot that has no source file yet."""
+    tree = CommentedMap()
+    _patch_map(tree, snapshot.to_data())
+    return dump_tree(tree)
+
+
+def _patch_map(node: CommentedMap, new: Mapping[str, Any]) -> None:
+    for key in [k for k in node if k not in new]:
+        del node[key]
+    keys = [k for k in new if k in node or not _empty(new[k])]
+    for index, key in enumerate(keys):
+        if key in node:
+            node[key] = _merge(node[key], new[key], key)
+            continue
+        after = [k for k in keys[:index] if k in node]
+        position = list(node).index(after[-1]) + 1 if after else 0
+        if position == len(node) and len(node) > 0:
+            previous = list(node)[-1]
+            node.insert(position, key, _build(new[key], key))
+            _move_trailing_comment(node, previous, key)
+        else:
+            node.insert(position, key, _build(new[key], key))
+
+
+def _merge(old: Any, new: Any, key: str) -> Any:
+    if isinstance(new, Mapping):
+        if isinstance(old, CommentedMap):
+            _patch_map(old, new)
+            return old
+        return _build(new, key)
+    if isinstance(new, list | tuple):
+        if not isinstance(old, CommentedSeq):
+            return _build(new, key)
+        if new and isinstance(new[0], Mapping):
+            _patch_records(old, list(new), key)
+        else:
+            _patch_scalars(old, list(new))
+        return old
+    return _scalar(old, new)
+
+
+def _scalar(old: Any, new: Any) -> Any:
+    if isinstance(new, dt.date):
+        return old if isinstance(old, str) and old == new.isoformat() else PlainDate(new.isoformat())
+    if type(old) is not type(new) and not (isinstance(old, str) and isinstance(new, str)):
+        return new
+    if old == new:
+        return old
+    if isinstance(old, ScalarString) and isinstance(new, str):
+        return type(old)(new)
+    return new
+
+
+def _patch_scalars(seq: CommentedSeq, new: list[Any]) -> None:
+    for index, value in enumerate(new):
+        if index < len(seq):
+            seq[index] = _scalar(seq[index], value)
+        else:
+            seq.append(_scalar(None, value))
+    del seq[len(new) :]
+
+
+def _patch_records(seq: CommentedSeq, new: list[Mapping[str, Any]], key: str) -> None:
+    ident = LIST_KEYS.get(key, "")
+    old_ids = [item.get(ident) if ident and isinstance(item, Mapping) else None for item in seq]
+    new_ids = [item.get(ident) for item in new] if ident else []
+    if not ident or len(set(old_ids)) != len(old_ids) or len(set(new_ids)) != len(new_ids):
+        _patch_positional(seq, new, key)
+        return
+    kept = [i for i in old_ids if i in new_ids]
+    if kept != [i for i in new_ids if i in old_ids]:
+        _patch_positional(seq, new, key)
+        return
+    for index in reversed(range(len(seq))):
+        if old_ids[index] not in new_ids:
+            del seq[index]
+    by_id = {item[ident]: item for item in seq}
+    for index, record in enumerate(new):
+        if record[ident] in by_id:
+            _patch_map(by_id[record[ident]], record)
+        else:
+            appended_at_end = index == len(seq)
+            seq.insert(index, _build(record, key))
+            if appended_at_end and index > 0:
+                _move_record_comment(seq[index - 1], seq[index])
+
+
+def _patch_positional(seq: CommentedSeq, new: list[Mapping[str, Any]], key: str) -> None:
+    for index, record in enumerate(new):
+        if index < len(seq) and isinstance(seq[index], CommentedMap):
+            _patch_map(seq[index], record)
+        elif index < len(seq):
+            seq[index] = _build(record, key)
+        else:
+            seq.append(_build(record, key))
+            if index > 0:
+                _move_record_comment(seq[index - 1], seq[index])
+    del seq[len(new) :]
+
+
+def _move_record_comment(previous: Any, new: Any) -> None:
+    """Comments after a record belong to the next section; keep them after the appended one."""
+    if isinstance(previous, CommentedMap) and isinstance(new, CommentedMap) and previous and new:
+        _move_trailing_comment_between(previous, list(previous)[-1], new, list(new)[-1])
+
+
+def _move_trailing_comment(node: CommentedMap, src: str, dst: str) -> None:
+    _move_trailing_comment_between(node, src, node, dst)
+
+
+def _move_trailing_comment_between(src_map: Any, src: Any, dst_map: Any, dst: Any) -> None:
+    value = src_map[src]
+    if isinstance(value, CommentedMap) and value:
+        src_map, src = value, list(value)[-1]
+    entry = src_map.ca.items.get(src)
+    if not entry or len(entry) < 3 or entry[2] is None:
+        return
+    token = entry[2]
+    text: str = token.value
+    head, newline, rest = text.partition("\n")
+    if not rest:
+        return
+    moved = copy.copy(token)
+    moved.value = rest
+    token.value = head + newline
+    target = dst_map[dst]
+    if isinstance(target, CommentedMap) and target:
+        dst_map, dst = target, list(target)[-1]
+    items = dst_map.ca.items.setdefault(dst, [None, None, None, None])
+    while len(items) < 3:
+        items.append(None)
+    items[2] = moved
+
+
+def _empty(value: Any) -> bool:
+    """Empty optional values are left out of keys the file does not have yet."""
+    return value is None or (not isinstance(value, dt.date) and value in ((), [], "", 0, False))
+
+
+def _build(value: Any, key: str) -> Any:
+    if isinstance(value, Mapping):
+        node = CommentedMap()
+        for k, v in value.items():
+            if not _empty(v):
+                node[k] = _build(v, k)
+        return node
+    if isinstance(value, list | tuple):
+        if value and isinstance(value[0], Mapping):
+            return CommentedSeq(_build(v, key) for v in value)
+        seq = CommentedSeq(_build(v, key) for v in value)
+        seq.fa.set_flow_style()
+        return seq
+    if isinstance(value, dt.date):
+        return PlainDate(value.isoformat())
+    return value
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write through a temporary file and rename, so a crash never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
