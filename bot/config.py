@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
@@ -96,8 +97,6 @@ def load_settings(path: Path) -> Settings:
     """Load the config; the repository root is the parent of the config file's directory."""
     loaded = load_model(path, BotConfig)
     root = path.resolve().parent.parent
-    try:
+    with contextlib.suppress(ValueError):  # keep messages short when the repo is under the cwd
         root = root.relative_to(Path.cwd())
-    except ValueError:
-        pass
     return Settings(config=loaded.model, root=root, file=path)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from bot.config import Settings
 from bot.errors import InputError, Problem
 from bot.snapshot import Snapshot
 from bot.store import Loaded, load_snapshot, parse_model
 from bot.validation import validate
-from bot.config import Settings
 
 
 def checked(loaded: Loaded[Snapshot]) -> Loaded[Snapshot]:

@@ -36,9 +36,8 @@ def graph_findings(levers: tuple[Lever, ...]) -> Iterator[Finding]:
     """Structural problems of the lever graph (upstream `Validate(graph)`, reduced to what we keep)."""
     by_id: dict[str, Lever] = {}
     for index, lever in enumerate(levers):
-        loc = ("levers", index, "id")
         if not lever.id.strip() or lever.id in by_id:
-            yield Finding(loc, f"lever {lever.id!r} has an empty or duplicate id")
+            yield Finding(("levers", index, "id"), f"lever {lever.id!r} has an empty or duplicate id")
         elif not lever.envelope_id.strip():
             yield Finding(("levers", index, "envelope_id"), f"lever {lever.id!r} has no envelope")
         by_id.setdefault(lever.id, lever)
@@ -46,7 +45,7 @@ def graph_findings(levers: tuple[Lever, ...]) -> Iterator[Finding]:
         seen: set[str] = set()
         for field in ("dependency_ids", "conflict_ids"):
             for position, other_id in enumerate(getattr(lever, field)):
-                loc = ("levers", index, field, position)
+                loc: tuple[str | int, ...] = ("levers", index, field, position)
                 other = by_id.get(other_id)
                 if other_id in seen:
                     yield Finding(loc, f"lever {lever.id!r} repeats dependency/conflict reference {other_id!r}")

@@ -229,10 +229,9 @@ class Snapshot(Model):
     def constraint(self, constraint_id: str) -> Constraint | None:
         return next((c for c in self.constraints if c.id == constraint_id), None)
 
-    def to_data(self) -> dict[str, Any]:
-        """The YAML shape with upstream key names (the store leaves empty fields out of new keys)."""
-        data: dict[str, Any] = self.model_dump(by_alias=True)
-        return data
+    def to_data(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The YAML shape (upstream key names): every field, and only those not at their default."""
+        return self.model_dump(by_alias=True), self.model_dump(by_alias=True, exclude_defaults=True)
 
 
 # Identity key of each list of mappings, used to match items when writing back.

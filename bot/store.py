@@ -21,7 +21,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.representer import RoundTripRepresenter
-from ruamel.yaml.scalarstring import ScalarString
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString, ScalarString
 
 from bot.errors import InputError, Problem, input_error
 from bot.snapshot import LIST_KEYS, Snapshot
@@ -156,53 +156,69 @@ def dump_tree(tree: Any) -> str:
 def save_text(loaded: Loaded[Snapshot], snapshot: Snapshot) -> str:
     """The file text for `snapshot`, written into a copy of the tree it was loaded from."""
     tree = copy.deepcopy(loaded.tree)
-    _patch_map(tree, snapshot.to_data())
+    _patch_map(tree, *snapshot.to_data())
     return dump_tree(tree)
 
 
 def dump_new(snapshot: Snapshot) -> str:
     """Text of a snapshot that has no source file yet."""
     tree = CommentedMap()
-    _patch_map(tree, snapshot.to_data())
+    _patch_map(tree, *snapshot.to_data())
     return dump_tree(tree)
 
 
-def _patch_map(node: CommentedMap, new: Mapping[str, Any]) -> None:
+def _patch_map(node: CommentedMap, new: Mapping[str, Any], sparse: Mapping[str, Any]) -> None:
+    """Write `new` into `node`. Keys the file lacks are added only when `sparse` (the dump
+    without default values) has them, so optional empty fields stay out of the file."""
     for key in [k for k in node if k not in new]:
         del node[key]
-    keys = [k for k in new if k in node or not _empty(new[k])]
+    keys = [k for k in new if k in node or k in sparse]
     for index, key in enumerate(keys):
         if key in node:
-            node[key] = _merge(node[key], new[key], key)
+            node[key] = _merge(node[key], new[key], sparse.get(key, new[key]), key)
             continue
         after = [k for k in keys[:index] if k in node]
         position = list(node).index(after[-1]) + 1 if after else 0
+        built = _build(new[key], sparse[key], key)
         if position == len(node) and len(node) > 0:
             previous = list(node)[-1]
-            node.insert(position, key, _build(new[key], key))
+            node.insert(position, key, built)
             _move_trailing_comment(node, previous, key)
         else:
-            node.insert(position, key, _build(new[key], key))
+            node.insert(position, key, built)
 
 
-def _merge(old: Any, new: Any, key: str) -> Any:
+def _merge(old: Any, new: Any, sparse: Any, key: str) -> Any:
     if isinstance(new, Mapping):
         if isinstance(old, CommentedMap):
-            _patch_map(old, new)
+            _patch_map(old, new, sparse)
             return old
-        return _build(new, key)
+        return _build(new, sparse, key)
     if isinstance(new, list | tuple):
         if not isinstance(old, CommentedSeq):
-            return _build(new, key)
+            return _build(new, sparse, key)
         if new and isinstance(new[0], Mapping):
-            _patch_records(old, list(new), key)
+            _patch_records(old, list(new), list(sparse), key)
         else:
             _patch_scalars(old, list(new))
         return old
     return _scalar(old, new)
 
 
+# Characters YAML reads as line breaks (or cannot print plainly); only double quotes keep them.
+_NEEDS_ESCAPES = frozenset("\x85\u2028\u2029\r\t") | frozenset(map(chr, range(32)))
+
+
+def _text(value: str) -> str:
+    if any(ch in _NEEDS_ESCAPES for ch in value):
+        quoted: str = DoubleQuotedScalarString(value)
+        return quoted
+    return value
+
+
 def _scalar(old: Any, new: Any) -> Any:
+    if isinstance(new, str) and not isinstance(old, str):
+        return _text(new)
     if isinstance(new, dt.date):
         return old if isinstance(old, str) and old == new.isoformat() else PlainDate(new.isoformat())
     if type(old) is not type(new) and not (isinstance(old, str) and isinstance(new, str)):
@@ -211,7 +227,7 @@ def _scalar(old: Any, new: Any) -> Any:
         return old
     if isinstance(old, ScalarString) and isinstance(new, str):
         return type(old)(new)
-    return new
+    return _text(new) if isinstance(new, str) else new
 
 
 def _patch_scalars(seq: CommentedSeq, new: list[Any]) -> None:
@@ -223,16 +239,15 @@ def _patch_scalars(seq: CommentedSeq, new: list[Any]) -> None:
     del seq[len(new) :]
 
 
-def _patch_records(seq: CommentedSeq, new: list[Mapping[str, Any]], key: str) -> None:
+def _patch_records(seq: CommentedSeq, new: list[Mapping[str, Any]], sparse: list[Any], key: str) -> None:
+    """Lists of records are matched by their identity key, so edits stay on their lines."""
     ident = LIST_KEYS.get(key, "")
     old_ids = [item.get(ident) if ident and isinstance(item, Mapping) else None for item in seq]
     new_ids = [item.get(ident) for item in new] if ident else []
-    if not ident or len(set(old_ids)) != len(old_ids) or len(set(new_ids)) != len(new_ids):
-        _patch_positional(seq, new, key)
-        return
     kept = [i for i in old_ids if i in new_ids]
-    if kept != [i for i in new_ids if i in old_ids]:
-        _patch_positional(seq, new, key)
+    unique = len(set(old_ids)) == len(old_ids) and len(set(new_ids)) == len(new_ids)
+    if not ident or not unique or kept != [i for i in new_ids if i in old_ids]:
+        _patch_positional(seq, new, sparse, key)
         return
     for index in reversed(range(len(seq))):
         if old_ids[index] not in new_ids:
@@ -240,22 +255,22 @@ def _patch_records(seq: CommentedSeq, new: list[Mapping[str, Any]], key: str) ->
     by_id = {item[ident]: item for item in seq}
     for index, record in enumerate(new):
         if record[ident] in by_id:
-            _patch_map(by_id[record[ident]], record)
+            _patch_map(by_id[record[ident]], record, sparse[index])
         else:
             appended_at_end = index == len(seq)
-            seq.insert(index, _build(record, key))
+            seq.insert(index, _build(record, sparse[index], key))
             if appended_at_end and index > 0:
                 _move_record_comment(seq[index - 1], seq[index])
 
 
-def _patch_positional(seq: CommentedSeq, new: list[Mapping[str, Any]], key: str) -> None:
+def _patch_positional(seq: CommentedSeq, new: list[Mapping[str, Any]], sparse: list[Any], key: str) -> None:
     for index, record in enumerate(new):
         if index < len(seq) and isinstance(seq[index], CommentedMap):
-            _patch_map(seq[index], record)
+            _patch_map(seq[index], record, sparse[index])
         elif index < len(seq):
-            seq[index] = _build(record, key)
+            seq[index] = _build(record, sparse[index], key)
         else:
-            seq.append(_build(record, key))
+            seq.append(_build(record, sparse[index], key))
             if index > 0:
                 _move_record_comment(seq[index - 1], seq[index])
     del seq[len(new) :]
@@ -295,27 +310,22 @@ def _move_trailing_comment_between(src_map: Any, src: Any, dst_map: Any, dst: An
     items[2] = moved
 
 
-def _empty(value: Any) -> bool:
-    """Empty optional values are left out of keys the file does not have yet."""
-    return value is None or (not isinstance(value, dt.date) and value in ((), [], "", 0, False))
-
-
-def _build(value: Any, key: str) -> Any:
+def _build(value: Any, sparse: Any, key: str) -> Any:
     if isinstance(value, Mapping):
         node = CommentedMap()
         for k, v in value.items():
-            if not _empty(v):
-                node[k] = _build(v, k)
+            if k in sparse:
+                node[k] = _build(v, sparse[k], k)
         return node
     if isinstance(value, list | tuple):
         if value and isinstance(value[0], Mapping):
-            return CommentedSeq(_build(v, key) for v in value)
-        seq = CommentedSeq(_build(v, key) for v in value)
+            return CommentedSeq(_build(v, s, key) for v, s in zip(value, sparse, strict=True))
+        seq = CommentedSeq(_build(v, v, key) for v in value)
         seq.fa.set_flow_style()
         return seq
     if isinstance(value, dt.date):
         return PlainDate(value.isoformat())
-    return value
+    return _text(value) if isinstance(value, str) else value
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -141,13 +141,13 @@ def _packets(s: Snapshot) -> Iterator[Finding]:
                 yield Finding((*at, field), f'invalid work packet "{w.id}": {why}')
         for j, cid in enumerate(w.constraint_ids):
             if cid not in constraint_ids:
-                yield Finding(
-                    (*at, "constraint_ids", j), f'work packet "{w.id}" references unknown constraint "{cid}"'
-                )
+                yield Finding((*at, "constraint_ids", j), f'work packet "{w.id}" references unknown constraint "{cid}"')
         for field in ("hard_dependency_ids", "blocked_by_ids"):
             for j, dep in enumerate(getattr(w, field)):
                 if dep not in ids or dep == w.id:
-                    yield Finding((*at, field, j), f'work packet "{w.id}" references invalid dependency/blocker "{dep}"')
+                    yield Finding(
+                        (*at, field, j), f'work packet "{w.id}" references invalid dependency/blocker "{dep}"'
+                    )
         if w.state == "complete" and _blank(w.result):
             yield Finding((*at, "result"), f'work packet "{w.id}" has no accepted result')
         if w.state != "complete" and (_blank(w.next_action) or not _blank(w.result)):
@@ -189,7 +189,8 @@ def _waves(s: Snapshot) -> Iterator[Finding]:
         for j, lever in enumerate(wave.ready_lever_ids):
             if lever not in ready or lever in placed:
                 yield Finding(
-                    (*at, "ready_lever_ids", j), f'current ready wave "{wave.id}" has unknown or duplicate lever "{lever}"'
+                    (*at, "ready_lever_ids", j),
+                    f'current ready wave "{wave.id}" has unknown or duplicate lever "{lever}"',
                 )
             placed.add(lever)
         if wave.serial_within_wave and _blank(wave.serial_reason):
@@ -235,7 +236,8 @@ def _oss(s: Snapshot) -> Iterator[Finding]:
         for j, cid in enumerate(route.proposed_constraint_ids):
             if cid not in constraint_ids:
                 yield Finding(
-                    (*at, "proposed_constraint_ids", j), f'OSS route "{route.source}" references unknown constraint "{cid}"'
+                    (*at, "proposed_constraint_ids", j),
+                    f'OSS route "{route.source}" references unknown constraint "{cid}"',
                 )
         for j, n in enumerate(route.deduped_issues):
             if n <= 0:
@@ -249,7 +251,9 @@ def _cycles(s: Snapshot) -> Iterator[Finding]:
     cycle = find_cycle({w.id: w.hard_dependency_ids for w in s.work_packets})
     if cycle:
         index = next(i for i, w in enumerate(s.work_packets) if w.id == cycle[0])
-        yield Finding(("work_packets", index, "hard_dependency_ids"), "work packet dependency cycle: " + " -> ".join(cycle))
+        yield Finding(
+            ("work_packets", index, "hard_dependency_ids"), "work packet dependency cycle: " + " -> ".join(cycle)
+        )
 
 
 def _collisions(s: Snapshot) -> Iterator[Finding]:
@@ -320,7 +324,9 @@ def _records(s: Snapshot) -> Iterator[Finding]:
     retired: set[str] = set()
     for i, r in enumerate(s.retired_constraints):
         if r.id in live or r.id in retired:
-            yield Finding(("retired_constraints", i, "id"), f'retired constraint "{r.id}" is duplicate or still current')
+            yield Finding(
+                ("retired_constraints", i, "id"), f'retired constraint "{r.id}" is duplicate or still current'
+            )
         retired.add(r.id)
     applied: set[int] = set()
     for i, entry in enumerate(s.ledger):

@@ -1,0 +1,28 @@
+"""Shared fixtures: the repository's own config, templates and snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.config import Settings, load_settings
+from bot.render import Renderer
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    return load_settings(ROOT / "config" / "perfbot.yaml")
+
+
+@pytest.fixture(scope="session")
+def renderer(settings: Settings) -> Renderer:
+    return Renderer(settings.templates_path)
+
+
+@pytest.fixture(scope="session")
+def seed_text() -> str:
+    return (ROOT / "config" / "snapshot.yaml").read_text(encoding="utf-8")

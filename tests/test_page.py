@@ -1,0 +1,92 @@
+"""The page: the seed comes back out exactly, GitHub reads every table, newest forms render."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot import gather
+from bot.config import Settings
+from bot.render import Renderer
+from bot.store import load_snapshot
+from tests.conftest import FIXTURES, ROOT
+from tests.plaintext import reduce
+
+SEED_PAGE = Path(__file__).resolve().parent / "seed" / "current-constraints-2026-08-27.txt"
+
+
+@pytest.fixture(scope="module")
+def seed_page(settings: Settings, renderer: Renderer) -> str:
+    return renderer.page(gather.snapshot(settings).model, settings.config.page_text)
+
+
+@pytest.fixture(scope="module")
+def newest_page(settings: Settings, renderer: Renderer) -> str:
+    loaded = gather.checked(load_snapshot(FIXTURES / "snapshot-newest.yaml"))
+    return renderer.page(loaded.model, settings.config.page_text)
+
+
+def test_plain_text_reading_equals_the_seed_line_for_line(seed_page: str) -> None:
+    text, _ = reduce(seed_page)
+    expected = SEED_PAGE.read_text(encoding="utf-8")
+    assert text.splitlines() == expected.splitlines()
+    assert text == expected
+
+
+def test_every_table_row_has_its_headers_cell_count(seed_page: str, newest_page: str) -> None:
+    for page in (seed_page, newest_page):
+        _, tables = reduce(page)
+        assert len(tables) == 8
+        for rows in tables:
+            assert len(rows) > 1
+            assert {len(row) for row in rows} == {len(rows[0])}
+
+
+def test_committed_page_is_the_render(seed_page: str, settings: Settings) -> None:
+    assert settings.page_path.read_text(encoding="utf-8") == seed_page
+
+
+def test_render_is_deterministic(settings: Settings, renderer: Renderer, seed_page: str) -> None:
+    again = Renderer(settings.templates_path).page(gather.snapshot(settings).model, settings.config.page_text)
+    assert again == seed_page
+
+
+def test_page_layout_upstream_details(seed_page: str) -> None:
+    assert seed_page.startswith('---\ntitle: "Current native-performance constraints"\n')
+    assert "**As of:** 2026-08-27  \n**Authority:** generated from `internal/nativeperf" in seed_page
+    assert seed_page.endswith("`fak native-performance --current-md`.\n")
+    assert "\n\n\n" not in seed_page
+    assert (
+        "| 1 / `cuda.cache-weight-residency` — Model-lifetime immutable CUDA weight residency<br>#9420 |" in seed_page
+    )
+    assert "| `running`<br>Owner: anthony-chaudhary / live DOS lease<br>Lane: `model+compute` | — |" in seed_page
+    assert "| Blocked now: `cuda.cache-weight-residency` |" in seed_page
+    assert "|---:|---|---|---|" in seed_page
+    assert "| `llm-d/llm-d@bc20f73bd344b5a0faad5afca93831088aeee957` | `mapped-needs-limiter` |" in seed_page
+    assert "| native-serving-stack` / #9385, #9386 |" not in seed_page
+    assert "`native-serving-stack` / #9385, #9386 |" in seed_page
+    assert "`measurement-control-loop`, `cuda-cold-decode` / — |" in seed_page
+
+
+@pytest.mark.parametrize(
+    "fragment",
+    [
+        "<br>#8325/#9482 |",
+        "`complete`<br>Owner: accepted receipt #9482",
+        "**Result:** Exact campaign accepted",
+        "<br>**Exit:** M1 earns KEEP 1/10. |",
+        "| Satisfied: `mac.m1-streamed-q4k-no-copy` |",
+        "| Blocked now: exclusive quiescent M3 Pro campaign window |",
+        "<br>#9513/#2723/#9430 |",
+        "mapped backlog is not performance-closed",
+        "| Depends: `mac.m1-streamed-q4k-no-copy`, `mac.m2-whole-sequence-prefill`, `mac.m3-q8-gdn-handoff`",
+    ],
+)
+def test_newest_upstream_forms(newest_page: str, fragment: str) -> None:
+    assert fragment in newest_page
+
+
+def test_newest_page_golden(newest_page: str) -> None:
+    golden = ROOT / "tests" / "golden" / "page-newest.md"
+    assert newest_page == golden.read_text(encoding="utf-8")
