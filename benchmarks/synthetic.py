@@ -15,7 +15,9 @@ def scaled(seed: Snapshot, factor: int) -> Snapshot:
     for n in range(factor):
         constraints += [c.model_copy(update={"id": suffix(c.id, n)}) for c in seed.constraints]
         programs += [
-            p.model_copy(update={"id": suffix(p.id, n), "constraint_ids": tuple(suffix(c, n) for c in p.constraint_ids)})
+            p.model_copy(
+                update={"id": suffix(p.id, n), "constraint_ids": tuple(suffix(c, n) for c in p.constraint_ids)}
+            )
             for p in seed.programs
         ]
         packets += [
