@@ -33,7 +33,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     settings = load_settings(Path("config/perfbot.yaml"))
-    renderer = Renderer(settings.templates_path)
+    renderer = Renderer.from_directory(settings.templates_path)
     seed = gather.snapshot(settings).model
     big = scaled(seed, args.factor)
     assert validate(big) == [], "the synthetic snapshot must be valid"

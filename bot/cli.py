@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import difflib
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bot import gather
+from bot import executor, gather
 from bot.config import Settings, load_settings
 from bot.errors import BotError, InputError
+from bot.offline import OfflineGitHub
+from bot.plan import Inputs, decide
 from bot.render import Renderer
 from bot.store import read_text, write_atomic
 
@@ -32,7 +35,24 @@ def _parser() -> argparse.ArgumentParser:
     mode = render.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="exit 1 with a diff when the committed page is stale")
     mode.add_argument("--write", action="store_true", help="write the page to the path the config names")
+    reconcile = command("reconcile", "one full run: gather, decide, act")
+    reconcile.add_argument("--offline", type=Path, metavar="STATE.json", help="a state file standing in for GitHub")
+    reconcile.add_argument("--leases", type=Path, help="lease readback (default: the config's `leases`)")
+    reconcile.add_argument("--now", type=_timestamp, help="the current time, ISO-8601 (default: the clock)")
+    reconcile.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
+    reconcile.add_argument("--json", action="store_true", help="print the plan as JSON")
+    reconcile.add_argument("--max-writes", type=int, default=50, help="write budget of one run (default 50)")
+    reconcile.add_argument("--event-name", default=os.environ.get("GITHUB_EVENT_NAME"))
+    reconcile.add_argument("--event-path", type=Path, default=os.environ.get("GITHUB_EVENT_PATH"))
     return parser
+
+
+def _timestamp(text: str) -> dt.datetime:
+    try:
+        value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not an ISO-8601 date or time: {text!r}") from exc
+    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -41,6 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings(args.config)
         if args.command == "validate":
             return _validate(settings)
+        if args.command == "reconcile":
+            return _reconcile(settings, args)
         return _render(settings, check=args.check, write=args.write)
     except BotError as error:
         _report(error)
@@ -66,7 +88,9 @@ def _validate(settings: Settings) -> int:
 
 
 def _render(settings: Settings, *, check: bool, write: bool) -> int:
-    page = Renderer(settings.templates_path).page(gather.snapshot(settings).model, settings.config.page_text)
+    page = Renderer.from_directory(settings.templates_path).page(
+        gather.snapshot(settings).model, settings.config.page_text
+    )
     target = settings.page_path
     if write:
         write_atomic(target, page)
@@ -95,3 +119,37 @@ def _render(settings: Settings, *, check: bool, write: bool) -> int:
         file=sys.stderr,
     )
     return EXIT_FAILED
+
+
+def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
+    now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
+    if args.offline is None:
+        raise BotError("perfbot reconcile needs --offline STATE.json: the live GitHub adapter is not available yet")
+    github = OfflineGitHub(args.offline, now)
+    renderer = Renderer.from_directory(settings.templates_path)
+    plan = decide(
+        Inputs(
+            snapshot=gather.snapshot(settings),
+            snapshot_path=settings.config.snapshot,
+            page_path=settings.config.page,
+            committed=gather.committed_files(settings),
+            readback=gather.leases(args.leases or settings.leases_path),
+            observed=github.observed,
+            config=settings.config,
+            renderer=renderer,
+            now=now,
+        )
+    )
+    report = None if args.dry_run else executor.apply(plan, github, args.max_writes)
+    text = renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run)
+    if args.json:
+        sys.stdout.write(plan.model_dump_json(indent=2) + "\n")
+    else:
+        sys.stdout.write(text)
+    if report is not None:
+        print(f"applied {len(report.done)} actions; {len(report.deferred)} deferred to the next run", file=sys.stderr)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with Path(summary).open("a", encoding="utf-8") as handle:
+            handle.write("```\n" + text + "```\n")
+    return EXIT_OK

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bot.config import Settings
 from bot.errors import InputError, Problem
+from bot.leases import LeaseReadback, parse_leases
 from bot.snapshot import Snapshot
-from bot.store import Loaded, load_snapshot, parse_model
+from bot.store import Loaded, load_snapshot, parse_model, read_text
 from bot.validation import validate
 
 
@@ -24,3 +27,16 @@ def snapshot(settings: Settings) -> Loaded[Snapshot]:
 
 def snapshot_from_text(text: str, file: str) -> Loaded[Snapshot]:
     return checked(parse_model(text, file, Snapshot))
+
+
+def leases(path: Path) -> LeaseReadback:
+    return parse_leases(read_text(path), str(path))
+
+
+def committed_files(settings: Settings) -> dict[str, str]:
+    """The default branch's snapshot and page, keyed by repository path (a missing page is "")."""
+    page = settings.page_path
+    return {
+        settings.config.snapshot: read_text(settings.snapshot_path),
+        settings.config.page: read_text(page) if page.exists() else "",
+    }

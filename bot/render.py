@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import BaseLoader, DictLoader, Environment, StrictUndefined
 
 from bot.config import PageText
 from bot.snapshot import Snapshot, WorkPacket
@@ -39,9 +39,17 @@ def dependency_cell(packet: WorkPacket) -> str:
     return "<br>".join(parts) or "—"
 
 
-def environment(templates: Path) -> Environment:
+def read_templates(directory: Path) -> dict[str, str]:
+    """Every template under `directory`, read up front so rendering does no I/O."""
+    return {
+        path.relative_to(directory).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(directory.rglob("*.j2"))
+    }
+
+
+def environment(loader: BaseLoader) -> Environment:
     env = Environment(
-        loader=FileSystemLoader(templates),
+        loader=loader,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -53,10 +61,14 @@ def environment(templates: Path) -> Environment:
 
 
 class Renderer:
-    """Renders named templates; one jinja environment per templates directory."""
+    """Renders named templates from an in-memory set (see `read_templates`)."""
 
-    def __init__(self, templates: Path) -> None:
-        self._env = environment(templates)
+    def __init__(self, templates: dict[str, str]) -> None:
+        self._env = environment(DictLoader(templates))
+
+    @classmethod
+    def from_directory(cls, directory: Path) -> Renderer:
+        return cls(read_templates(directory))
 
     def render(self, name: str, **context: Any) -> str:
         return self._env.get_template(name).render(**context)

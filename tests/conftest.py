@@ -20,7 +20,7 @@ def settings() -> Settings:
 
 @pytest.fixture(scope="session")
 def renderer(settings: Settings) -> Renderer:
-    return Renderer(settings.templates_path)
+    return Renderer.from_directory(settings.templates_path)
 
 
 @pytest.fixture(scope="session")

@@ -48,7 +48,9 @@ def test_committed_page_is_the_render(seed_page: str, settings: Settings) -> Non
 
 
 def test_render_is_deterministic(settings: Settings, renderer: Renderer, seed_page: str) -> None:
-    again = Renderer(settings.templates_path).page(gather.snapshot(settings).model, settings.config.page_text)
+    again = Renderer.from_directory(settings.templates_path).page(
+        gather.snapshot(settings).model, settings.config.page_text
+    )
     assert again == seed_page
 
 

@@ -1,0 +1,98 @@
+"""The plan: the next snapshot's files and the actions that bring GitHub in line (plan JSON)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot.derive import Reason
+from bot.snapshot import WorkState
+
+Topic = Literal["packet-ready", "lease-lost", "review-overdue", "issue-mismatch", "command-reply", "commands-dropped"]
+ReactionContent = Literal["eyes", "rocket", "confused"]
+PullOperation = Literal["create", "update", "close", "none"]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CommentAction(Frozen):
+    kind: Literal["comment"] = "comment"
+    issue: int
+    topic: Topic
+    body: str
+
+
+class EditCommentAction(Frozen):
+    kind: Literal["edit_comment"] = "edit_comment"
+    issue: int
+    comment_id: int
+    topic: Topic
+    body: str
+
+
+class ReactAction(Frozen):
+    kind: Literal["react"] = "react"
+    issue: int
+    comment_id: int
+    content: ReactionContent
+
+
+class PullRequestAction(Frozen):
+    kind: Literal["pull_request"] = "pull_request"
+    operation: PullOperation
+    number: int | None = None
+    branch: str
+    title: str = ""
+    body: str = ""
+    files: dict[str, str] = {}
+    note: str = ""
+
+
+Action = Annotated[
+    CommentAction | EditCommentAction | ReactAction | PullRequestAction,
+    Field(discriminator="kind"),
+]
+
+
+class PacketReport(Frozen):
+    id: str
+    issue: int
+    recorded_state: WorkState
+    derived_state: WorkState
+    reasons: tuple[Reason, ...]
+    recorded_owner: str
+    derived_owner: str
+    cleared_blockers: tuple[str, ...] = ()
+    newly_satisfied: tuple[str, ...] = ()
+
+
+class OverdueReview(Frozen):
+    constraint: str
+    review_by: str
+    issue: int | None
+
+
+class LeaseReport(Frozen):
+    file: str
+    format: str
+    live: int
+    stale: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+class Plan(Frozen):
+    now: str
+    actions: tuple[Action, ...]
+    packets: tuple[PacketReport, ...]
+    overdue: tuple[OverdueReview, ...] = ()
+    leases: LeaseReport
+    commands: tuple[dict[str, object], ...] = ()
+
+    def pull_request(self) -> PullRequestAction:
+        return next(a for a in self.actions if isinstance(a, PullRequestAction))
+
+    def comments(self) -> list[CommentAction]:
+        return [a for a in self.actions if isinstance(a, CommentAction)]

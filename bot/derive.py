@@ -1,0 +1,175 @@
+"""Derived packet state: what the evidence (dependencies, leases, assignment) says each packet is.
+
+Order of the rules (DESIGN.md): an open hard dependency means `waiting-dependency`; else a
+foreign overlapping lease, a blocker still holding an overlapping lease, or a free-text blocker
+means `waiting-coordination`; else an assigned issue with its own live lease means `running`;
+else `ready`. `complete`, `capacity-hold` and `waiting-evidence` change only by decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from bot.config import LeaseRules, OwnerWording
+from bot.leases import Lease
+from bot.observed import Issue
+from bot.overlap import overlaps
+from bot.snapshot import DECIDED_STATES, Snapshot, WorkPacket, WorkState
+
+ReasonKind = Literal[
+    "decided",
+    "issue-unobserved",
+    "dependency-open",
+    "dependencies-met",
+    "lease-overlap",
+    "blocker-holds-lease",
+    "blocker-cleared",
+    "condition",
+    "running",
+    "lease-released",
+    "no-live-lease",
+    "unassigned",
+]
+
+
+class Reason(BaseModel):
+    """One piece of evidence behind a derived state; templates turn it into a sentence."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: ReasonKind
+    subject: str = ""
+    detail: str = ""
+
+
+class Derivation(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    issue: int
+    recorded_state: WorkState
+    derived_state: WorkState
+    reasons: tuple[Reason, ...]
+    recorded_owner: str
+    derived_owner: str
+    cleared_blockers: tuple[str, ...] = ()
+    newly_satisfied: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return (
+            self.recorded_state != self.derived_state
+            or self.recorded_owner != self.derived_owner
+            or bool(self.cleared_blockers)
+            or bool(self.newly_satisfied)
+        )
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The observations derivation needs, gathered beforehand."""
+
+    leases: tuple[Lease, ...]
+    released: tuple[Lease, ...]
+    issues: dict[int, Issue]
+    rules: LeaseRules
+    owner: OwnerWording
+
+
+def derive_all(snapshot: Snapshot, evidence: Evidence) -> list[Derivation]:
+    states = {p.id: p.state for p in snapshot.work_packets}
+    issues_of = {p.id: p.issue for p in snapshot.work_packets}
+    return [_derive(p, states, issues_of, evidence) for p in snapshot.work_packets]
+
+
+def _leases_for(issue: int, leases: Iterable[Lease], rules: LeaseRules) -> list[Lease]:
+    return [lease for lease in leases if lease.issue(rules.holder_issue_pattern) == issue]
+
+
+def _derive(packet: WorkPacket, states: dict[str, str], issues_of: dict[str, int], ev: Evidence) -> Derivation:
+    issue = ev.issues.get(packet.issue)
+    own_leases = _leases_for(packet.issue, ev.leases, ev.rules)
+    newly_satisfied = tuple(d for d in packet.hard_dependency_ids if states.get(d) == "complete")
+    cleared = tuple(
+        b
+        for b in packet.blocked_by_ids
+        if not any(overlaps(packet.paths, lease.tree) for lease in _leases_for(issues_of[b], ev.leases, ev.rules))
+    )
+    owner = _owner(packet, issue, own_leases, ev.owner)
+    state, reasons = _state(packet, states, issues_of, issue, own_leases, ev)
+    return Derivation(
+        id=packet.id,
+        issue=packet.issue,
+        recorded_state=packet.state,
+        derived_state=state,
+        reasons=tuple(reasons),
+        recorded_owner=packet.owner,
+        derived_owner=owner,
+        cleared_blockers=cleared,
+        newly_satisfied=newly_satisfied,
+    )
+
+
+def _owner(packet: WorkPacket, issue: Issue | None, own_leases: list[Lease], wording: OwnerWording) -> str:
+    """Assignees (or `unassigned`), plus the live-lease suffix; complete packets keep their text."""
+    if packet.state == "complete" or issue is None:
+        return packet.owner
+    names = wording.assignee_separator.join(issue.assignees) or wording.unassigned
+    return names + (wording.lease_suffix if own_leases else "")
+
+
+def _state(
+    packet: WorkPacket,
+    states: dict[str, str],
+    issues_of: dict[str, int],
+    issue: Issue | None,
+    own_leases: list[Lease],
+    ev: Evidence,
+) -> tuple[WorkState, list[Reason]]:
+    if packet.state in DECIDED_STATES:
+        return packet.state, [Reason(kind="decided", subject=packet.state)]
+    if issue is None:
+        return packet.state, [Reason(kind="issue-unobserved", subject=f"#{packet.issue}")]
+    open_deps = [d for d in packet.hard_dependency_ids if states.get(d) != "complete"]
+    if open_deps:
+        return "waiting-dependency", [Reason(kind="dependency-open", subject=d, detail=states[d]) for d in open_deps]
+    reasons = _coordination(packet, issues_of, ev)
+    if reasons:
+        return "waiting-coordination", reasons
+    met = (
+        [Reason(kind="dependencies-met", subject=", ".join(packet.hard_dependency_ids))]
+        if packet.hard_dependency_ids
+        else []
+    )
+    if issue.assignees and own_leases:
+        held = Reason(
+            kind="running", subject=", ".join(issue.assignees), detail="; ".join(x.describe() for x in own_leases)
+        )
+        return "running", [*met, held]
+    released = [
+        Reason(kind="lease-released", subject=lease.describe())
+        for lease in ev.released
+        if lease.issue(ev.rules.holder_issue_pattern) == packet.issue or overlaps(packet.paths, lease.tree)
+    ]
+    if not issue.assignees:
+        return "ready", [*met, *released, Reason(kind="unassigned", subject=f"#{packet.issue}")]
+    return "ready", [*met, *released, Reason(kind="no-live-lease", subject=f"#{packet.issue}")]
+
+
+def _coordination(packet: WorkPacket, issues_of: dict[str, int], ev: Evidence) -> list[Reason]:
+    reasons: list[Reason] = []
+    pattern = ev.rules.holder_issue_pattern
+    for lease in ev.leases:
+        if lease.issue(pattern) != packet.issue and overlaps(packet.paths, lease.tree):
+            reasons.append(Reason(kind="lease-overlap", subject=lease.describe(), detail=", ".join(packet.paths)))
+    for blocker in packet.blocked_by_ids:
+        holding = [x for x in _leases_for(issues_of[blocker], ev.leases, ev.rules) if overlaps(packet.paths, x.tree)]
+        if holding and issues_of[blocker] == packet.issue:
+            reasons.append(Reason(kind="blocker-holds-lease", subject=blocker, detail=holding[0].describe()))
+    if packet.blocked_by_condition.strip():
+        reasons.append(Reason(kind="condition", subject=packet.blocked_by_condition))
+    return reasons

@@ -1,0 +1,203 @@
+"""Live leases: read a dos lane journal (JSONL) or a `dos lease-lane live` array, fold, judge staleness.
+
+The journal fold follows dos-kernel: ACQUIRE/RECONCILE add or replace a lease keyed on
+(loop_ts, lane), RELEASE/SCAVENGE remove it, HEARTBEAT/ADOPT update it, CHECKPOINT resets the
+set; other ops are forensic. A torn last line is ignored; a corrupt middle line is reported and
+skipped. Unknown fields are ignored, since newer dos versions add fields.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from bot.errors import InputError, Problem
+
+LeaseFormat = Literal["journal", "live-array"]
+_ADD, _REMOVE = frozenset({"ACQUIRE", "RECONCILE"}), frozenset({"RELEASE", "SCAVENGE"})
+# Fields dos rebuilds a lease from when an ACQUIRE entry carries no nested `lease` record.
+_FLAT_FIELDS = (
+    "lane",
+    "lane_kind",
+    "tree",
+    "loop_ts",
+    "host_id",
+    "pid",
+    "acquired_at",
+    "heartbeat_at",
+    "ttl_minutes",
+    "holder",
+    "run_id",
+    "proc_starttime",
+)
+
+
+class Lease(BaseModel):
+    """One live lease record; tolerant of fields newer dos versions add."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    lane: str
+    loop_ts: str
+    holder: str = ""
+    tree: tuple[str, ...]
+    acquired_at: str | None = None
+    heartbeat_at: str | None = None
+    ttl_minutes: int | None = None
+    host_id: str | None = None
+    mode: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.loop_ts, self.lane)
+
+    def issue(self, pattern: str) -> int | None:
+        """The issue this lease is held for, by the holder-tag convention (e.g. `issue-9420-…`)."""
+        match = re.search(pattern, self.holder)
+        return int(match.group(1)) if match else None
+
+    def last_seen(self) -> dt.datetime | None:
+        stamps = [s for s in (_stamp(self.heartbeat_at), _stamp(self.acquired_at)) if s is not None]
+        return max(stamps) if stamps else None
+
+    def is_stale(self, now: dt.datetime, default_ttl: int, grace: int) -> bool:
+        seen = self.last_seen()
+        if seen is None:
+            return False
+        ttl = self.ttl_minutes if self.ttl_minutes is not None else default_ttl
+        return now - seen > dt.timedelta(minutes=ttl + grace)
+
+    def describe(self) -> str:
+        return f"{self.lane} lease of {self.holder or 'an unnamed holder'} on {', '.join(self.tree)}"
+
+
+@dataclass(frozen=True)
+class LeaseReadback:
+    """The live set, the leases released in the journal, and what was skipped while reading."""
+
+    file: str
+    format: LeaseFormat
+    live: tuple[Lease, ...]
+    released: tuple[Lease, ...] = ()
+    warnings: tuple[str, ...] = field(default=())
+
+    def stale(self, now: dt.datetime, default_ttl: int, grace: int) -> tuple[Lease, ...]:
+        return tuple(lease for lease in self.live if lease.is_stale(now, default_ttl, grace))
+
+
+def _stamp(text: str | None) -> dt.datetime | None:
+    if not text:
+        return None
+    try:
+        stamp = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)
+
+
+def detect_format(text: str) -> LeaseFormat:
+    return "live-array" if text.lstrip().startswith("[") else "journal"
+
+
+def parse_leases(text: str, file: str) -> LeaseReadback:
+    """Read either lease format; garbage and empty trees are errors naming file and line."""
+    if detect_format(text) == "live-array":
+        return _parse_array(text, file)
+    return _parse_journal(text, file)
+
+
+def _parse_array(text: str, file: str) -> LeaseReadback:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError([Problem(file, exc.lineno, exc.colno, f"not a lease array: {exc.msg}")]) from exc
+    if not isinstance(data, list):
+        raise InputError([Problem(file, 1, 1, "expected a JSON array of leases")])
+    lines = _element_lines(text, len(data))
+    leases = tuple(_lease(item, file, lines[i], f"lease {i + 1}") for i, item in enumerate(data))
+    return LeaseReadback(file, "live-array", leases)
+
+
+def _element_lines(text: str, count: int) -> list[int]:
+    """Best-effort line of each top-level array element (for messages)."""
+    lines, depth, line = [], 0, 1
+    for ch in text:
+        if ch == "\n":
+            line += 1
+        elif ch in "[{":
+            depth += 1
+            if depth == 2 and ch == "{":
+                lines.append(line)
+        elif ch in "]}":
+            depth -= 1
+    return (lines + [1] * count)[:count]
+
+
+def _parse_journal(text: str, file: str) -> LeaseReadback:
+    entries: list[tuple[int, dict[str, Any]]] = []
+    warnings: list[str] = []
+    numbered = [(n, raw) for n, raw in enumerate(text.splitlines(), start=1) if raw.strip()]
+    for position, (number, raw) in enumerate(numbered):
+        try:
+            entry = json.loads(raw)
+        except json.JSONDecodeError:
+            if position == len(numbered) - 1 and entries:
+                warnings.append(f"{file}:{number}: torn last line ignored")
+                continue
+            warnings.append(f"{file}:{number}: corrupt journal line skipped")
+            continue
+        if isinstance(entry, dict):
+            entries.append((number, entry))
+    if numbered and not entries:
+        raise InputError([Problem(file, numbered[0][0], 1, "not a dos lane journal or a lease array")])
+    live, released = _fold(entries, file)
+    return LeaseReadback(file, "journal", tuple(live.values()), tuple(released), tuple(warnings))
+
+
+def _fold(entries: list[tuple[int, dict[str, Any]]], file: str) -> tuple[dict[tuple[str, str], Lease], list[Lease]]:
+    live: dict[tuple[str, str], Lease] = {}
+    released: list[Lease] = []
+    for number, entry in entries:
+        op = entry.get("op")
+        if op == "CHECKPOINT":
+            snapshot = entry.get("leases") or []
+            leases = [_lease(item, file, number, "checkpoint lease") for item in snapshot]
+            live = {lease.key: lease for lease in leases}
+            continue
+        key = (str(entry.get("loop_ts") or ""), str(entry.get("lane") or ""))
+        if key == ("", ""):
+            continue
+        if op in _ADD:
+            record = entry.get("lease")
+            if not isinstance(record, dict):
+                record = {k: entry[k] for k in _FLAT_FIELDS if k in entry}
+            lease = _lease(record, file, number, f"{op} entry")
+            live[lease.key] = lease
+        elif op in _REMOVE and key in live:
+            released.append(live.pop(key))
+        elif op == "HEARTBEAT" and key in live:
+            live[key] = live[key].model_copy(update={"heartbeat_at": entry.get("heartbeat_at") or entry.get("ts")})
+        elif op == "ADOPT" and key in live:
+            update = {k: entry[k] for k in ("holder", "host_id") if entry.get(k) is not None}
+            update["heartbeat_at"] = entry.get("heartbeat_at") or entry.get("ts")
+            live[key] = live[key].model_copy(update=update)
+    return live, released
+
+
+def _lease(record: Any, file: str, line: int, what: str) -> Lease:
+    if not isinstance(record, dict):
+        raise InputError([Problem(file, line, 1, f"{what} is not a JSON object")])
+    try:
+        lease = Lease.model_validate(record)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError([Problem(file, line, 1, f"{what}: {where}: {first['msg']}")]) from exc
+    if not lease.tree or any(not glob.strip() for glob in lease.tree):
+        raise InputError([Problem(file, line, 1, f"{what} ({lease.lane}) has an empty path list")])
+    return lease

@@ -1,0 +1,77 @@
+"""What perfbot observes of GitHub: issues, comments, reactions, permissions, pull requests.
+
+These models are tolerant (unknown fields ignored): they describe what GitHub sends, and the
+offline state file that stands in for it uses the same shapes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Permission = Literal["none", "read", "triage", "write", "maintain", "admin"]
+
+
+class Tolerant(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class Issue(Tolerant):
+    number: int = Field(gt=0)
+    title: str = ""
+    state: Literal["open", "closed"] = "open"
+    # GitHub sets "reopened" on an issue that was closed and opened again.
+    state_reason: str | None = None
+    assignees: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+
+
+class Comment(Tolerant):
+    id: int = Field(gt=0)
+    issue: int = Field(gt=0)
+    user: str
+    created_at: dt.datetime
+    body: str = ""
+    user_type: Literal["User", "Bot", "Organization"] = "User"
+    edited: bool = False
+
+
+class Reaction(Tolerant):
+    comment_id: int
+    user: str
+    content: str
+
+
+class PullRequest(Tolerant):
+    number: int = Field(gt=0)
+    state: Literal["open", "closed", "merged"] = "open"
+    head: str
+    title: str = ""
+    body: str = ""
+    files: dict[str, str] = {}
+    # Commits on the branch that the bot did not make: the bot must not overwrite them.
+    foreign_commits: bool = False
+
+
+class Observed(Tolerant):
+    """Everything a run reads from GitHub, gathered before deciding."""
+
+    repository: str = "owner/name"
+    bot_login: str = "perfbot[bot]"
+    issues: tuple[Issue, ...] = ()
+    comments: tuple[Comment, ...] = ()
+    reactions: tuple[Reaction, ...] = ()
+    permissions: dict[str, Permission] = {}
+    pulls: tuple[PullRequest, ...] = ()
+
+    def issue(self, number: int) -> Issue | None:
+        return next((i for i in self.issues if i.number == number), None)
+
+    def bot_comments(self, issue: int | None = None) -> list[Comment]:
+        """Comments authored by the bot itself: only these may carry markers that count."""
+        return [c for c in self.comments if c.user == self.bot_login and (issue is None or c.issue == issue)]
+
+    def open_pull(self, branch: str) -> PullRequest | None:
+        return next((p for p in self.pulls if p.head == branch and p.state == "open"), None)

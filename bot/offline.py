@@ -1,0 +1,116 @@
+"""The offline GitHub: a JSON state file read as observations and written as the effect of actions.
+
+Each write is made durable on its own (temporary file, then rename), as a real GitHub write
+would be: a run that stops halfway leaves exactly the writes it made, never half a file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from bot.actions import CommentAction, EditCommentAction, PullRequestAction, ReactAction
+from bot.errors import InputError, Problem, input_error
+from bot.observed import Observed
+from bot.store import read_text, write_atomic
+
+
+def parse_state(text: str, file: str) -> tuple[dict[str, Any], Observed]:
+    """The raw state (kept whole for writing back) and its validated reading."""
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise input_error(file, f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from exc
+    if not isinstance(raw, dict):
+        raise input_error(file, "expected a JSON object", 1, 1)
+    try:
+        observed = Observed.model_validate(raw)
+    except ValidationError as exc:
+        problems = [
+            Problem(file, 0, 0, f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}")
+            for err in exc.errors(include_url=False)
+        ]
+        raise InputError(problems) from exc
+    numbers = {issue.number for issue in observed.issues}
+    unknown = [
+        Problem(file, 0, 0, f"comments.{index}: comment {c.id} is on issue #{c.issue}, which the state does not list")
+        for index, c in enumerate(observed.comments)
+        if c.issue not in numbers
+    ]
+    if unknown:
+        raise InputError(unknown)
+    return raw, observed
+
+
+class OfflineGitHub:
+    """The GitHub port over a state file."""
+
+    def __init__(self, path: Path, now: dt.datetime) -> None:
+        self.path = path
+        self.now = now
+        self.raw, self.observed = parse_state(read_text(path), str(path))
+        self.writes = 0
+
+    def _save(self) -> None:
+        write_atomic(self.path, json.dumps(self.raw, indent=2, ensure_ascii=False) + "\n")
+        self.writes += 1
+
+    def _list(self, key: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = self.raw.setdefault(key, [])
+        return items
+
+    def comment(self, action: CommentAction) -> int:
+        comments = self._list("comments")
+        comment_id = max((int(c["id"]) for c in comments), default=0) + 1
+        comments.append(
+            {
+                "id": comment_id,
+                "issue": action.issue,
+                "user": self.observed.bot_login,
+                "user_type": "Bot",
+                "created_at": self.now.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "body": action.body,
+            }
+        )
+        self._save()
+        return comment_id
+
+    def edit_comment(self, action: EditCommentAction) -> None:
+        for comment in self._list("comments"):
+            if comment["id"] == action.comment_id:
+                comment["body"] = action.body
+        self._save()
+
+    def react(self, action: ReactAction) -> None:
+        record = {"comment_id": action.comment_id, "user": self.observed.bot_login, "content": action.content}
+        reactions = self._list("reactions")
+        if record not in reactions:
+            reactions.append(record)
+            self._save()
+
+    def pull_request(self, action: PullRequestAction) -> None:
+        pulls = self._list("pulls")
+        if action.operation == "create":
+            taken = [int(p["number"]) for p in pulls] + [int(i["number"]) for i in self._list("issues")]
+            pulls.append(
+                {
+                    "number": max(taken, default=0) + 1,
+                    "state": "open",
+                    "head": action.branch,
+                    "title": action.title,
+                    "body": action.body,
+                    "files": action.files,
+                }
+            )
+        for pull in pulls:
+            if pull["number"] != action.number:
+                continue
+            if action.operation == "update":
+                pull.update(title=action.title, body=action.body, files=action.files)
+            elif action.operation == "close":
+                pull["state"] = "closed"
+        self._save()

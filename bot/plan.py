@@ -1,0 +1,244 @@
+"""Decide: from the gathered inputs to the next snapshot, the page and the actions. Pure.
+
+The clock, the bot's login and every observation are inputs; nothing here reads a file,
+the network or the time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from dataclasses import dataclass
+
+from bot import store
+from bot.actions import (
+    Action,
+    CommentAction,
+    LeaseReport,
+    OverdueReview,
+    PacketReport,
+    Plan,
+    PullRequestAction,
+)
+from bot.config import BotConfig
+from bot.derive import Derivation, Evidence, derive_all
+from bot.errors import BotError
+from bot.leases import LeaseReadback
+from bot.markers import marker, said
+from bot.observed import Comment, Observed
+from bot.render import Renderer
+from bot.snapshot import Snapshot, WorkPacket
+from bot.store import Loaded
+from bot.validation import review_issue, validate
+
+WAITING = frozenset({"waiting-dependency", "waiting-coordination"})
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything one run decides on (the default branch's files, leases, GitHub, the clock)."""
+
+    snapshot: Loaded[Snapshot]
+    snapshot_path: str
+    page_path: str
+    committed: dict[str, str]
+    readback: LeaseReadback
+    observed: Observed
+    config: BotConfig
+    renderer: Renderer
+    now: dt.datetime
+
+
+def decide(inputs: Inputs) -> Plan:
+    config, observed = inputs.config, inputs.observed
+    snapshot = inputs.snapshot.model
+    evidence = Evidence(
+        leases=inputs.readback.live,
+        released=inputs.readback.released,
+        issues={issue.number: issue for issue in observed.issues},
+        rules=config.leases_rules,
+        owner=config.owner,
+    )
+    derivations = derive_all(snapshot, evidence)
+    following = next_snapshot(snapshot, derivations)
+    findings = validate(following)
+    if findings:
+        raise BotError("the reconciled snapshot would be invalid: " + "; ".join(f.message for f in findings))
+    files = {
+        inputs.snapshot_path: store.save_text(inputs.snapshot, following),
+        inputs.page_path: inputs.renderer.page(following, config.page_text),
+    }
+    nudges = Nudges(inputs)
+    actions: list[Action] = [
+        *nudges.packets(snapshot, derivations),
+        *nudges.reviews(snapshot),
+        *nudges.mismatches(snapshot),
+    ]
+    actions.append(pull_request(inputs, derivations, files))
+    return Plan(
+        now=inputs.now.isoformat(),
+        actions=tuple(actions),
+        packets=tuple(PacketReport(**d.model_dump()) for d in derivations),
+        overdue=tuple(_overdue(snapshot, inputs.now)),
+        leases=LeaseReport(
+            file=inputs.readback.file,
+            format=inputs.readback.format,
+            live=len(inputs.readback.live),
+            stale=tuple(
+                lease.describe()
+                for lease in inputs.readback.stale(
+                    inputs.now, config.leases_rules.ttl_minutes, config.leases_rules.grace_minutes
+                )
+            ),
+            warnings=inputs.readback.warnings,
+        ),
+    )
+
+
+def next_snapshot(snapshot: Snapshot, derivations: list[Derivation]) -> Snapshot:
+    """Derived states and owners written in; cleared blockers dropped; completed deps satisfied."""
+    by_id = {d.id: d for d in derivations}
+    packets = []
+    for packet in snapshot.work_packets:
+        d = by_id[packet.id]
+        packets.append(
+            packet.model_copy(
+                update={
+                    "state": d.derived_state,
+                    "owner": d.derived_owner,
+                    "blocked_by_ids": tuple(b for b in packet.blocked_by_ids if b not in d.cleared_blockers),
+                    "hard_dependency_ids": tuple(x for x in packet.hard_dependency_ids if x not in d.newly_satisfied),
+                    "satisfied_dependency_ids": (*packet.satisfied_dependency_ids, *d.newly_satisfied),
+                }
+            )
+        )
+    return snapshot.model_copy(update={"work_packets": tuple(packets)})
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:12]
+
+
+def _overdue(snapshot: Snapshot, now: dt.datetime) -> list[OverdueReview]:
+    today = now.astimezone(dt.UTC).date()
+    return [
+        OverdueReview(
+            constraint=c.id, review_by=c.review_by.isoformat(), issue=review_issue(c.review_issue, c.authority_owner)
+        )
+        for c in snapshot.constraints
+        if today > c.review_by
+    ]
+
+
+class Nudges:
+    """Comments that tell people something changed; each is said once, keyed by a marker."""
+
+    def __init__(self, inputs: Inputs) -> None:
+        self.inputs = inputs
+        self.mine: list[Comment] = inputs.observed.bot_comments()
+        self.planned: set[tuple[str, str]] = set()
+
+    def _comment(self, issue: int, topic: str, key: str, template: str, **context: object) -> list[CommentAction]:
+        if (topic, key) in self.planned or said(self.mine, topic, key):
+            return []
+        self.planned.add((topic, key))
+        body = self.inputs.renderer.render(
+            template, marker=marker(topic, key), prefix=self.inputs.config.commands.prefix, **context
+        )
+        return [CommentAction(issue=issue, topic=topic, body=body)]  # type: ignore[arg-type]
+
+    def packets(self, snapshot: Snapshot, derivations: list[Derivation]) -> list[CommentAction]:
+        actions: list[CommentAction] = []
+        for packet, d in zip(snapshot.work_packets, derivations, strict=True):
+            episode = _digest(packet.state, packet.owner, packet.hard_dependency_ids, packet.blocked_by_ids)
+            if packet.state in WAITING and d.derived_state == "ready":
+                actions += self._comment(
+                    packet.issue,
+                    "packet-ready",
+                    f"{packet.id}:{episode}",
+                    "comments/packet-ready.md.j2",
+                    packet=packet,
+                    derivation=d,
+                )
+            elif packet.state == "running" and d.derived_state != "running":
+                actions += self._comment(
+                    packet.issue,
+                    "lease-lost",
+                    f"{packet.id}:{episode}",
+                    "comments/lease-lost.md.j2",
+                    packet=packet,
+                    derivation=d,
+                )
+        return actions
+
+    def reviews(self, snapshot: Snapshot) -> list[CommentAction]:
+        actions: list[CommentAction] = []
+        for overdue in _overdue(snapshot, self.inputs.now):
+            constraint = snapshot.constraint(overdue.constraint)
+            if overdue.issue is None or constraint is None:
+                continue
+            actions += self._comment(
+                overdue.issue,
+                "review-overdue",
+                f"{constraint.id}:{overdue.review_by}",
+                "comments/review-overdue.md.j2",
+                constraint=constraint,
+                today=self.inputs.now.date(),
+            )
+        return actions
+
+    def mismatches(self, snapshot: Snapshot) -> list[CommentAction]:
+        actions: list[CommentAction] = []
+        by_issue: dict[int, list[WorkPacket]] = {}
+        for packet in snapshot.work_packets:
+            by_issue.setdefault(packet.issue, []).append(packet)
+        for number, packets in by_issue.items():
+            issue = self.inputs.observed.issue(number)
+            if issue is None:
+                continue
+            if issue.state == "closed":
+                open_packets = [p for p in packets if p.state != "complete"]
+                kind = "closed-while-open"
+            elif issue.state_reason == "reopened":
+                open_packets = [p for p in packets if p.state == "complete"]
+                kind = "reopened-while-complete"
+            else:
+                continue
+            if open_packets:
+                key = f"{number}:{kind}:" + ",".join(p.id for p in open_packets)
+                actions += self._comment(
+                    number, "issue-mismatch", key, "comments/issue-mismatch.md.j2", kind=kind, packets=open_packets
+                )
+        return actions
+
+
+def pull_request(inputs: Inputs, derivations: list[Derivation], files: dict[str, str]) -> PullRequestAction:
+    """Create, update or close the one regeneration PR, or leave it: CPR's create-or-update rule."""
+    settings = inputs.config.pull_request
+    existing = inputs.observed.open_pull(settings.branch)
+    changed = any(inputs.committed.get(path) != text for path, text in files.items())
+    if not changed:
+        if existing is None:
+            return PullRequestAction(operation="none", branch=settings.branch)
+        return PullRequestAction(operation="close", number=existing.number, branch=settings.branch)
+    body = inputs.renderer.render(
+        "pr_body.md.j2",
+        changes=[d for d in derivations if d.changed],
+        files=sorted(path for path, text in files.items() if inputs.committed.get(path) != text),
+        readback=inputs.readback,
+    )
+    proposal = PullRequestAction(
+        operation="create", branch=settings.branch, title=settings.title, body=body, files=files
+    )
+    if existing is None:
+        return proposal
+    if existing.files == files and existing.body == body and existing.title == settings.title:
+        return PullRequestAction(operation="none", number=existing.number, branch=settings.branch)
+    if existing.foreign_commits:
+        return PullRequestAction(
+            operation="none",
+            number=existing.number,
+            branch=settings.branch,
+            note="the branch carries commits perfbot did not make; it is left as it is",
+        )
+    return proposal.model_copy(update={"operation": "update", "number": existing.number})
