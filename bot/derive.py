@@ -8,7 +8,7 @@ else `ready`. `complete`, `capacity-hold` and `waiting-evidence` change only by 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -90,7 +90,7 @@ def _leases_for(issue: int, leases: Iterable[Lease], rules: LeaseRules) -> list[
     return [lease for lease in leases if lease.issue(rules.holder_issue_pattern) == issue]
 
 
-def _derive(packet: WorkPacket, states: dict[str, str], issues_of: dict[str, int], ev: Evidence) -> Derivation:
+def _derive(packet: WorkPacket, states: Mapping[str, str], issues_of: dict[str, int], ev: Evidence) -> Derivation:
     issue = ev.issues.get(packet.issue)
     own_leases = _leases_for(packet.issue, ev.leases, ev.rules)
     newly_satisfied = tuple(d for d in packet.hard_dependency_ids if states.get(d) == "complete")
@@ -124,7 +124,7 @@ def _owner(packet: WorkPacket, issue: Issue | None, own_leases: list[Lease], wor
 
 def _state(
     packet: WorkPacket,
-    states: dict[str, str],
+    states: Mapping[str, str],
     issues_of: dict[str, int],
     issue: Issue | None,
     own_leases: list[Lease],

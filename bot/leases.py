@@ -153,7 +153,7 @@ def _parse_journal(text: str, file: str) -> LeaseReadback:
             continue
         if isinstance(entry, dict):
             entries.append((number, entry))
-    if numbered and not entries:
+    if numbered and not any("op" in entry for _, entry in entries):
         raise InputError([Problem(file, numbered[0][0], 1, "not a dos lane journal or a lease array")])
     live, released = _fold(entries, file)
     return LeaseReadback(file, "journal", tuple(live.values()), tuple(released), tuple(warnings))

@@ -170,8 +170,8 @@ def dump_new(snapshot: Snapshot) -> str:
 def _patch_map(node: CommentedMap, new: Mapping[str, Any], sparse: Mapping[str, Any]) -> None:
     """Write `new` into `node`. Keys the file lacks are added only when `sparse` (the dump
     without default values) has them, so optional empty fields stay out of the file."""
-    for key in [k for k in node if k not in new]:
-        del node[key]
+    for key in [k for k in node if k not in new or (k not in sparse and not _same(node[k], new[k]))]:
+        del node[key]  # gone, or just emptied: optional fields at their default are left out
     keys = [k for k in new if k in node or k in sparse]
     for index, key in enumerate(keys):
         if key in node:
@@ -186,6 +186,12 @@ def _patch_map(node: CommentedMap, new: Mapping[str, Any], sparse: Mapping[str, 
             _move_trailing_comment(node, previous, key)
         else:
             node.insert(position, key, built)
+
+
+def _same(old: Any, new: Any) -> bool:
+    if isinstance(new, list | tuple):
+        return isinstance(old, list) and list(old) == list(new)
+    return bool(old == new)
 
 
 def _merge(old: Any, new: Any, sparse: Any, key: str) -> Any:

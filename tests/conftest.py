@@ -8,9 +8,8 @@ import pytest
 
 from bot.config import Settings, load_settings
 from bot.render import Renderer
-
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+from tests.harness import Repo
+from tests.paths import ROOT
 
 
 @pytest.fixture(scope="session")
@@ -26,3 +25,9 @@ def renderer(settings: Settings) -> Renderer:
 @pytest.fixture(scope="session")
 def seed_text() -> str:
     return (ROOT / "config" / "snapshot.yaml").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Repo:
+    """A throwaway copy of the repository with the example offline state."""
+    return Repo(tmp_path)

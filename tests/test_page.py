@@ -10,7 +10,7 @@ from bot import gather
 from bot.config import Settings
 from bot.render import Renderer
 from bot.store import load_snapshot
-from tests.conftest import FIXTURES, ROOT
+from tests.paths import FIXTURES, ROOT
 from tests.plaintext import reduce
 
 SEED_PAGE = Path(__file__).resolve().parent / "seed" / "current-constraints-2026-08-27.txt"

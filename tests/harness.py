@@ -1,0 +1,91 @@
+"""A throwaway repository (config, templates, page, offline state) to run perfbot against."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.cli import main
+from tests.paths import ROOT
+
+
+class Repo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        for name in ("config", "templates", "docs", "examples"):
+            shutil.copytree(ROOT / name, root / name)
+        self.state_path = root / "examples" / "offline-state.json"
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config" / "perfbot.yaml"
+
+    @property
+    def snapshot_path(self) -> Path:
+        return self.root / "config" / "snapshot.yaml"
+
+    @property
+    def page_path(self) -> Path:
+        return self.root / "docs" / "current-constraints.md"
+
+    def state(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.state_path.read_text(encoding="utf-8"))
+        return data
+
+    def write_state(self, state: dict[str, Any]) -> None:
+        self.state_path.write_text(json.dumps(state, indent=2), encoding="utf-8")
+
+    def edit_state(self, **changes: Any) -> None:
+        state = self.state()
+        state.update(changes)
+        self.write_state(state)
+
+    def set_issue(self, number: int, **fields: Any) -> None:
+        state = self.state()
+        for issue in state["issues"]:
+            if issue["number"] == number:
+                issue.update(fields)
+        self.write_state(state)
+
+    def edit_snapshot(self, old: str, new: str) -> None:
+        text = self.snapshot_path.read_text(encoding="utf-8")
+        assert old in text
+        self.snapshot_path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+    def reconcile(self, capsys: pytest.CaptureFixture[str], *args: str, dry_run: bool = False) -> dict[str, Any]:
+        """One run with `--json`; returns the plan."""
+        argv = ["reconcile", "--config", str(self.config), "--offline", str(self.state_path), "--json", *args]
+        if dry_run:
+            argv.append("--dry-run")
+        assert main(argv) == 0
+        plan: dict[str, Any] = json.loads(capsys.readouterr().out)
+        return plan
+
+    def merge(self, plan: dict[str, Any]) -> None:
+        """Merge the plan's PR: its files become the default branch, the PR is closed as merged."""
+        pull = next(a for a in plan["actions"] if a["kind"] == "pull_request")
+        for path, text in pull["files"].items():
+            (self.root / path).write_text(text, encoding="utf-8")
+        state = self.state()
+        for record in state.get("pulls", []):
+            if record["state"] == "open":
+                record["state"] = "merged"
+        self.write_state(state)
+
+
+def comments(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    return [a for a in plan["actions"] if a["kind"] == "comment"]
+
+
+def pull(plan: dict[str, Any]) -> dict[str, Any]:
+    action: dict[str, Any] = next(a for a in plan["actions"] if a["kind"] == "pull_request")
+    return action
+
+
+def packet(plan: dict[str, Any], packet_id: str) -> dict[str, Any]:
+    found: dict[str, Any] = next(p for p in plan["packets"] if p["id"] == packet_id)
+    return found
