@@ -5,6 +5,11 @@ from __future__ import annotations
 from bot.snapshot import Snapshot
 
 
+def place(path: str, copy: int) -> str:
+    """Each copy writes its own region, so copies do not contend for leases."""
+    return path if copy == 0 else f"copy{copy}/{path}"
+
+
 def scaled(seed: Snapshot, factor: int) -> Snapshot:
     """`factor` copies of constraints, programs, packets and routes; levers and waves stay as in the seed."""
 
@@ -26,6 +31,7 @@ def scaled(seed: Snapshot, factor: int) -> Snapshot:
                     "id": suffix(w.id, n),
                     "program_id": suffix(w.program_id, n),
                     "issue": w.issue + 100_000 * n,
+                    "paths": tuple(place(path, n) for path in w.paths),
                     "constraint_ids": tuple(suffix(c, n) for c in w.constraint_ids),
                     "hard_dependency_ids": tuple(suffix(d, n) for d in w.hard_dependency_ids),
                     "satisfied_dependency_ids": tuple(suffix(d, n) for d in w.satisfied_dependency_ids),

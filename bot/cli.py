@@ -125,7 +125,7 @@ def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
     if args.offline is None:
         raise BotError("perfbot reconcile needs --offline STATE.json: the live GitHub adapter is not available yet")
-    github = OfflineGitHub(args.offline, now)
+    github = OfflineGitHub.open(args.offline, now)
     renderer = Renderer.from_directory(settings.templates_path)
     plan = decide(
         Inputs(

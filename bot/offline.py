@@ -47,16 +47,23 @@ def parse_state(text: str, file: str) -> tuple[dict[str, Any], Observed]:
 
 
 class OfflineGitHub:
-    """The GitHub port over a state file."""
+    """The GitHub port over a state file (or, without a path, over state held in memory)."""
 
-    def __init__(self, path: Path, now: dt.datetime) -> None:
-        self.path = path
-        self.now = now
-        self.raw, self.observed = parse_state(read_text(path), str(path))
+    def __init__(self, raw: dict[str, Any], observed: Observed, now: dt.datetime, path: Path | None = None) -> None:
+        self.raw, self.observed, self.now, self.path = raw, observed, now, path
         self.writes = 0
 
+    @classmethod
+    def open(cls, path: Path, now: dt.datetime) -> OfflineGitHub:
+        raw, observed = parse_state(read_text(path), str(path))
+        return cls(raw, observed, now, path)
+
+    def text(self) -> str:
+        return json.dumps(self.raw, indent=2, ensure_ascii=False) + "\n"
+
     def _save(self) -> None:
-        write_atomic(self.path, json.dumps(self.raw, indent=2, ensure_ascii=False) + "\n")
+        if self.path is not None:
+            write_atomic(self.path, self.text())
         self.writes += 1
 
     def _list(self, key: str) -> list[dict[str, Any]]:

@@ -68,6 +68,7 @@ class Loaded(Generic[T]):
     model: T
     tree: Any
     file: str
+    text: str = ""
 
     def locate(self, loc: Sequence[str | int]) -> tuple[int, int]:
         return locate(self.tree, loc)
@@ -126,7 +127,7 @@ def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
             where = ".".join(str(p) for p in err["loc"]) or "(top)"
             problems.append(Problem(file, line, col, f"{where}: {_describe(err)}"))
         raise InputError(sorted(problems)) from exc
-    return Loaded(value, tree, file)
+    return Loaded(value, tree, file, text)
 
 
 def _describe(err: Any) -> str:
@@ -155,6 +156,8 @@ def dump_tree(tree: Any) -> str:
 
 def save_text(loaded: Loaded[Snapshot], snapshot: Snapshot) -> str:
     """The file text for `snapshot`, written into a copy of the tree it was loaded from."""
+    if loaded.text and snapshot == loaded.model:
+        return loaded.text  # unchanged: the source bytes, without paying for a re-emit
     tree = copy.deepcopy(loaded.tree)
     _patch_map(tree, *snapshot.to_data())
     return dump_tree(tree)

@@ -1,0 +1,104 @@
+"""Idempotence: applying a plan and planning again yields no comment and no PR change."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot import executor, gather
+from bot.config import Settings
+from bot.leases import Lease, LeaseReadback
+from bot.offline import OfflineGitHub, parse_state
+from bot.plan import Inputs, decide
+from bot.render import Renderer
+from bot.snapshot import Snapshot
+from bot.store import Loaded
+from tests.paths import ROOT
+
+OPEN_STATES = ["running", "ready", "waiting-dependency", "waiting-coordination", "waiting-evidence", "capacity-hold"]
+PEOPLE = ["alice", "bob"]
+
+
+def state_file() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((ROOT / "examples" / "offline-state.json").read_text(encoding="utf-8"))
+    return data
+
+
+@st.composite
+def worlds(draw: st.DrawFn, seed: Snapshot) -> tuple[Snapshot, tuple[Lease, ...], dict[str, Any], dt.datetime]:
+    packets = []
+    for p in seed.work_packets:
+        if draw(st.booleans()) and draw(st.booleans()):
+            packets.append(p.model_copy(update={"state": "complete", "result": "accepted"}))
+        else:
+            packets.append(p.model_copy(update={"state": draw(st.sampled_from(OPEN_STATES))}))
+    snapshot = seed.model_copy(update={"work_packets": tuple(packets)})
+    issues = sorted({p.issue for p in seed.work_packets})
+    trees = sorted({path for p in seed.work_packets for path in p.paths})
+    leases = tuple(
+        Lease(
+            lane=f"lane{i}",
+            loop_ts="t",
+            holder=f"issue-{draw(st.sampled_from(issues))}",
+            tree=(draw(st.sampled_from(trees)),),
+        )
+        for i in range(draw(st.integers(0, 4)))
+    )
+    state = state_file()
+    for issue in state["issues"]:
+        issue["assignees"] = draw(st.lists(st.sampled_from(PEOPLE), unique=True, max_size=2))
+        issue["state"] = draw(st.sampled_from(["open", "open", "closed"]))
+        issue["state_reason"] = draw(st.sampled_from([None, "reopened"]))
+    now = dt.datetime(2026, 8, 25, tzinfo=dt.UTC) + dt.timedelta(days=draw(st.integers(0, 20)))
+    return snapshot, leases, state, now
+
+
+def test_applied_plan_is_a_fixed_point(settings: Settings) -> None:
+    seed = gather.snapshot(settings).model
+    loaded = gather.snapshot(settings)
+    renderer = Renderer.from_directory(settings.templates_path)
+    committed = gather.committed_files(settings)
+    seen: list[tuple[int, str]] = []
+
+    @settings_for_property
+    @given(worlds(seed))
+    def check(world: tuple[Snapshot, tuple[Lease, ...], dict[str, Any], dt.datetime]) -> None:
+        snapshot, leases, raw, now = world
+        source = Loaded(snapshot, loaded.tree, loaded.file)
+
+        def plan_for(github: OfflineGitHub) -> Any:
+            return decide(
+                Inputs(
+                    snapshot=source,
+                    snapshot_path=settings.config.snapshot,
+                    page_path=settings.config.page,
+                    committed=committed,
+                    readback=LeaseReadback("leases.json", "live-array", leases),
+                    observed=github.observed,
+                    config=settings.config,
+                    renderer=renderer,
+                    now=now,
+                )
+            )
+
+        github = OfflineGitHub(raw, parse_state(json.dumps(raw), "state")[1], now)
+        first = plan_for(github)
+        seen.append((len(first.comments()), first.pull_request().operation))
+        executor.apply(first, github, budget=1000)
+        again = OfflineGitHub(github.raw, parse_state(github.text(), "state")[1], now)
+        second = plan_for(again)
+        assert second.comments() == []
+        assert second.pull_request().operation == "none"
+        assert [a for a in second.actions if a.kind != "pull_request"] == []
+
+    check()
+    # The property is only worth something if first runs really comment and open PRs.
+    assert sum(1 for n, _ in seen if n) > len(seen) // 2
+    assert {op for _, op in seen} >= {"create"}
+
+
+settings_for_property = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
