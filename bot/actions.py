@@ -40,6 +40,13 @@ class ReactAction(Frozen):
     content: ReactionContent
 
 
+class AssignAction(Frozen):
+    kind: Literal["assign"] = "assign"
+    issue: int
+    login: str
+    add: bool
+
+
 class PullRequestAction(Frozen):
     kind: Literal["pull_request"] = "pull_request"
     operation: PullOperation
@@ -52,7 +59,7 @@ class PullRequestAction(Frozen):
 
 
 Action = Annotated[
-    CommentAction | EditCommentAction | ReactAction | PullRequestAction,
+    CommentAction | EditCommentAction | ReactAction | AssignAction | PullRequestAction,
     Field(discriminator="kind"),
 ]
 
@@ -90,6 +97,7 @@ class Plan(Frozen):
     overdue: tuple[OverdueReview, ...] = ()
     leases: LeaseReport
     commands: tuple[dict[str, object], ...] = ()
+    api: dict[str, int] = {}
 
     def pull_request(self) -> PullRequestAction:
         return next(a for a in self.actions if isinstance(a, PullRequestAction))

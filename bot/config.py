@@ -38,6 +38,8 @@ class OwnerWording(Strict):
     unassigned: StrictStr = "unassigned"
     lease_suffix: StrictStr = " / live DOS lease"
     assignee_separator: StrictStr = ", "
+    # Owner text of a packet completed with a receipt; `{receipt}` is the issue number.
+    accepted_receipt: StrictStr = "accepted receipt #{receipt}"
 
 
 class PullRequestSettings(Strict):

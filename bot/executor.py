@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.actions import Action, CommentAction, EditCommentAction, Plan, PullRequestAction, ReactAction
+from bot.actions import Action, AssignAction, CommentAction, EditCommentAction, Plan, PullRequestAction, ReactAction
 
 
 class GitHubPort(Protocol):
@@ -14,6 +14,7 @@ class GitHubPort(Protocol):
     def comment(self, action: CommentAction) -> int: ...
     def edit_comment(self, action: EditCommentAction) -> None: ...
     def react(self, action: ReactAction) -> None: ...
+    def assign(self, action: AssignAction) -> None: ...
     def pull_request(self, action: PullRequestAction) -> None: ...
 
 
@@ -39,6 +40,8 @@ def apply(plan: Plan, port: GitHubPort, budget: int) -> Report:
             port.edit_comment(action)
         elif isinstance(action, ReactAction):
             port.react(action)
+        elif isinstance(action, AssignAction):
+            port.assign(action)
         else:
             port.pull_request(action)
         report.done.append(action)

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.actions import CommentAction, EditCommentAction, PullRequestAction, ReactAction
+from bot.actions import AssignAction, CommentAction, EditCommentAction, PullRequestAction, ReactAction
 from bot.errors import InputError, Problem, input_error
 from bot.observed import Observed
 from bot.store import read_text, write_atomic
@@ -98,6 +98,14 @@ class OfflineGitHub:
         if record not in reactions:
             reactions.append(record)
             self._save()
+
+    def assign(self, action: AssignAction) -> None:
+        for issue in self._list("issues"):
+            if issue["number"] != action.issue:
+                continue
+            names = [n for n in issue.get("assignees", []) if n != action.login]
+            issue["assignees"] = [*names, action.login] if action.add else names
+        self._save()
 
     def pull_request(self, action: PullRequestAction) -> None:
         pulls = self._list("pulls")

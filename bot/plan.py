@@ -10,6 +10,7 @@ import datetime as dt
 import hashlib
 from dataclasses import dataclass
 
+from bot import inbox as commands_inbox
 from bot import store
 from bot.actions import (
     Action,
@@ -51,16 +52,28 @@ class Inputs:
 
 def decide(inputs: Inputs) -> Plan:
     config, observed = inputs.config, inputs.observed
-    snapshot = inputs.snapshot.model
+    base = inputs.snapshot.model
+    inbox = commands_inbox.read(base, observed, config, inputs.renderer)
+    snapshot = inbox.snapshot
     evidence = Evidence(
         leases=inputs.readback.live,
         released=inputs.readback.released,
-        issues={issue.number: issue for issue in observed.issues},
+        issues={
+            issue.number: issue.model_copy(update={"assignees": inbox.assignees.get(issue.number, issue.assignees)})
+            for issue in observed.issues
+        },
         rules=config.leases_rules,
         owner=config.owner,
     )
     derivations = derive_all(snapshot, evidence)
     following = next_snapshot(snapshot, derivations)
+    if following != base and inbox.settled_through > base.commands_settled_through:
+        following = following.model_copy(
+            update={
+                "ledger": tuple(e for e in following.ledger if e.comment_id > inbox.settled_through),
+                "commands_settled_through": inbox.settled_through,
+            }
+        )
     findings = validate(following)
     if findings:
         raise BotError("the reconciled snapshot would be invalid: " + "; ".join(f.message for f in findings))
@@ -70,13 +83,15 @@ def decide(inputs: Inputs) -> Plan:
     }
     nudges = Nudges(inputs)
     actions: list[Action] = [
+        *inbox.actions,
         *nudges.packets(snapshot, derivations),
         *nudges.reviews(snapshot),
         *nudges.mismatches(snapshot),
     ]
-    actions.append(pull_request(inputs, derivations, files))
+    actions.append(pull_request(inputs, derivations, files, inbox.applied))
     return Plan(
         now=inputs.now.isoformat(),
+        commands=tuple(inbox.reports),
         actions=tuple(actions),
         packets=tuple(PacketReport(**d.model_dump()) for d in derivations),
         overdue=tuple(_overdue(snapshot, inputs.now)),
@@ -212,7 +227,9 @@ class Nudges:
         return actions
 
 
-def pull_request(inputs: Inputs, derivations: list[Derivation], files: dict[str, str]) -> PullRequestAction:
+def pull_request(
+    inputs: Inputs, derivations: list[Derivation], files: dict[str, str], applied: list[tuple[Comment, str]]
+) -> PullRequestAction:
     """Create, update or close the one regeneration PR, or leave it: CPR's create-or-update rule."""
     settings = inputs.config.pull_request
     existing = inputs.observed.open_pull(settings.branch)
@@ -224,6 +241,8 @@ def pull_request(inputs: Inputs, derivations: list[Derivation], files: dict[str,
     body = inputs.renderer.render(
         "pr_body.md.j2",
         changes=[d for d in derivations if d.changed],
+        commands=applied,
+        repository=inputs.observed.repository,
         files=sorted(path for path, text in files.items() if inputs.committed.get(path) != text),
         readback=inputs.readback,
     )

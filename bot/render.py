@@ -10,6 +10,7 @@ from jinja2 import BaseLoader, DictLoader, Environment, StrictUndefined
 
 from bot.config import PageText
 from bot.snapshot import Snapshot, WorkPacket
+from bot.untrusted import code_span, neutral
 
 
 def ticks(ids: Iterable[str]) -> str:
@@ -56,7 +57,14 @@ def environment(loader: BaseLoader) -> Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
-    env.filters.update(ticks=ticks, issue_chain=issue_chain, issue_list=issue_list, dependency_cell=dependency_cell)
+    env.filters.update(
+        ticks=ticks,
+        issue_chain=issue_chain,
+        issue_list=issue_list,
+        dependency_cell=dependency_cell,
+        neutral=neutral,
+        code=code_span,
+    )
     return env
 
 

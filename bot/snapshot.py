@@ -199,10 +199,15 @@ class LedgerEntry(Model):
     """One applied command: recorded in the same change as its effect."""
 
     comment_id: StrictInt
+    line: StrictInt = 1
     issue: StrictInt
     author: StrictStr
     at: StrictStr
     effect: StrictStr
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (self.comment_id, self.line)
 
 
 class Snapshot(Model):
@@ -220,6 +225,9 @@ class Snapshot(Model):
     levers: tuple[Lever, ...] = ()
     retired_constraints: tuple[RetiredConstraint, ...] = ()
     ledger: tuple[LedgerEntry, ...] = ()
+    # Every command in a comment with an id up to this one is settled (merged, refused or dropped);
+    # their ledger entries have been compacted away.
+    commands_settled_through: StrictInt = 0
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

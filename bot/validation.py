@@ -328,11 +328,13 @@ def _records(s: Snapshot) -> Iterator[Finding]:
                 ("retired_constraints", i, "id"), f'retired constraint "{r.id}" is duplicate or still current'
             )
         retired.add(r.id)
-    applied: set[int] = set()
+    applied: set[tuple[int, int]] = set()
     for i, entry in enumerate(s.ledger):
-        if entry.comment_id in applied:
-            yield Finding(("ledger", i, "comment_id"), f"ledger records comment {entry.comment_id} twice")
-        applied.add(entry.comment_id)
+        if entry.key in applied:
+            yield Finding(
+                ("ledger", i, "comment_id"), f"ledger records line {entry.line} of comment {entry.comment_id} twice"
+            )
+        applied.add(entry.key)
 
 
 def _cells(s: Snapshot) -> Iterator[Finding]:

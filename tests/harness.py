@@ -51,6 +51,13 @@ class Repo:
                 issue.update(fields)
         self.write_state(state)
 
+    def add_comment(self, comment_id: int, issue: int, user: str, body: str, at: str = "2026-08-27T10:00:00Z") -> None:
+        state = self.state()
+        state.setdefault("comments", []).append(
+            {"id": comment_id, "issue": issue, "user": user, "created_at": at, "body": body}
+        )
+        self.write_state(state)
+
     def edit_snapshot(self, old: str, new: str) -> None:
         text = self.snapshot_path.read_text(encoding="utf-8")
         assert old in text

@@ -1,0 +1,30 @@
+"""Neutralising text people wrote before it goes into the bot's own comments.
+
+A quoted line must not ping anyone, open or close an HTML comment (and so forge or break our
+markers), or break the reply's Markdown.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
+_ZERO_WIDTH = "\u200b"
+
+
+def neutral(text: str, limit: int = 300) -> str:
+    """One line of inert text: no mentions, no HTML comments, bounded length."""
+    line = _CONTROL.sub(" ", text.replace("\r", " ").replace("\n", " "))
+    if len(line) > limit:
+        line = line[: limit - 1] + "…"
+    line = line.replace("@", "@" + _ZERO_WIDTH)
+    return line.replace("<!--", "<!" + _ZERO_WIDTH + "--").replace("-->", "--" + _ZERO_WIDTH + ">")
+
+
+def code_span(text: str, limit: int = 300) -> str:
+    """`text` as an inline code span whose backtick fence is longer than any run inside it."""
+    line = neutral(text, limit)
+    longest = max((len(run) for run in re.findall(r"`+", line)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if line.startswith("`") or line.endswith("`") or not line else ""
+    return f"{fence}{pad}{line}{pad}{fence}"

@@ -1,0 +1,273 @@
+"""Commands end to end on the offline engine: answers, effects, exactly once, nothing lost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.harness import Repo, comments, packet, pull
+
+NOW = "2026-08-27T23:00:00Z"  # before any review is overdue, so only command answers speak
+M1 = "mac.m1-streamed-q4k-no-copy"
+COMPLETE = f"/perf complete {M1} result: Exact campaign accepted with zero fallback. receipt: #9482"
+
+
+@pytest.fixture
+def repo(sandbox: Repo) -> Repo:
+    sandbox.edit_state(permissions={"alice": "write", "mallory": "read", "root": "admin", "carol": "triage"})
+    return sandbox
+
+
+def reactions(repo: Repo, comment_id: int) -> list[str]:
+    return [r["content"] for r in repo.state().get("reactions", []) if r["comment_id"] == comment_id]
+
+
+def bot_comments(repo: Repo) -> list[dict[str, Any]]:
+    return [c for c in repo.state()["comments"] if c["user"] == "perfbot[bot]"]
+
+
+def commands(plan: dict[str, Any]) -> list[tuple[int, int, str]]:
+    return [(c["comment_id"], c["line"], c["decision"]) for c in plan["commands"]]
+
+
+def test_complete_by_a_writer(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.add_comment(101, 8325, "alice", "The receipt is in.\n" + COMPLETE)
+    plan = repo.reconcile(capsys, "--now", NOW)
+    assert [a["kind"] for a in plan["actions"]][:3] == ["react", "comment", "react"]
+    assert reactions(repo, 101) == ["eyes", "rocket"]
+    replies = [c for c in comments(plan) if c["topic"] == "command-reply"]
+    assert len(replies) == 1
+    assert replies[0]["issue"] == 8325
+    assert "applied: completed `mac.m1-streamed-q4k-no-copy` (receipt #9482)" in replies[0]["body"]
+    ready = sorted(c["issue"] for c in comments(plan) if c["topic"] == "packet-ready")
+    assert ready == [9230, 9495]
+    assert plan["commands"] == [
+        {
+            "comment_id": 101,
+            "issue": 8325,
+            "author": "alice",
+            "line": 2,
+            "text": COMPLETE,
+            "parsed": {
+                "verb": "complete",
+                "target": M1,
+                "result": "Exact campaign accepted with zero fallback.",
+                "receipt": 9482,
+            },
+            "decision": "accepted",
+            "reason": "completed `mac.m1-streamed-q4k-no-copy` (receipt #9482)",
+        }
+    ]
+    files = pull(plan)["files"]
+    row = next(
+        line
+        for line in files["docs/current-constraints.md"].splitlines()
+        if f"`{M1}`" in line and line.startswith("| 1 /")
+    )
+    assert row == (
+        f"| 1 / `{M1}` — M1 no-copy streamed Q4_K keep/reject receipt<br>#8325/#9482 | `mac-top10` | "
+        "`complete`<br>Owner: accepted receipt #9482<br>Lane: `hardware+docs` | — | "
+        "**Result:** Exact campaign accepted with zero fallback.<br>**Exit:** The landed no-copy mechanism earns M1 KEEP "
+        "from a safe exact end-to-end memory/performance receipt, or is rejected and replaced without KEEP credit. |"
+    )
+    snapshot = files["config/snapshot.yaml"]
+    assert "ledger:\n  - comment_id: 101\n    line: 2\n    issue: 8325\n    author: alice\n" in snapshot
+    assert "Satisfied: `mac.m1-streamed-q4k-no-copy`" in files["docs/current-constraints.md"]
+    assert (
+        "completed `mac.m1-streamed-q4k-no-copy` (receipt #9482) — alice in anthony-chaudhary/fak#8325 (comment 101)"
+        in pull(plan)["body"]
+    )
+
+
+def test_the_same_command_from_a_reader_is_refused(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.add_comment(101, 8325, "mallory", COMPLETE)
+    plan = repo.reconcile(capsys, "--now", NOW)
+    assert reactions(repo, 101) == ["eyes", "confused"]
+    (reply,) = comments(plan)
+    assert "not applied: `complete` needs write permission; mallory has read" in reply["body"]
+    assert pull(plan)["operation"] == "none"
+    assert commands(plan) == [(101, 1, "refused")]
+
+
+def test_replay_unmerged_pr_then_merge(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.add_comment(101, 8325, "alice", COMPLETE)
+    first = repo.reconcile(capsys, "--now", NOW)
+    assert pull(first)["operation"] == "create"
+    again = repo.reconcile(capsys, "--now", NOW)
+    assert [a for a in again["actions"] if a["kind"] != "pull_request"] == []
+    assert pull(again)["operation"] == "none"
+    assert commands(again) == [(101, 1, "replayed")]
+
+    repo.add_comment(102, 8324, "alice", "/perf review metal-resident-decode by 2026-09-04", at="2026-08-27T11:00:00Z")
+    both = repo.reconcile(capsys, "--now", NOW)
+    assert pull(both)["operation"] == "update"
+    snapshot = pull(both)["files"]["config/snapshot.yaml"]
+    assert "comment_id: 101" in snapshot
+    assert "comment_id: 102" in snapshot
+    assert "review_by: 2026-09-04" in snapshot
+    repo.merge(both)
+    quiet = repo.reconcile(capsys, "--now", NOW)
+    assert pull(quiet)["operation"] == "none"
+    assert comments(quiet) == []
+    assert [d for _, _, d in commands(quiet)] == ["merged", "merged"]
+
+
+def test_a_review_ends_the_overdue_nudges(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    nudged = repo.reconcile(capsys, "--now", "2026-08-29T09:00:00Z")
+    assert sorted(c["issue"] for c in comments(nudged)) == [8324, 9420]
+    repo.add_comment(150, 9420, "alice", "/perf review active-native-lane-collision", at="2026-08-29T10:00:00Z")
+    plan = repo.reconcile(capsys, "--now", "2026-08-30T09:00:00Z")
+    snapshot = pull(plan)["files"]["config/snapshot.yaml"]
+    assert "    observed_at: 2026-08-29\n    review_by: 2026-09-05\n" in snapshot
+    assert [c["topic"] for c in comments(plan) if c["issue"] == 9420] == ["command-reply"]
+
+
+def test_claim_assigns_the_commenter_and_updates_the_owner(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.add_comment(101, 9497, "alice", "/perf claim profile.real-cuda")
+    plan = repo.reconcile(capsys, "--now", NOW)
+    assert {"kind": "assign", "issue": 9497, "login": "alice", "add": True} in plan["actions"]
+    assert next(i for i in repo.state()["issues"] if i["number"] == 9497)["assignees"] == ["alice"]
+    assert packet(plan, "profile.real-cuda")["derived_owner"] == "alice"
+    again = repo.reconcile(capsys, "--now", NOW)
+    assert [a["kind"] for a in again["actions"]] == ["pull_request"]
+
+
+def test_assignee_without_write_may_block_their_packet(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.set_issue(9497, assignees=["carol"])
+    repo.add_comment(101, 9497, "carol", "/perf block profile.real-cuda waiting for an A100 window")
+    repo.add_comment(102, 9497, "carol", "/perf state profile.real-cuda capacity-hold", at="2026-08-27T10:05:00Z")
+    plan = repo.reconcile(capsys, "--now", NOW)
+    assert commands(plan) == [(101, 1, "accepted"), (102, 1, "refused")]
+    assert packet(plan, "profile.real-cuda")["derived_state"] == "waiting-coordination"
+
+
+def test_help_replies_with_the_grammar(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.add_comment(101, 9497, "someone", "/perf help")
+    (reply,) = comments(repo.reconcile(capsys, "--now", NOW))
+    assert "| `/perf complete <packet> result: <text> [receipt: #N]` |" in reply["body"]
+    assert reactions(repo, 101) == ["eyes", "rocket"]
+
+
+def test_exit_retires_only_an_unreferenced_constraint(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.add_comment(101, 8971, "alice", "/perf exit laptop-placement met: #9600")
+    repo.add_comment(102, 8635, "alice", "/perf exit cuda-cold-decode met: #9601", at="2026-08-27T10:01:00Z")
+    plan = repo.reconcile(capsys, "--now", NOW)
+    assert commands(plan) == [(101, 1, "accepted"), (102, 1, "refused")]
+    refusal = next(c for c in plan["commands"] if c["comment_id"] == 102)["reason"]
+    assert refusal.startswith(
+        "`cuda-cold-decode` is still referenced by program `cuda-cold-decode`, packet `cuda.q8_1-numerical-gate`"
+    )
+    snapshot = pull(plan)["files"]["config/snapshot.yaml"]
+    assert (
+        "retired_constraints:\n  - id: laptop-placement\n    name: 36 GiB laptop placement\n    retired_on: 2026-08-27\n    ref: '#9600'\n"
+        in snapshot
+    )
+    assert "`laptop-placement` —" not in pull(plan)["files"]["docs/current-constraints.md"]
+
+
+def test_evidence_and_state_and_unblock(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    body = "\n".join(
+        [
+            "/perf evidence cuda-cold-decode accepted A rerun held 12.0 tok/s (docs/_witnesses/rerun.json)",
+            "/perf state mac.m5-exact-p32t64-receipt waiting-evidence reason: awaiting the node",
+            "/perf unblock mac.m1-streamed-q4k-no-copy",
+        ]
+    )
+    repo.add_comment(101, 8635, "alice", body)
+    plan = repo.reconcile(capsys, "--now", NOW)
+    assert commands(plan) == [(101, 1, "accepted"), (101, 2, "accepted"), (101, 3, "refused")]
+    assert reactions(repo, 101) == ["eyes", "rocket", "confused"]
+    page = pull(plan)["files"]["docs/current-constraints.md"]
+    assert "[accepted] A rerun held 12.0 tok/s (`docs/_witnesses/rerun.json`)<br>Owner: issue #8635" in page
+    assert "| `waiting-evidence`<br>Owner: unassigned<br>Lane: `hardware+docs` |" in page
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            "/perf complete mac.m1-streamd result: x",
+            "unknown packet `mac.m1-streamd`; did you mean `mac.m1-streamed-q4k-no-copy`",
+        ),
+        (
+            "/perf review metal-resident-decod",
+            "unknown constraint `metal-resident-decod`; did you mean `metal-resident-decode`",
+        ),
+        (
+            "/perf review metal-resident-decode by 2026-08-01",
+            "review date 2026-08-01 is not after the comment's date 2026-08-27",
+        ),
+        ("/perf frobnicate", "not understood (line 1): unknown command 'frobnicate'"),
+        ("/perf state mac.m2-whole-sequence-prefill complete", "use `complete <packet> result: <text>`"),
+        ("/perf complete mac.m1-streamed-q4k-no-copy result: fixes a|b", "'|' would break the table cell"),
+    ],
+)
+def test_bad_commands_get_a_reason_and_change_nothing(
+    repo: Repo, capsys: pytest.CaptureFixture[str], body: str, expected: str
+) -> None:
+    repo.add_comment(101, 8325, "alice", body)
+    plan = repo.reconcile(capsys, "--now", NOW)
+    (reply,) = comments(plan)
+    assert expected in reply["body"]
+    assert reactions(repo, 101) == ["eyes", "confused"]
+    assert pull(plan)["operation"] == "none"
+
+
+def test_a_megabyte_comment_is_refused_whole(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.add_comment(101, 8325, "alice", COMPLETE + "\n" + "x" * 1_000_000)
+    plan = repo.reconcile(capsys, "--now", NOW)
+    (reply,) = comments(plan)
+    assert "longer than 65536 characters, so none of its commands were read" in reply["body"]
+    assert pull(plan)["operation"] == "none"
+
+
+def test_fenced_quoted_edited_and_bot_comments_are_not_commands(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.add_comment(101, 8325, "alice", "```\n" + COMPLETE + "\n```")
+    repo.add_comment(102, 8325, "alice", "> " + COMPLETE)
+    repo.add_comment(103, 8325, "other-bot[bot]", COMPLETE)
+    state = repo.state()
+    state["comments"].append(
+        {"id": 104, "issue": 8325, "user": "alice", "created_at": NOW, "body": COMPLETE, "edited": True}
+    )
+    repo.write_state(state)
+    plan = repo.reconcile(capsys, "--now", NOW)
+    assert plan["commands"] == []
+    assert [a["kind"] for a in plan["actions"]] == ["pull_request"]
+
+
+def test_a_forged_decision_marker_is_ignored(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    forged = "<!-- perfbot:command-reply 101 -->\n<!-- perfbot:decision 101:1:accepted -->"
+    repo.add_comment(101, 8325, "mallory", COMPLETE + "\n" + forged)
+    repo.add_comment(102, 8325, "mallory", forged, at="2026-08-27T10:01:00Z")
+    plan = repo.reconcile(capsys, "--now", NOW)
+    assert commands(plan) == [(101, 1, "refused")]
+    assert pull(plan)["operation"] == "none"
+
+
+def test_quoted_text_cannot_ping_or_forge(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.add_comment(101, 8325, "mallory", "/perf frob @everyone <!-- perfbot:decision 7:1:accepted --> ``tick``")
+    (reply,) = comments(repo.reconcile(capsys, "--now", NOW))
+    assert "@everyone" not in reply["body"]
+    assert (
+        "perfbot:decision 7" not in reply["body"].replace("\u200b", "")
+        or "<!--" not in reply["body"].split("@mallory")[1]
+    )
+    from bot.markers import markers_in
+
+    assert ("decision", "7:1:accepted") not in markers_in(reply["body"])
+
+
+def test_drop_removes_pending_commands_and_says_which(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.add_comment(101, 8325, "alice", COMPLETE)
+    first = repo.reconcile(capsys, "--now", NOW)
+    assert pull(first)["operation"] == "create"
+    repo.add_comment(102, 8325, "alice", "/perf drop all", at="2026-08-27T11:00:00Z")
+    refused = repo.reconcile(capsys, "--now", NOW)
+    assert commands(refused)[-1] == (102, 1, "refused")  # alice has write, not maintain
+    repo.add_comment(103, 8325, "root", "/perf drop 101", at="2026-08-27T11:30:00Z")
+    plan = repo.reconcile(capsys, "--now", NOW)
+    reply = next(c for c in comments(plan) if c["topic"] == "command-reply")
+    assert "dropped pending commands: comment 101 line 1" in reply["body"]
+    assert pull(plan)["operation"] == "close"
+    assert (101, 1, "dropped") in commands(plan)
