@@ -109,6 +109,10 @@ class OfflineGitHub:
 
     def pull_request(self, action: PullRequestAction) -> None:
         pulls = self._list("pulls")
+        existing = next((p for p in pulls if p["head"] == action.branch and p["state"] == "open"), None)
+        if action.operation == "create" and existing is not None:
+            # GitHub refuses a second PR from the same head; like create-pull-request, update it.
+            action = action.model_copy(update={"operation": "update", "number": existing["number"]})
         if action.operation == "create":
             taken = [int(p["number"]) for p in pulls] + [int(i["number"]) for i in self._list("issues")]
             pulls.append(

@@ -1,0 +1,173 @@
+"""Exactly once, nothing lost: crashes at every write, concurrent runs, edits on the default branch."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot import executor, gather
+from bot.config import Settings, load_settings
+from bot.offline import OfflineGitHub, parse_state
+from bot.plan import Inputs, decide
+from bot.render import Renderer
+from tests.harness import Repo, comments, pull
+
+NOW = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)
+THREE = [
+    (101, 8325, "/perf complete mac.m1-streamed-q4k-no-copy result: Exact campaign accepted. receipt: #9482"),
+    (102, 8324, "/perf review metal-resident-decode by 2026-09-04"),
+    (103, 9497, "/perf claim profile.real-cuda\n/perf block profile.real-cuda waiting for an A100 window"),
+]
+
+
+class Crash(Exception):
+    pass
+
+
+class CrashingGitHub(OfflineGitHub):
+    """Fails just before its (k+1)-th write: the first k writes happened, durably."""
+
+    def __init__(self, *args: Any, fail_at: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fail_at = fail_at
+
+    def _save(self) -> None:
+        if self.writes == self.fail_at:
+            raise Crash
+        super()._save()
+
+
+def state_with(repo: Repo, entries: list[tuple[int, int, str]]) -> dict[str, Any]:
+    state = repo.state()
+    state["permissions"] = {"alice": "write"}
+    state["comments"] = [
+        {"id": cid, "issue": issue, "user": "alice", "created_at": f"2026-08-27T10:0{cid % 10}:00Z", "body": body}
+        for cid, issue, body in entries
+    ]
+    return state
+
+
+def run(settings: Settings, github: OfflineGitHub) -> None:
+    plan = decide(
+        Inputs(
+            snapshot=gather.snapshot(settings),
+            snapshot_path=settings.config.snapshot,
+            page_path=settings.config.page,
+            committed=gather.committed_files(settings),
+            readback=gather.leases(settings.leases_path),
+            observed=github.observed,
+            config=settings.config,
+            renderer=Renderer.from_directory(settings.templates_path),
+            now=NOW,
+        )
+    )
+    executor.apply(plan, github, budget=1000)
+
+
+def run_file(settings: Settings, path: Path) -> None:
+    run(settings, OfflineGitHub.open(path, NOW))
+
+
+def test_a_crash_after_any_write_then_a_clean_run_equals_one_clean_run(sandbox: Repo) -> None:
+    settings = load_settings(sandbox.config)
+    initial = json.dumps(state_with(sandbox, THREE), indent=2)
+    clean = sandbox.root / "clean.json"
+    clean.write_text(initial, encoding="utf-8")
+    counter = OfflineGitHub.open(clean, NOW)
+    run(settings, counter)
+    total = counter.writes
+    expected = clean.read_text(encoding="utf-8")
+    assert total == 13  # 3 x (eyes, reply, rocket), an assignment, two ready nudges, the PR
+    state = json.loads(expected)
+    assert len([c for c in state["comments"] if c["user"] == "perfbot[bot]"]) == 5
+    for k in range(total):
+        path = sandbox.root / f"crash-{k}.json"
+        path.write_text(initial, encoding="utf-8")
+        raw, observed = parse_state(initial, str(path))
+        with pytest.raises(Crash):
+            run(settings, CrashingGitHub(raw, observed, NOW, path, fail_at=k))
+        run_file(settings, path)
+        assert path.read_text(encoding="utf-8") == expected, f"crash after {k} writes"
+    run_file(settings, clean)
+    assert clean.read_text(encoding="utf-8") == expected  # and a further run changes nothing
+
+
+def test_two_concurrent_runs_then_a_third_apply_both_commands_once(sandbox: Repo) -> None:
+    settings = load_settings(sandbox.config)
+    both = state_with(sandbox, THREE[:2])
+    shared = sandbox.root / "shared.json"
+    shared.write_text(json.dumps(both), encoding="utf-8")
+    for seen in (THREE[:1], THREE[1:2]):  # each run started before the other's command arrived
+        view = copy.deepcopy(both)
+        view["comments"] = [c for c in view["comments"] if c["id"] in {cid for cid, _, _ in seen}]
+        raw = json.loads(shared.read_text(encoding="utf-8"))
+        github = OfflineGitHub(raw, parse_state(json.dumps(view), "view")[1], NOW, shared)
+        run(settings, github)
+    run_file(settings, shared)
+    state = json.loads(shared.read_text(encoding="utf-8"))
+    (pr,) = state["pulls"]
+    snapshot = pr["files"]["config/snapshot.yaml"]
+    assert snapshot.count("  - comment_id: 101\n") == 1
+    assert snapshot.count("  - comment_id: 102\n") == 1
+    replies = [c for c in state["comments"] if c["user"] == "perfbot[bot]" and "command-reply" in c["body"]]
+    assert len(replies) == 2
+    reactions = [(r["comment_id"], r["content"]) for r in state["reactions"]]
+    assert sorted(reactions) == [(101, "eyes"), (101, "rocket"), (102, "eyes"), (102, "rocket")]
+
+
+def test_default_branch_edits_are_kept_and_lapsed_commands_reported(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sandbox.edit_state(permissions={"alice": "write"})
+    sandbox.add_comment(101, 8325, "alice", THREE[0][2])
+    sandbox.add_comment(
+        102, 9430, "alice", "/perf state mac.m10-parity-reconvergence capacity-hold", at="2026-08-27T10:05:00Z"
+    )
+    first = sandbox.reconcile(capsys, "--now", NOW.isoformat())
+    assert (
+        "capacity-hold" in pull(first)["files"]["config/snapshot.yaml"].split("mac.m10-parity-reconvergence")[1][:400]
+    )
+
+    text = sandbox.snapshot_path.read_text(encoding="utf-8")
+    start = text.index("  - id: mac.m10-parity-reconvergence\n")
+    end = text.index("  - id: cuda.q8_1-numerical-gate\n")
+    added = text[start:end].replace("mac.m10-parity-reconvergence", "mac.m11-by-hand").replace("order: 10", "order: 11")
+    sandbox.snapshot_path.write_text(text[:start] + added + text[end:], encoding="utf-8")
+
+    plan = sandbox.reconcile(capsys, "--now", NOW.isoformat())
+    snapshot = pull(plan)["files"]["config/snapshot.yaml"]
+    assert "  - id: mac.m11-by-hand\n" in snapshot
+    assert "mac.m10-parity-reconvergence" not in snapshot
+    assert "comment_id: 101" in snapshot
+    assert "comment_id: 102" not in snapshot
+    decisions = {(c["comment_id"], c["decision"]) for c in plan["commands"]}
+    assert decisions == {(101, "replayed"), (102, "lapsed")}
+    (notice,) = comments(plan)
+    assert notice["issue"] == 9430
+    assert "no longer applies" in notice["body"]
+    assert "unknown packet `mac.m10-parity-reconvergence`" in notice["body"]
+    again = sandbox.reconcile(capsys, "--now", NOW.isoformat())
+    assert comments(again) == []
+
+
+def test_merged_commands_are_compacted_out_of_the_ledger(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    sandbox.edit_state(permissions={"alice": "write"})
+    sandbox.add_comment(101, 8325, "alice", THREE[0][2])
+    sandbox.merge(sandbox.reconcile(capsys, "--now", NOW.isoformat()))
+    assert "comment_id: 101" in sandbox.snapshot_path.read_text(encoding="utf-8")
+    sandbox.add_comment(102, 8324, "alice", THREE[1][2], at="2026-08-27T10:05:00Z")
+    plan = sandbox.reconcile(capsys, "--now", NOW.isoformat())
+    snapshot = pull(plan)["files"]["config/snapshot.yaml"]
+    assert "comment_id: 101" not in snapshot
+    assert "comment_id: 102" in snapshot
+    assert "commands_settled_through: 101" in snapshot
+    sandbox.merge(plan)
+    final = sandbox.reconcile(capsys, "--now", NOW.isoformat())
+    assert pull(final)["operation"] == "none"
+    assert comments(final) == []
+    assert {(c["comment_id"], c["decision"]) for c in final["commands"]} == {(102, "merged")}
