@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.derive import Reason
+from bot.events import Trigger
 from bot.snapshot import WorkState
 
 Topic = Literal["packet-ready", "lease-lost", "review-overdue", "issue-mismatch", "command-reply", "commands-dropped"]
@@ -98,6 +99,7 @@ class Plan(Frozen):
     leases: LeaseReport
     commands: tuple[dict[str, object], ...] = ()
     api: dict[str, int] = {}
+    trigger: Trigger | None = None
 
     def pull_request(self) -> PullRequestAction:
         return next(a for a in self.actions if isinstance(a, PullRequestAction))

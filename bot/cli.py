@@ -13,6 +13,7 @@ from pathlib import Path
 from bot import executor, gather
 from bot.config import Settings, load_settings
 from bot.errors import BotError, InputError
+from bot.events import parse_event
 from bot.offline import OfflineGitHub
 from bot.plan import Inputs, decide
 from bot.render import Renderer
@@ -140,6 +141,10 @@ def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
             now=now,
         )
     )
+    if args.event_path is not None:
+        name = args.event_name or "workflow_dispatch"
+        trigger = parse_event(name, read_text(args.event_path), str(args.event_path))
+        plan = plan.model_copy(update={"trigger": trigger})
     report = None if args.dry_run else executor.apply(plan, github, args.max_writes)
     text = renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run)
     if args.json:

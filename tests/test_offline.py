@@ -107,3 +107,32 @@ def test_readme_first_command_runs_the_offline_reconcile(
     out = capsys.readouterr().out
     assert "Packets:" in out
     assert "pull request: none on perfbot/update" in out
+
+
+def test_the_triggering_event_is_named_in_the_plan(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    event = ROOT / "tests" / "events" / "issue_comment.created.json"
+    plan = sandbox.reconcile(capsys, "--event-name", "issue_comment", "--event-path", str(event), dry_run=True)
+    assert plan["trigger"] == {
+        "event": "issue_comment",
+        "action": "created",
+        "issue": 8325,
+        "comment_id": 101,
+        "sender": "alice",
+        "sender_is_bot": False,
+    }
+
+
+def test_a_broken_event_file_is_a_clear_error(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = sandbox.root / "event.json"
+    bad.write_text("{oops", encoding="utf-8")
+    argv = [
+        "reconcile",
+        "--config",
+        str(sandbox.config),
+        "--offline",
+        str(sandbox.state_path),
+        "--event-path",
+        str(bad),
+    ]
+    assert main(argv) == 1
+    assert "event.json:1:2: event payload is not JSON" in capsys.readouterr().err
