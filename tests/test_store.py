@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot import store
-from bot.snapshot import Constraint, EvidenceRef, Lever, Program, Snapshot, WorkPacket
+from bot.snapshot import Constraint, EvidenceRef, LedgerEntry, Lever, Program, Snapshot, WorkPacket
 from tests.paths import FIXTURES, ROOT
 
 
@@ -206,3 +206,65 @@ def test_write_atomic_replaces_the_file(tmp_path: Path) -> None:
     store.write_atomic(target, "two\n")
     assert target.read_text(encoding="utf-8") == "two\n"
     assert [p.name for p in target.parent.iterdir()] == ["page.md"]
+
+
+WORDS = st.text(st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]), min_size=1, max_size=30)
+
+
+@st.composite
+def seed_edits(draw: st.DrawFn, seed: Snapshot) -> Snapshot:
+    """The seed with a random handful of the edits reconciles and commands make."""
+    packets = list(seed.work_packets)
+    for index in draw(st.lists(st.integers(0, len(packets) - 1), max_size=4)):
+        p = packets[index]
+        change = draw(st.sampled_from(["state", "owner", "next", "satisfy", "condition", "related"]))
+        if change == "state":
+            packets[index] = p.model_copy(
+                update={"state": draw(st.sampled_from(["ready", "running", "capacity-hold"]))}
+            )
+        elif change == "owner":
+            packets[index] = p.model_copy(update={"owner": draw(WORDS)})
+        elif change == "next":
+            packets[index] = p.model_copy(update={"next_action": draw(WORDS)})
+        elif change == "satisfy":
+            packets[index] = p.model_copy(
+                update={"hard_dependency_ids": (), "satisfied_dependency_ids": p.hard_dependency_ids}
+            )
+        elif change == "condition":
+            packets[index] = p.model_copy(update={"blocked_by_condition": draw(st.sampled_from(["", "window"]))})
+        else:
+            packets[index] = p.model_copy(update={"related_issues": (*p.related_issues, draw(st.integers(1, 99)))})
+    constraints = list(seed.constraints)
+    for index in draw(st.lists(st.integers(0, len(constraints) - 1), max_size=2)):
+        c = constraints[index]
+        constraints[index] = c.model_copy(
+            update={"review_by": c.review_by + dt.timedelta(days=draw(st.integers(1, 30)))}
+        )
+    ledger = tuple(
+        LedgerEntry(comment_id=n, line=1, issue=8325, author=draw(WORDS), at="2026-08-28T10:00:00Z", effect=draw(WORDS))
+        for n in range(draw(st.integers(0, 3)))
+    )
+    collisions = seed.collisions[: draw(st.integers(len(seed.collisions) - 1, len(seed.collisions)))]
+    return seed.model_copy(
+        update={
+            "work_packets": tuple(packets),
+            "constraints": tuple(constraints),
+            "ledger": ledger,
+            "collisions": collisions,
+            "as_of": seed.as_of + dt.timedelta(days=draw(st.sampled_from([0, 0, 1]))),
+        }
+    )
+
+
+def test_splicing_gives_the_text_a_full_dump_gives(seed_text: str) -> None:
+    loaded = store.parse_model(seed_text, "snapshot.yaml", Snapshot)
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(seed_edits(loaded.model))
+    def check(edited: Snapshot) -> None:
+        spliced = store.save_text(loaded, edited)
+        assert spliced == store.save_text(loaded, edited, splice=False)
+        assert store.parse_model(spliced, "x", Snapshot).model == edited
+        assert store.dump_tree(loaded.tree) == seed_text  # the source tree is never touched
+
+    check()
