@@ -10,7 +10,7 @@ from bot.derive import Reason
 from bot.events import Trigger
 from bot.snapshot import WorkState
 
-Topic = Literal["packet-ready", "lease-lost", "review-overdue", "issue-mismatch", "command-reply", "commands-dropped"]
+Topic = Literal["packet-ready", "lease-lost", "review-overdue", "issue-mismatch", "command-reply", "command-lapsed"]
 ReactionContent = Literal["eyes", "rocket", "confused"]
 PullOperation = Literal["create", "update", "close", "none"]
 
@@ -75,6 +75,7 @@ class PacketReport(Frozen):
     derived_owner: str
     cleared_blockers: tuple[str, ...] = ()
     newly_satisfied: tuple[str, ...] = ()
+    own_lease: bool = False
 
 
 class OverdueReview(Frozen):

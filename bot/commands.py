@@ -12,7 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from markdown_it import MarkdownIt
+
 from bot.snapshot import WORK_STATES
+from bot.untrusted import code_span
 
 Verb = Literal[
     "complete", "claim", "unclaim", "state", "block", "unblock", "review", "evidence", "exit", "help", "drop"
@@ -32,7 +35,7 @@ VERBS: tuple[Verb, ...] = (
 )
 MUTATING: frozenset[str] = frozenset({"complete", "state", "block", "unblock", "review", "evidence", "exit"})
 # Commands a packet's own assignee may use without write permission.
-ASSIGNEE_VERBS: frozenset[str] = frozenset({"claim", "unclaim", "block"})
+ASSIGNEE_VERBS: frozenset[str] = frozenset({"claim", "unclaim", "block", "unblock"})
 USAGE: dict[str, str] = {
     "complete": "complete <packet> result: <text> [receipt: #N]",
     "claim": "claim <packet>",
@@ -47,10 +50,10 @@ USAGE: dict[str, str] = {
     "drop": "drop all | drop <comment-id> [<comment-id> ...]",
 }
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_QUOTE = re.compile(r"^ {0,3}>")
+_MARKDOWN = MarkdownIt("commonmark")
+_DIGITS = re.compile(r"[0-9]{1,18}")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-/]*")
-_ISSUE = re.compile(r"#(\d{1,9})")
+_ISSUE = re.compile(r"#([0-9]{1,9})")
 
 
 @dataclass(frozen=True)
@@ -124,39 +127,43 @@ class _Limits:
 
 
 def command_lines(body: str, prefix: str) -> list[tuple[int, str]]:
-    """(line number, text) of each line that starts with the prefix, outside fences and quotes."""
+    """(line number, text) of each line of a paragraph that starts with the prefix.
+
+    The comment is read as CommonMark, the way people see it: lines in code blocks, fences, HTML
+    blocks (including `<!-- -->` comments) and block quotes (lazy continuation lines too) are
+    not paragraphs, so they are never commands.
+    """
+    if prefix not in body:
+        return []
+    text = body.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
     found: list[tuple[int, str]] = []
-    fence: str | None = None
-    for number, raw in enumerate(body.splitlines(), start=1):
-        opening = _FENCE.match(raw)
-        if fence is not None:
-            # A fence closes only with the same character, at least as long, and nothing after it.
-            if (
-                opening
-                and opening.group(1)[0] == fence[0]
-                and len(opening.group(1)) >= len(fence)
-                and not raw.strip().strip(fence[0])
-            ):
-                fence = None
-            continue
-        if opening:
-            fence = opening.group(1)
-            continue
-        if _QUOTE.match(raw):
-            continue
-        text = raw.strip()
-        if text == prefix or text.startswith(prefix + " ") or text.startswith(prefix + "\t"):
-            found.append((number, text))
+    quoted = 0
+    for token in _MARKDOWN.parse(text):
+        if token.type == "blockquote_open":
+            quoted += 1
+        elif token.type == "blockquote_close":
+            quoted -= 1
+        elif token.type == "paragraph_open" and not quoted and token.map:
+            for number in range(token.map[0], token.map[1]):
+                line = lines[number].strip()
+                if line == prefix or line.startswith((prefix + " ", prefix + "\t")):
+                    found.append((number + 1, line))
     return found
+
+
+def _raw_command_line(body: str, prefix: str) -> bool:
+    """A cheap look for a command-like line, for comments too long to read properly."""
+    return any(line.strip().startswith(prefix) for line in body.split("\n"))
 
 
 def parse(body: str, prefix: str, max_comment: int, max_argument: int) -> Parsed:
     """Every command and every malformed command line of a comment. Never raises."""
+    if len(body) > max_comment:
+        return Parsed(too_long=_raw_command_line(body, prefix))
     lines = command_lines(body, prefix)
     if not lines:
         return Parsed()
-    if len(body) > max_comment:
-        return Parsed(too_long=True)
     limits = _Limits(prefix, max_argument)
     commands = []
     for number, text in lines:
@@ -176,7 +183,7 @@ def _parse_line(number: int, text: str, limits: _Limits) -> Command | None:
         limits.errors.append(ParseError(number, text, message))
 
     if verb not in VERBS:
-        fail(f"unknown command {word!r}; known: {', '.join(VERBS)}" if word else "no command given")
+        fail(f"unknown command {code_span(word, 40)}; known: {', '.join(VERBS)}" if word else "no command given")
         return None
     if len(args) > limits.max_argument:
         fail(f"arguments are {len(args)} characters long; the limit is {limits.max_argument}")
@@ -221,7 +228,7 @@ def _only_id(verb: Verb, what: str) -> _Builder:
     def build(number: int, text: str, args: str) -> Command:
         target, rest = _ident(args, what)
         if rest:
-            raise _Bad(f"unexpected text after the {what} id: {rest!r}")
+            raise _Bad(f"unexpected text after the {what} id: {code_span(rest, 60)}")
         return Command(verb, number, text, target=target)
 
     return build
@@ -234,7 +241,7 @@ def _complete(number: int, text: str, args: str) -> Command:
     if tail:
         issue = _ISSUE.fullmatch(tail.group(1))
         if not issue or int(issue.group(1)) <= 0:
-            raise _Bad(f"receipt must be an issue reference like #123, not {tail.group(1)!r}")
+            raise _Bad(f"receipt must be an issue reference like #123, not {code_span(tail.group(1), 40)}")
         receipt = int(issue.group(1))
         rest = rest[: tail.start()]
     result = _labelled(rest, "result")
@@ -247,7 +254,9 @@ def _state(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "packet")
     state, _, tail = rest.partition(" ")
     if state not in WORK_STATES:
-        raise _Bad(f"unknown state {state!r}; states: {', '.join(WORK_STATES)}" if state else "expected a state")
+        raise _Bad(
+            f"unknown state {code_span(state, 40)}; states: {', '.join(WORK_STATES)}" if state else "expected a state"
+        )
     if state == "complete":
         raise _Bad("use `complete <packet> result: <text>` to complete a packet")
     reason = ""
@@ -273,15 +282,19 @@ def _review(number: int, text: str, args: str) -> Command:
         note = _free_text(rest[note_at.end() :], "note")
         rest = rest[: note_at.start()].strip()
     if rest:
-        match = re.fullmatch(r"by\s+(\S+)", rest, re.IGNORECASE)
+        match = re.fullmatch(r"by\s+(\S+)", rest, re.IGNORECASE | re.ASCII)
         if not match:
-            raise _Bad(f"unexpected text {rest!r}")
+            raise _Bad(f"unexpected text {code_span(rest, 60)}")
         try:
-            by = dt.date.fromisoformat(match.group(1)) if re.fullmatch(r"\d{4}-\d{2}-\d{2}", match.group(1)) else None
+            by = (
+                dt.date.fromisoformat(match.group(1))
+                if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", match.group(1))
+                else None
+            )
         except ValueError:
             by = None
         if by is None:
-            raise _Bad(f"{match.group(1)!r} is not a date (YYYY-MM-DD)")
+            raise _Bad(f"{code_span(match.group(1), 40)} is not a date (YYYY-MM-DD)")
     return Command("review", number, text, target=target, by=by, note=note)
 
 
@@ -328,7 +341,7 @@ def _drop(number: int, text: str, args: str) -> Command:
     if args.lower() == "all":
         return Command("drop", number, text, drop_all=True)
     ids = args.replace(",", " ").split()
-    if not ids or not all(i.isdigit() and len(i) < 19 for i in ids):
+    if not ids or not all(_DIGITS.fullmatch(i) for i in ids):
         raise _Bad("expected `all` or comment ids")
     return Command("drop", number, text, drop_ids=tuple(int(i) for i in ids))
 

@@ -58,6 +58,7 @@ class Derivation(BaseModel):
     derived_owner: str
     cleared_blockers: tuple[str, ...] = ()
     newly_satisfied: tuple[str, ...] = ()
+    own_lease: bool = False
 
     @property
     def changed(self) -> bool:
@@ -83,24 +84,36 @@ class Evidence:
 def derive_all(snapshot: Snapshot, evidence: Evidence) -> list[Derivation]:
     states = {p.id: p.state for p in snapshot.work_packets}
     issues_of = {p.id: p.issue for p in snapshot.work_packets}
-    return [_derive(p, states, issues_of, evidence) for p in snapshot.work_packets]
+    held = _Holders(evidence.leases, evidence.rules)
+    return [_derive(p, states, issues_of, held, evidence) for p in snapshot.work_packets]
 
 
-def _leases_for(issue: int, leases: Iterable[Lease], rules: LeaseRules) -> list[Lease]:
-    return [lease for lease in leases if lease.issue(rules.holder_issue_pattern) == issue]
+class _Holders:
+    """Each lease's issue, worked out once per run rather than once per packet."""
+
+    def __init__(self, leases: Iterable[Lease], rules: LeaseRules) -> None:
+        self.pairs = [(lease, lease.issue(rules.holder_issue_pattern)) for lease in leases]
+        self.by_issue: dict[int | None, list[Lease]] = {}
+        for lease, issue in self.pairs:
+            self.by_issue.setdefault(issue, []).append(lease)
+
+    def of(self, issue: int) -> list[Lease]:
+        return self.by_issue.get(issue, [])
 
 
-def _derive(packet: WorkPacket, states: Mapping[str, str], issues_of: dict[str, int], ev: Evidence) -> Derivation:
+def _derive(
+    packet: WorkPacket, states: Mapping[str, str], issues_of: dict[str, int], held: _Holders, ev: Evidence
+) -> Derivation:
     issue = ev.issues.get(packet.issue)
-    own_leases = _leases_for(packet.issue, ev.leases, ev.rules)
+    own_leases = held.of(packet.issue)
     newly_satisfied = tuple(d for d in packet.hard_dependency_ids if states.get(d) == "complete")
     cleared = tuple(
         b
         for b in packet.blocked_by_ids
-        if not any(overlaps(packet.paths, lease.tree) for lease in _leases_for(issues_of[b], ev.leases, ev.rules))
+        if not any(overlaps(packet.paths, lease.tree) for lease in held.of(issues_of[b]))
     )
     owner = _owner(packet, issue, own_leases, ev.owner)
-    state, reasons = _state(packet, states, issues_of, issue, own_leases, ev)
+    state, reasons = _state(packet, states, issues_of, issue, own_leases, held, ev)
     return Derivation(
         id=packet.id,
         issue=packet.issue,
@@ -111,6 +124,7 @@ def _derive(packet: WorkPacket, states: Mapping[str, str], issues_of: dict[str, 
         derived_owner=owner,
         cleared_blockers=cleared,
         newly_satisfied=newly_satisfied,
+        own_lease=bool(own_leases),
     )
 
 
@@ -128,6 +142,7 @@ def _state(
     issues_of: dict[str, int],
     issue: Issue | None,
     own_leases: list[Lease],
+    held: _Holders,
     ev: Evidence,
 ) -> tuple[WorkState, list[Reason]]:
     if packet.state in DECIDED_STATES:
@@ -137,7 +152,7 @@ def _state(
     open_deps = [d for d in packet.hard_dependency_ids if states.get(d) != "complete"]
     if open_deps:
         return "waiting-dependency", [Reason(kind="dependency-open", subject=d, detail=states[d]) for d in open_deps]
-    reasons = _coordination(packet, issues_of, ev)
+    reasons = _coordination(packet, issues_of, held)
     if reasons:
         return "waiting-coordination", reasons
     met = (
@@ -146,10 +161,10 @@ def _state(
         else []
     )
     if issue.assignees and own_leases:
-        held = Reason(
+        running = Reason(
             kind="running", subject=", ".join(issue.assignees), detail="; ".join(x.describe() for x in own_leases)
         )
-        return "running", [*met, held]
+        return "running", [*met, running]
     released = [
         Reason(kind="lease-released", subject=lease.describe())
         for lease in ev.released
@@ -160,14 +175,13 @@ def _state(
     return "ready", [*met, *released, Reason(kind="no-live-lease", subject=f"#{packet.issue}")]
 
 
-def _coordination(packet: WorkPacket, issues_of: dict[str, int], ev: Evidence) -> list[Reason]:
+def _coordination(packet: WorkPacket, issues_of: dict[str, int], held: _Holders) -> list[Reason]:
     reasons: list[Reason] = []
-    pattern = ev.rules.holder_issue_pattern
-    for lease in ev.leases:
-        if lease.issue(pattern) != packet.issue and overlaps(packet.paths, lease.tree):
+    for lease, issue in held.pairs:
+        if issue != packet.issue and overlaps(packet.paths, lease.tree):
             reasons.append(Reason(kind="lease-overlap", subject=lease.describe(), detail=", ".join(packet.paths)))
     for blocker in packet.blocked_by_ids:
-        holding = [x for x in _leases_for(issues_of[blocker], ev.leases, ev.rules) if overlaps(packet.paths, x.tree)]
+        holding = [x for x in held.of(issues_of[blocker]) if overlaps(packet.paths, x.tree)]
         if holding and issues_of[blocker] == packet.issue:
             reasons.append(Reason(kind="blocker-holds-lease", subject=blocker, detail=holding[0].describe()))
     if packet.blocked_by_condition.strip():

@@ -15,6 +15,7 @@ from bot.commands import Command
 from bot.config import BotConfig
 from bot.observed import Comment
 from bot.snapshot import EvidenceRef, LedgerEntry, RetiredConstraint, Snapshot, WorkPacket
+from bot.untrusted import code_span
 from bot.validation import validate
 
 
@@ -115,7 +116,7 @@ def _state(snapshot: Snapshot, command: Command, comment: Comment, config: BotCo
         return Refused(f"`{packet.id}` is complete; its state is final")
     if packet.state == command.state:
         return Refused(f"`{packet.id}` is already `{command.state}`")
-    reason = f" ({command.reason})" if command.reason else ""
+    reason = f" (reason: {code_span(command.reason)})" if command.reason else ""
     changed = _with_packet(snapshot, packet.model_copy(update={"state": command.state}))
     return Applied(changed, f"`{packet.id}`: `{packet.state}` → `{command.state}`{reason}")
 
@@ -124,8 +125,10 @@ def _block(snapshot: Snapshot, command: Command, comment: Comment, config: BotCo
     packet = find_packet(snapshot, command.target)
     if isinstance(packet, Refused):
         return packet
+    if packet.state == "complete":
+        return Refused(f"`{packet.id}` is complete; nothing can block it")
     changed = _with_packet(snapshot, packet.model_copy(update={"blocked_by_condition": command.condition}))
-    return Applied(changed, f"`{packet.id}` blocked: {command.condition}")
+    return Applied(changed, f"`{packet.id}` blocked: {code_span(command.condition)}")
 
 
 def _unblock(snapshot: Snapshot, command: Command, comment: Comment, config: BotConfig) -> Outcome:
@@ -157,7 +160,7 @@ def _review(snapshot: Snapshot, command: Command, comment: Comment, config: BotC
         c.model_copy(update={"observed_at": today, "review_by": by}) if c.id == command.target else c
         for c in snapshot.constraints
     )
-    note = f" ({command.note})" if command.note else ""
+    note = f" (note: {code_span(command.note)})" if command.note else ""
     return Applied(
         snapshot.model_copy(update={"constraints": constraints}),
         f"`{command.target}` re-observed {today}; review by {by}{note}",
@@ -203,7 +206,7 @@ def _exit(snapshot: Snapshot, command: Command, comment: Comment, config: BotCon
                 "retired_constraints": (*snapshot.retired_constraints, retired),
             }
         ),
-        f"retired `{constraint.id}` (exit met: {command.ref})",
+        f"retired `{constraint.id}` (exit met: {code_span(command.ref)})",
     )
 
 

@@ -28,10 +28,14 @@ def apply(plan: Plan, port: GitHubPort, budget: int) -> Report:
     """Perform each action until the budget is spent; what is left is safe to do next run
     because every action is keyed (markers, reactions, the PR branch) and planned afresh."""
     report = Report()
+    pull = plan.pull_request()
+    # The PR carries every accepted command; a flood of comments must not crowd it out.
+    reserved = 1 if pull.operation != "none" and budget > 0 else 0
     for action in plan.actions:
         if isinstance(action, PullRequestAction) and action.operation == "none":
             continue
-        if len(report.done) >= budget:
+        limit = budget if isinstance(action, PullRequestAction) else budget - reserved
+        if len(report.done) >= limit:
             report.deferred.append(action)
             continue
         if isinstance(action, CommentAction):

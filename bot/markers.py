@@ -15,11 +15,22 @@ _MARKER = re.compile(r"<!-- perfbot:([a-z-]+) ([^\s>]*) -->")
 
 def marker(topic: str, key: str) -> str:
     """`<!-- perfbot:topic key -->`; the key is percent-encoded so it can never close the comment."""
-    return f"<!-- perfbot:{topic} {quote(key, safe='._:/#=@+-')} -->"
+    return f"<!-- perfbot:{topic} {quote(key, safe='._:-')} -->"
 
 
 def markers_in(body: str) -> set[tuple[str, str]]:
-    return {(m.group(1), unquote(m.group(2))) for m in _MARKER.finditer(body)}
+    """Markers in the header of a comment: the leading lines that are markers and nothing else.
+
+    The bot writes its markers first; anything after the header may quote people, so a marker
+    there never counts, even on the bot's own comment.
+    """
+    found = set()
+    for line in body.split("\n"):
+        match = _MARKER.fullmatch(line.strip())
+        if match is None:
+            break
+        found.add((match.group(1), unquote(match.group(2))))
+    return found
 
 
 def said(comments: list[Comment], topic: str, key: str) -> bool:

@@ -6,10 +6,9 @@ offline state file that stands in for it uses the same shapes.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 Permission = Literal["none", "read", "triage", "write", "maintain", "admin"]
 
@@ -32,7 +31,7 @@ class Comment(Tolerant):
     id: int = Field(gt=0)
     issue: int = Field(gt=0)
     user: str
-    created_at: dt.datetime
+    created_at: AwareDatetime
     body: str = ""
     user_type: Literal["User", "Bot", "Organization"] = "User"
     edited: bool = False
@@ -66,8 +65,8 @@ class Observed(Tolerant):
     permissions: dict[str, Permission] = {}
     pulls: tuple[PullRequest, ...] = ()
 
-    def issue(self, number: int) -> Issue | None:
-        return next((i for i in self.issues if i.number == number), None)
+    def issues_by_number(self) -> dict[int, Issue]:
+        return {i.number: i for i in self.issues}
 
     def bot_comments(self, issue: int | None = None) -> list[Comment]:
         """Comments authored by the bot itself: only these may carry markers that count."""

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 
+@lru_cache(maxsize=4096)
 def normalise(glob: str) -> str:
     """Backslashes to slashes, trimmed, case-folded, cut at the first `*`: a path prefix."""
     prefix = glob.replace("\\", "/").strip().casefold()

@@ -27,6 +27,7 @@ from bot.errors import BotError
 from bot.leases import LeaseReadback
 from bot.markers import marker, said
 from bot.observed import Comment, Observed
+from bot.overlap import overlaps
 from bot.render import Renderer
 from bot.snapshot import Snapshot, WorkPacket
 from bot.store import Loaded
@@ -164,8 +165,21 @@ class Nudges:
 
     def packets(self, snapshot: Snapshot, derivations: list[Derivation]) -> list[CommentAction]:
         actions: list[CommentAction] = []
+        released = self.inputs.readback.released
+        pattern = self.inputs.config.leases_rules.holder_issue_pattern
         for packet, d in zip(snapshot.work_packets, derivations, strict=True):
-            episode = _digest(packet.state, packet.owner, packet.hard_dependency_ids, packet.blocked_by_ids)
+            # A packet can wait on leases and be freed many times; each released lease (a journal
+            # readback names them) marks a new episode. Completed dependencies never reopen.
+            freed_by = (
+                sorted(
+                    lease.key
+                    for lease in released
+                    if lease.issue(pattern) != packet.issue and overlaps(packet.paths, lease.tree)
+                )
+                if packet.state == "waiting-coordination"
+                else []
+            )
+            episode = _digest(packet.state, packet.owner, packet.hard_dependency_ids, packet.blocked_by_ids, freed_by)
             if packet.state in WAITING and d.derived_state == "ready":
                 actions += self._comment(
                     packet.issue,
@@ -175,7 +189,7 @@ class Nudges:
                     packet=packet,
                     derivation=d,
                 )
-            elif packet.state == "running" and d.derived_state != "running":
+            elif packet.state == "running" and not d.own_lease:
                 actions += self._comment(
                     packet.issue,
                     "lease-lost",
@@ -198,7 +212,7 @@ class Nudges:
                 f"{constraint.id}:{overdue.review_by}",
                 "comments/review-overdue.md.j2",
                 constraint=constraint,
-                today=self.inputs.now.date(),
+                today=self.inputs.now.astimezone(dt.UTC).date(),
             )
         return actions
 
@@ -207,8 +221,9 @@ class Nudges:
         by_issue: dict[int, list[WorkPacket]] = {}
         for packet in snapshot.work_packets:
             by_issue.setdefault(packet.issue, []).append(packet)
+        issues = self.inputs.observed.issues_by_number()
         for number, packets in by_issue.items():
-            issue = self.inputs.observed.issue(number)
+            issue = issues.get(number)
             if issue is None:
                 continue
             if issue.state == "closed":

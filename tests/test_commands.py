@@ -72,15 +72,15 @@ def test_each_command_parses_to_its_typed_form(line: str, parsed: dict[str, obje
     ("line", "message"),
     [
         ("/perf", "no command given"),
-        ("/perf frobnicate x", "unknown command 'frobnicate'"),
+        ("/perf frobnicate x", "unknown command `frobnicate`"),
         ("/perf complete m1", "expected `result: <text>`; usage: /perf complete <packet> result: <text> [receipt: #N]"),
         ("/perf complete m1 result: x receipt: 9482", "receipt must be an issue reference like #123"),
         ("/perf complete m1 result:   ", "result is empty"),
-        ("/perf state m5 paused", "unknown state 'paused'"),
+        ("/perf state m5 paused", "unknown state `paused`"),
         ("/perf state m5 complete", "use `complete <packet> result: <text>`"),
         ("/perf state m5 ready because", "expected `reason: <text>` after the state"),
-        ("/perf review c by tomorrow", "'tomorrow' is not a date (YYYY-MM-DD)"),
-        ("/perf review c by 2026-02-30", "'2026-02-30' is not a date (YYYY-MM-DD)"),
+        ("/perf review c by tomorrow", "`tomorrow` is not a date (YYYY-MM-DD)"),
+        ("/perf review c by 2026-02-30", "`2026-02-30` is not a date (YYYY-MM-DD)"),
         ("/perf evidence c accepted no reference", "expected the reference in parentheses"),
         ("/perf evidence c accepted bad)", "unbalanced parentheses"),
         ("/perf exit c", "expected `met: <ref>`"),
@@ -113,6 +113,18 @@ def test_fences_quotes_and_lookalikes_are_not_commands() -> None:
             "~~~~",  # only a run as long closes
             "> /perf help",
             "   > quoted /perf help",
+            "/perf help lazily continues the quote",
+            "",
+            "<!--",
+            "/perf help inside an HTML comment",
+            "-->",
+            "",
+            "    /perf help in an indented code block",
+            "",
+            "- ```",
+            "  /perf help in a fence in a list item",
+            "  ```",
+            "",
             "/perfect help",
             "text /perf help",
             "/perf claim m1",
@@ -192,3 +204,59 @@ def test_parser_is_total_on_command_shaped_text(body: str) -> None:
 def test_dates_are_typed() -> None:
     (command,) = run("/perf review c by 2026-09-10").commands
     assert command.by == dt.date(2026, 9, 10)
+
+
+def test_lines_split_only_where_markdown_breaks_them() -> None:
+    assert command_lines("say\u2028/perf help", P) == []
+    assert command_lines("one\r\n/perf help\rtwo", P) == [(2, "/perf help")]
+
+
+@pytest.mark.parametrize("digits", ["²", "١٢", "１２"])
+def test_non_ascii_digits_are_malformed_not_a_crash(digits: str) -> None:
+    for line in (
+        f"/perf drop {digits}",
+        f"/perf complete m1 result: x receipt: #{digits}",
+        f"/perf review c by {digits}",
+    ):
+        result = run(line)
+        assert result.commands == ()
+        assert len(result.errors) == 1
+
+
+verbs = st.sampled_from(
+    ["complete", "claim", "unclaim", "state", "block", "unblock", "review", "evidence", "exit", "help", "drop"]
+)
+argument_bits = st.sampled_from(
+    [
+        "m1",
+        "all",
+        "#",
+        "#12",
+        "²",
+        "١٢",
+        "result:",
+        "receipt:",
+        "reason:",
+        "by",
+        "2026-09-01",
+        "note:",
+        "met:",
+        "(",
+        ")",
+        "ready",
+        "complete",
+        '"',
+        "12",
+        ",",
+        " ",
+        "x",
+    ]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(verbs, st.lists(st.one_of(argument_bits, st.text(max_size=4)), max_size=12))
+def test_every_verb_with_any_arguments_parses_or_errors(verb: str, bits: list[str]) -> None:
+    line = f"/perf {verb} " + " ".join(bits)
+    result = run(line)
+    assert len(result.commands) + len(result.errors) == (1 if command_lines(line, P) else 0)

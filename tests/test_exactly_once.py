@@ -73,20 +73,15 @@ def run_file(settings: Settings, path: Path) -> None:
     run(settings, OfflineGitHub.open(path, NOW))
 
 
-def test_a_crash_after_any_write_then_a_clean_run_equals_one_clean_run(sandbox: Repo) -> None:
-    settings = load_settings(sandbox.config)
-    initial = json.dumps(state_with(sandbox, THREE), indent=2)
-    clean = sandbox.root / "clean.json"
+def crash_everywhere(settings: Settings, root: Path, initial: str) -> int:
+    """Crash after each write in turn, finish with a clean run, compare with one clean run."""
+    clean = root / "clean.json"
     clean.write_text(initial, encoding="utf-8")
     counter = OfflineGitHub.open(clean, NOW)
     run(settings, counter)
-    total = counter.writes
     expected = clean.read_text(encoding="utf-8")
-    assert total == 13  # 3 x (eyes, reply, rocket), an assignment, two ready nudges, the PR
-    state = json.loads(expected)
-    assert len([c for c in state["comments"] if c["user"] == "perfbot[bot]"]) == 5
-    for k in range(total):
-        path = sandbox.root / f"crash-{k}.json"
+    for k in range(counter.writes):
+        path = root / f"crash-{k}.json"
         path.write_text(initial, encoding="utf-8")
         raw, observed = parse_state(initial, str(path))
         with pytest.raises(Crash):
@@ -95,6 +90,31 @@ def test_a_crash_after_any_write_then_a_clean_run_equals_one_clean_run(sandbox: 
         assert path.read_text(encoding="utf-8") == expected, f"crash after {k} writes"
     run_file(settings, clean)
     assert clean.read_text(encoding="utf-8") == expected  # and a further run changes nothing
+    return counter.writes
+
+
+def test_a_crash_after_any_write_then_a_clean_run_equals_one_clean_run(sandbox: Repo) -> None:
+    settings = load_settings(sandbox.config)
+    state = state_with(sandbox, THREE)
+    writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2))
+    assert writes == 13  # 3 x (eyes, reply, rocket), an assignment, two ready nudges, the PR
+
+
+def test_crash_safety_holds_for_an_assignee_without_write_access(sandbox: Repo) -> None:
+    settings = load_settings(sandbox.config)
+    state = state_with(
+        sandbox, [(101, 9497, "/perf block profile.real-cuda no A100 window\n/perf unclaim profile.real-cuda")]
+    )
+    for comment in state["comments"]:
+        comment["user"] = "carol"
+    for issue in state["issues"]:
+        if issue["number"] == 9497:
+            issue["assignees"] = ["carol"]
+    writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2))
+    assert writes == 5  # eyes, reply, the unassignment, rocket, the PR
+    final = json.loads((sandbox.root / "clean.json").read_text(encoding="utf-8"))
+    assert next(i for i in final["issues"] if i["number"] == 9497)["assignees"] == []
+    assert "not applied" not in next(c for c in final["comments"] if c["user"] == "perfbot[bot]")["body"]
 
 
 def test_two_concurrent_runs_then_a_third_apply_both_commands_once(sandbox: Repo) -> None:

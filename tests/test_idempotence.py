@@ -54,6 +54,41 @@ def worlds(draw: st.DrawFn, seed: Snapshot) -> tuple[Snapshot, tuple[Lease, ...]
         issue["state"] = draw(st.sampled_from(["open", "open", "closed"]))
         issue["state_reason"] = draw(st.sampled_from([None, "reopened"]))
     now = dt.datetime(2026, 8, 25, tzinfo=dt.UTC) + dt.timedelta(days=draw(st.integers(0, 20)))
+    state["permissions"] = {"alice": "write", "root": "admin", "mallory": "read"}
+    packet_ids = [p.id for p in seed.work_packets]
+    constraint_ids = [c.id for c in seed.constraints]
+    templates = [
+        "/perf complete {p} result: accepted receipt: #9999",
+        "/perf state {p} capacity-hold reason: no node",
+        "/perf block {p} waiting for a window",
+        "/perf unblock {p}",
+        "/perf claim {p}",
+        "/perf unclaim {p}",
+        "/perf review {c}",
+        "/perf evidence {c} issue seen again (#1)",
+        "/perf exit {c} met: #2",
+        "/perf help",
+        "/perf drop all",
+        "/perf nonsense",
+    ]
+    comments = []
+    for n in range(draw(st.integers(0, 4))):
+        lines = [
+            draw(st.sampled_from(templates)).format(
+                p=draw(st.sampled_from(packet_ids)), c=draw(st.sampled_from(constraint_ids))
+            )
+            for _ in range(draw(st.integers(1, 2)))
+        ]
+        comments.append(
+            {
+                "id": 1000 + n,
+                "issue": draw(st.sampled_from(issues)),
+                "user": draw(st.sampled_from(["alice", "root", "mallory"])),
+                "created_at": (now - dt.timedelta(hours=5 - n)).isoformat(),
+                "body": "\n".join(lines),
+            }
+        )
+    state["comments"] = comments
     return snapshot, leases, state, now
 
 
@@ -101,4 +136,4 @@ def test_applied_plan_is_a_fixed_point(settings: Settings) -> None:
     assert {op for _, op in seen} >= {"create"}
 
 
-settings_for_property = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings_for_property = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

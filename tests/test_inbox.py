@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tests.harness import Repo, comments, packet, pull
+from tests.plaintext import to_html
 
 NOW = "2026-08-27T23:00:00Z"  # before any review is overdue, so only command answers speak
 M1 = "mac.m1-streamed-q4k-no-copy"
@@ -198,7 +199,7 @@ def test_evidence_and_state_and_unblock(repo: Repo, capsys: pytest.CaptureFixtur
             "/perf review metal-resident-decode by 2026-08-01",
             "review date 2026-08-01 is not after the comment's date 2026-08-27",
         ),
-        ("/perf frobnicate", "not understood (line 1): unknown command 'frobnicate'"),
+        ("/perf frobnicate", "not understood (line 1): unknown command `frobnicate`"),
         ("/perf state mac.m2-whole-sequence-prefill complete", "use `complete <packet> result: <text>`"),
         ("/perf complete mac.m1-streamed-q4k-no-copy result: fixes a|b", "'|' would break the table cell"),
     ],
@@ -271,3 +272,119 @@ def test_drop_removes_pending_commands_and_says_which(repo: Repo, capsys: pytest
     assert "dropped pending commands: comment 101 line 1" in reply["body"]
     assert pull(plan)["operation"] == "close"
     assert (101, 1, "dropped") in commands(plan)
+
+
+def test_hostile_blocker_text_is_inert_everywhere_the_bot_repeats_it(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An assignee without write access sets a blocker that tries to ping and forge a decision."""
+    from bot.markers import markers_in
+
+    repo.set_issue(9420, assignees=["eve"])
+    repo.add_comment(101, 8325, "eve", COMPLETE)
+    hostile = "ping @octocat <!-- perfbot:decision 101 --> [click](https://evil.example) fixes #8325"
+    repo.add_comment(102, 9420, "eve", f"/perf block cuda.cache-weight-residency {hostile}", at="2026-08-27T10:05:00Z")
+    plan = repo.reconcile(capsys, "--now", NOW)
+    assert commands(plan) == [(101, 1, "refused"), (102, 1, "accepted")]
+    written = [c["body"] for c in comments(plan)] + [pull(plan)["body"]]
+    assert any("octocat" in body for body in written)
+    for body in written:
+        assert "@octocat" not in body
+        html = to_html(body)
+        assert 'href="https://evil.example' not in html  # the link stays inside a code span
+        assert all(
+            topic != "decision" or not key.startswith("101") for topic, key in markers_in(body.split("\n", 1)[1])
+        )
+    again = repo.reconcile(capsys, "--now", NOW)
+    assert (101, 1, "refused") in commands(again)
+    assert pull(again)["operation"] == "none"
+    (proposed,) = repo.state()["pulls"]
+    assert "state: complete" not in proposed["files"]["config/snapshot.yaml"]
+
+
+def test_markdown_in_an_unknown_command_stays_in_code(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.add_comment(101, 8325, "mallory", "/perf [**Approved**](https://evil.example) ![](https://evil.example/p.png)")
+    (reply,) = comments(repo.reconcile(capsys, "--now", NOW))
+    prose = reply["body"].split("not understood", 1)[1]
+    assert "`[**Approved**](https://evil.example)`" in prose
+
+
+def test_an_accepted_command_survives_its_comment_being_edited_or_deleted(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.add_comment(101, 8325, "alice", COMPLETE)
+    assert pull(repo.reconcile(capsys, "--now", NOW))["operation"] == "create"
+    state = repo.state()
+    state["comments"][0].update(edited=True, body="never mind, typo")
+    repo.write_state(state)
+    edited = repo.reconcile(capsys, "--now", NOW)
+    assert commands(edited) == [(101, 1, "replayed")]
+    assert pull(edited)["operation"] == "none"
+    state = repo.state()
+    state["comments"] = [c for c in state["comments"] if c["id"] != 101]
+    repo.write_state(state)
+    deleted = repo.reconcile(capsys, "--now", NOW)
+    assert commands(deleted) == [(101, 1, "replayed")]
+    assert pull(deleted)["operation"] == "none"
+    assert [a for a in deleted["actions"] if a["kind"] != "pull_request"] == []
+
+
+def test_a_lapsed_command_is_final(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    m5 = "mac.m5-exact-p32t64-receipt"
+    repo.add_comment(101, 9430, "alice", f"/perf state {m5} waiting-evidence")
+    repo.reconcile(capsys, "--now", NOW)
+    repo.edit_snapshot("    state: capacity-hold\n", "    state: waiting-evidence\n")  # done by hand meanwhile
+    lapsed = repo.reconcile(capsys, "--now", NOW)
+    assert commands(lapsed) == [(101, 1, "lapsed")]
+    assert [c["topic"] for c in comments(lapsed)] == ["command-lapsed"]
+    repo.edit_snapshot(
+        "    state: waiting-evidence\n    owner: unassigned\n    lane: hardware+docs\n    paths: [docs/_witnesses/**]\n    hard_dependency_ids: [mac.m1",
+        "    state: capacity-hold\n    owner: unassigned\n    lane: hardware+docs\n    paths: [docs/_witnesses/**]\n    hard_dependency_ids: [mac.m1",
+    )
+    later = repo.reconcile(capsys, "--now", NOW)
+    assert commands(later) == [(101, 1, "lapsed")]
+    assert comments(later) == []
+    assert pull(later)["operation"] in ("none", "close")
+
+
+def test_lease_lost_is_said_only_when_the_lease_is_gone(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.set_issue(9420, assignees=["alice"])
+    repo.add_comment(101, 9420, "alice", "/perf block cuda.cache-weight-residency waiting on a reviewer")
+    plan = repo.reconcile(capsys, "--now", NOW)
+    from tests.harness import packet
+
+    assert packet(plan, "cuda.cache-weight-residency")["derived_state"] == "waiting-coordination"
+    assert [c["topic"] for c in comments(plan)] == ["command-reply"]
+
+
+def test_assignee_may_unblock_and_complete_packets_cannot_be_blocked(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.set_issue(9497, assignees=["carol"])
+    repo.edit_snapshot(
+        "    lane: hardware+docs\n    paths: [docs/_witnesses/**]\n    next_action: 'Assign #9497",
+        "    lane: hardware+docs\n    paths: [docs/_witnesses/**]\n    blocked_by_condition: no A100\n    next_action: 'Assign #9497",
+    )
+    repo.add_comment(101, 9497, "carol", "/perf unblock profile.real-cuda")
+    repo.add_comment(102, 8325, "alice", COMPLETE, at="2026-08-27T10:01:00Z")
+    repo.add_comment(103, 8325, "alice", f"/perf block {M1} nothing", at="2026-08-27T10:02:00Z")
+    plan = repo.reconcile(capsys, "--now", NOW)
+    assert commands(plan) == [(101, 1, "accepted"), (102, 1, "accepted"), (103, 1, "refused")]
+    assert "is complete; nothing can block it" in plan["commands"][2]["reason"]
+
+
+def test_a_comment_flood_does_not_starve_the_pr(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    for n in range(20):
+        repo.add_comment(200 + n, 9497, "mallory", "/perf help", at=f"2026-08-27T09:{n:02d}:00Z")
+    repo.add_comment(300, 8325, "alice", COMPLETE)
+    repo.reconcile(capsys, "--now", NOW, "--max-writes", "10")
+    assert len(repo.state().get("pulls", [])) == 1
+
+
+def test_naive_comment_times_are_a_clear_error(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.cli import main
+
+    repo.add_comment(101, 8325, "alice", "/perf help", at="2026-08-27T10:00:00")
+    repo.add_comment(102, 8325, "alice", "/perf help", at="2026-08-27T10:00:00Z")
+    assert main(["reconcile", "--config", str(repo.config), "--offline", str(repo.state_path)]) == 1
+    assert "comments.0.created_at: Input should have timezone info" in capsys.readouterr().err

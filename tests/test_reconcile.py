@@ -210,3 +210,31 @@ def test_plan_json_contract(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -
     assert set(pull(plan)) >= {"kind", "operation", "branch", "title", "body", "files"}
     assert set(plan["packets"][0]) >= {"id", "recorded_state", "derived_state", "reasons"}
     json.dumps(plan)
+
+
+def test_each_release_of_a_blocking_lease_is_a_new_ready_episode(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    journal = sandbox.root / "lane-journal.jsonl"
+    lines: list[str] = []
+
+    def append(op: str, loop_ts: str) -> None:
+        lease = {"lane": "docs", "loop_ts": loop_ts, "holder": "issue-777-docs-sweep", "tree": ["docs/**"]}
+        lines.append(json.dumps({"op": op, "lane": "docs", "loop_ts": loop_ts, "lease": lease}))
+        journal.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def step() -> list[tuple[int, str]]:
+        plan = sandbox.reconcile(capsys, "--now", SEED_DAY, "--leases", str(journal))
+        if pull(plan)["operation"] in ("create", "update"):
+            sandbox.merge(plan)
+        return [(c["issue"], c["topic"]) for c in comments(plan) if c["issue"] == 8325]
+
+    append("ACQUIRE", "t1")
+    assert step() == []  # M1 now waits on the foreign docs lease
+    append("RELEASE", "t1")
+    assert step() == [(8325, "packet-ready")]
+    assert step() == []
+    append("ACQUIRE", "t2")
+    assert step() == []
+    append("RELEASE", "t2")
+    assert step() == [(8325, "packet-ready")]  # a second episode is announced too
