@@ -6,9 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.derive import Reason
+from bot.derive import Derivation
 from bot.events import Trigger
-from bot.snapshot import WorkState
 
 Topic = Literal["packet-ready", "lease-lost", "review-overdue", "issue-mismatch", "command-reply", "command-lapsed"]
 ReactionContent = Literal["eyes", "rocket", "confused"]
@@ -65,19 +64,6 @@ Action = Annotated[
 ]
 
 
-class PacketReport(Frozen):
-    id: str
-    issue: int
-    recorded_state: WorkState
-    derived_state: WorkState
-    reasons: tuple[Reason, ...]
-    recorded_owner: str
-    derived_owner: str
-    cleared_blockers: tuple[str, ...] = ()
-    newly_satisfied: tuple[str, ...] = ()
-    own_lease: bool = False
-
-
 class OverdueReview(Frozen):
     constraint: str
     review_by: str
@@ -95,7 +81,7 @@ class LeaseReport(Frozen):
 class Plan(Frozen):
     now: str
     actions: tuple[Action, ...]
-    packets: tuple[PacketReport, ...]
+    packets: tuple[Derivation, ...]
     overdue: tuple[OverdueReview, ...] = ()
     leases: LeaseReport
     commands: tuple[dict[str, object], ...] = ()

@@ -15,7 +15,7 @@ from bot.config import Settings, load_settings
 from bot.errors import BotError, InputError
 from bot.events import parse_event
 from bot.offline import OfflineGitHub
-from bot.plan import Inputs, decide
+from bot.plan import decide
 from bot.render import Renderer
 from bot.store import read_text, write_atomic
 
@@ -127,20 +127,9 @@ def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
     if args.offline is None:
         raise BotError("perfbot reconcile needs --offline STATE.json: the live GitHub adapter is not available yet")
     github = OfflineGitHub.open(args.offline, now)
-    renderer = Renderer.from_directory(settings.templates_path)
-    plan = decide(
-        Inputs(
-            snapshot=gather.snapshot(settings),
-            snapshot_path=settings.config.snapshot,
-            page_path=settings.config.page,
-            committed=gather.committed_files(settings),
-            readback=gather.leases(args.leases or settings.leases_path),
-            observed=github.observed,
-            config=settings.config,
-            renderer=renderer,
-            now=now,
-        )
-    )
+    inputs = gather.inputs(settings, github.observed, now, args.leases)
+    renderer = inputs.renderer
+    plan = decide(inputs)
     if args.event_path is not None:
         name = args.event_name or "workflow_dispatch"
         trigger = parse_event(name, read_text(args.event_path), str(args.event_path))

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from bot.commands import Command
 from bot.config import BotConfig
 from bot.observed import Comment
-from bot.snapshot import EvidenceRef, LedgerEntry, RetiredConstraint, Snapshot, WorkPacket
+from bot.snapshot import Constraint, EvidenceRef, LedgerEntry, RetiredConstraint, Snapshot, WorkPacket
 from bot.untrusted import code_span
 from bot.validation import validate
 
@@ -141,6 +142,13 @@ def _unblock(snapshot: Snapshot, command: Command, comment: Comment, config: Bot
     return Applied(changed, f"`{packet.id}` unblocked")
 
 
+def _with_constraint(
+    snapshot: Snapshot, constraint_id: str, change: Callable[[Constraint], dict[str, Any]]
+) -> Snapshot:
+    constraints = tuple(c.model_copy(update=change(c)) if c.id == constraint_id else c for c in snapshot.constraints)
+    return snapshot.model_copy(update={"constraints": constraints})
+
+
 def _constraint_or_refusal(snapshot: Snapshot, constraint_id: str) -> Refused | None:
     if snapshot.constraint(constraint_id) is None:
         known = (c.id for c in snapshot.constraints)
@@ -156,13 +164,9 @@ def _review(snapshot: Snapshot, command: Command, comment: Comment, config: BotC
     by = command.by or today + dt.timedelta(days=config.commands.review_days)
     if by <= today:
         return Refused(f"review date {by} is not after the comment's date {today}")
-    constraints = tuple(
-        c.model_copy(update={"observed_at": today, "review_by": by}) if c.id == command.target else c
-        for c in snapshot.constraints
-    )
     note = f" (note: {code_span(command.note)})" if command.note else ""
     return Applied(
-        snapshot.model_copy(update={"constraints": constraints}),
+        _with_constraint(snapshot, command.target, lambda c: {"observed_at": today, "review_by": by}),
         f"`{command.target}` re-observed {today}; review by {by}{note}",
     )
 
@@ -172,12 +176,8 @@ def _evidence(snapshot: Snapshot, command: Command, comment: Comment, config: Bo
     if missing:
         return missing
     item = EvidenceRef(class_=command.evidence_class, summary=command.summary, ref=command.ref)
-    constraints = tuple(
-        c.model_copy(update={"evidence": (*c.evidence, item)}) if c.id == command.target else c
-        for c in snapshot.constraints
-    )
     return Applied(
-        snapshot.model_copy(update={"constraints": constraints}),
+        _with_constraint(snapshot, command.target, lambda c: {"evidence": (*c.evidence, item)}),
         f"evidence [{command.evidence_class}] added to `{command.target}`",
     )
 

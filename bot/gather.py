@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 from bot.config import Settings
 from bot.errors import InputError, Problem
 from bot.leases import LeaseReadback, parse_leases
+from bot.observed import Observed
+from bot.plan import Inputs
+from bot.render import Renderer
 from bot.snapshot import Snapshot
 from bot.store import Loaded, load_snapshot, parse_model, read_text
 from bot.validation import validate
@@ -40,3 +44,18 @@ def committed_files(settings: Settings) -> dict[str, str]:
         settings.config.snapshot: read_text(settings.snapshot_path),
         settings.config.page: read_text(page) if page.exists() else "",
     }
+
+
+def inputs(settings: Settings, observed: Observed, now: dt.datetime, leases_path: Path | None = None) -> Inputs:
+    """Everything a run decides on, read from the repository and the given observations."""
+    return Inputs(
+        snapshot=snapshot(settings),
+        snapshot_path=settings.config.snapshot,
+        page_path=settings.config.page,
+        committed=committed_files(settings),
+        readback=leases(leases_path or settings.leases_path),
+        observed=observed,
+        config=settings.config,
+        renderer=Renderer.from_directory(settings.templates_path),
+        now=now,
+    )

@@ -17,7 +17,6 @@ from bot.actions import (
     CommentAction,
     LeaseReport,
     OverdueReview,
-    PacketReport,
     Plan,
     PullRequestAction,
 )
@@ -94,7 +93,7 @@ def decide(inputs: Inputs) -> Plan:
         now=inputs.now.isoformat(),
         commands=tuple(inbox.reports),
         actions=tuple(actions),
-        packets=tuple(PacketReport(**d.model_dump()) for d in derivations),
+        packets=tuple(derivations),
         overdue=tuple(_overdue(snapshot, inputs.now)),
         leases=LeaseReport(
             file=inputs.readback.file,

@@ -13,8 +13,7 @@ import pytest
 from bot import executor, gather
 from bot.config import Settings, load_settings
 from bot.offline import OfflineGitHub, parse_state
-from bot.plan import Inputs, decide
-from bot.render import Renderer
+from bot.plan import decide
 from tests.harness import Repo, comments, pull
 
 NOW = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)
@@ -53,20 +52,7 @@ def state_with(repo: Repo, entries: list[tuple[int, int, str]]) -> dict[str, Any
 
 
 def run(settings: Settings, github: OfflineGitHub) -> None:
-    plan = decide(
-        Inputs(
-            snapshot=gather.snapshot(settings),
-            snapshot_path=settings.config.snapshot,
-            page_path=settings.config.page,
-            committed=gather.committed_files(settings),
-            readback=gather.leases(settings.leases_path),
-            observed=github.observed,
-            config=settings.config,
-            renderer=Renderer.from_directory(settings.templates_path),
-            now=NOW,
-        )
-    )
-    executor.apply(plan, github, budget=1000)
+    executor.apply(decide(gather.inputs(settings, github.observed, NOW)), github, budget=1000)
 
 
 def run_file(settings: Settings, path: Path) -> None:
