@@ -155,11 +155,8 @@ def _state(
     reasons = _coordination(packet, issues_of, held)
     if reasons:
         return "waiting-coordination", reasons
-    met = (
-        [Reason(kind="dependencies-met", subject=", ".join(packet.hard_dependency_ids))]
-        if packet.hard_dependency_ids
-        else []
-    )
+    deps = (*packet.hard_dependency_ids, *packet.satisfied_dependency_ids)
+    met = [Reason(kind="dependencies-met", subject=", ".join(deps))] if deps else []
     if issue.assignees and own_leases:
         running = Reason(
             kind="running", subject=", ".join(issue.assignees), detail="; ".join(x.describe() for x in own_leases)

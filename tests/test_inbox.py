@@ -43,6 +43,8 @@ def test_complete_by_a_writer(repo: Repo, capsys: pytest.CaptureFixture[str]) ->
     assert "applied: completed `mac.m1-streamed-q4k-no-copy` (receipt #9482)" in replies[0]["body"]
     ready = sorted(c["issue"] for c in comments(plan) if c["topic"] == "packet-ready")
     assert ready == [9230, 9495]
+    nudge = next(c for c in comments(plan) if c["issue"] == 9230)["body"]
+    assert f"- hard dependencies met: {M1}\n" in nudge
     assert plan["commands"] == [
         {
             "comment_id": 101,
