@@ -53,6 +53,8 @@ def _timestamp(text: str) -> dt.datetime:
         value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"not an ISO-8601 date or time: {text!r}") from exc
+    if not 1970 <= value.year <= 9000:  # far ends would overflow date arithmetic
+        raise argparse.ArgumentTypeError(f"not a plausible current time: {text!r}")
     return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 

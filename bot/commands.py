@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from bot.snapshot import WORK_STATES
 from bot.untrusted import code_span
@@ -35,7 +36,7 @@ VERBS: tuple[Verb, ...] = (
 )
 MUTATING: frozenset[str] = frozenset({"complete", "state", "block", "unblock", "review", "evidence", "exit"})
 # Commands a packet's own assignee may use without write permission.
-ASSIGNEE_VERBS: frozenset[str] = frozenset({"claim", "unclaim", "block", "unblock"})
+ASSIGNEE_VERBS: frozenset[str] = frozenset({"claim", "unclaim", "block"})
 USAGE: dict[str, str] = {
     "complete": "complete <packet> result: <text> [receipt: #N]",
     "claim": "claim <packet>",
@@ -144,17 +145,39 @@ def command_lines(body: str, prefix: str) -> list[tuple[int, str]]:
             quoted += 1
         elif token.type == "blockquote_close":
             quoted -= 1
-        elif token.type == "paragraph_open" and not quoted and token.map:
+        elif token.type == "inline" and not quoted and token.map:
+            hidden = _inside_inline_html(token, lines)
             for number in range(token.map[0], token.map[1]):
                 line = lines[number].strip()
-                if line == prefix or line.startswith((prefix + " ", prefix + "\t")):
+                if number not in hidden and (line == prefix or line.startswith((prefix + " ", prefix + "\t"))):
                     found.append((number + 1, line))
     return found
 
 
+def _inside_inline_html(paragraph: Token, lines: list[str]) -> set[int]:
+    """Lines a multi-line inline HTML span (a `<!-- -->` comment, a tag) continues onto: hidden."""
+    assert paragraph.map is not None
+    first = paragraph.map[0]
+    raw = "\n".join(lines[first : paragraph.map[1]])
+    hidden: set[int] = set()
+    offset = 0
+    for child in paragraph.children or []:
+        if child.type != "html_inline" or "\n" not in child.content:
+            continue
+        start = raw.find(child.content, offset)
+        if start < 0:
+            continue
+        offset = start + len(child.content)
+        top = first + raw.count("\n", 0, start)
+        hidden.update(range(top + 1, top + 1 + child.content.count("\n")))
+    return hidden
+
+
 def _raw_command_line(body: str, prefix: str) -> bool:
     """A cheap look for a command-like line, for comments too long to read properly."""
-    return any(line.strip().startswith(prefix) for line in body.split("\n"))
+    return any(
+        (line := raw.strip()) == prefix or line.startswith((prefix + " ", prefix + "\t")) for raw in body.split("\n")
+    )
 
 
 def parse(body: str, prefix: str, max_comment: int, max_argument: int) -> Parsed:

@@ -51,7 +51,12 @@ class CommandSettings(Strict):
     prefix: StrictStr = "/perf"
     review_days: StrictInt = Field(default=7, gt=0)
     max_comment_chars: StrictInt = Field(default=65536, gt=0)
-    max_argument_chars: StrictInt = Field(default=2000, gt=0)
+    max_argument_chars: StrictInt = Field(default=1000, gt=0)
+    max_commands_per_comment: StrictInt = Field(default=20, gt=0)
+    # New comments answered per person per run; the rest wait, so one person cannot crowd out others.
+    max_comments_per_user: StrictInt = Field(default=5, gt=0)
+    # GitHub refuses bodies over 65,536 characters; replies and PR bodies stay below this.
+    max_body_chars: StrictInt = Field(default=60000, gt=1000)
 
 
 class BotConfig(Strict):

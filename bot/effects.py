@@ -15,7 +15,7 @@ from typing import Any
 from bot.commands import Command
 from bot.config import BotConfig
 from bot.observed import Comment
-from bot.snapshot import Constraint, EvidenceRef, LedgerEntry, RetiredConstraint, Snapshot, WorkPacket
+from bot.snapshot import DECIDED_STATES, Constraint, EvidenceRef, LedgerEntry, RetiredConstraint, Snapshot, WorkPacket
 from bot.untrusted import code_span
 from bot.validation import validate
 
@@ -117,6 +117,11 @@ def _state(snapshot: Snapshot, command: Command, comment: Comment, config: BotCo
         return Refused(f"`{packet.id}` is complete; its state is final")
     if packet.state == command.state:
         return Refused(f"`{packet.id}` is already `{command.state}`")
+    if command.state not in DECIDED_STATES and packet.state not in DECIDED_STATES:
+        return Refused(
+            f"`{command.state}` is derived from evidence (dependencies, leases, assignment); a person decides "
+            "only `capacity-hold` and `waiting-evidence`, and can lift them with `ready`"
+        )
     reason = f" (reason: {code_span(command.reason)})" if command.reason else ""
     changed = _with_packet(snapshot, packet.model_copy(update={"state": command.state}))
     return Applied(changed, f"`{packet.id}`: `{packet.state}` → `{command.state}`{reason}")
@@ -161,7 +166,10 @@ def _review(snapshot: Snapshot, command: Command, comment: Comment, config: BotC
     if missing:
         return missing
     today = comment.created_at.astimezone(dt.UTC).date()
-    by = command.by or today + dt.timedelta(days=config.commands.review_days)
+    try:
+        by = command.by or today + dt.timedelta(days=config.commands.review_days)
+    except OverflowError:
+        return Refused(f"no review date can follow {today}")
     if by <= today:
         return Refused(f"review date {by} is not after the comment's date {today}")
     note = f" (note: {code_span(command.note)})" if command.note else ""

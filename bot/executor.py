@@ -28,15 +28,17 @@ def apply(plan: Plan, port: GitHubPort, budget: int) -> Report:
     """Perform each action until the budget is spent; what is left is safe to do next run
     because every action is keyed (markers, reactions, the PR branch) and planned afresh."""
     report = Report()
-    pull = plan.pull_request()
-    # The PR carries every accepted command; a flood of comments must not crowd it out.
-    reserved = 1 if pull.operation != "none" and budget > 0 else 0
+    # The PR carries commands whose replies record their decisions (and claims that assign
+    # people); it waits until none of those is deferred, so a merge never outruns its record.
+    waiting_for_answers = False
     for action in plan.actions:
         if isinstance(action, PullRequestAction) and action.operation == "none":
             continue
-        limit = budget if isinstance(action, PullRequestAction) else budget - reserved
-        if len(report.done) >= limit:
+        if len(report.done) >= budget or (isinstance(action, PullRequestAction) and waiting_for_answers):
             report.deferred.append(action)
+            waiting_for_answers |= isinstance(action, AssignAction) or (
+                isinstance(action, CommentAction) and action.topic == "command-reply"
+            )
             continue
         if isinstance(action, CommentAction):
             port.comment(action)

@@ -47,20 +47,11 @@ class Record:
         return (self.comment.id, self.line)
 
     def encode(self) -> str:
+        """Accepted records keep the command's text for replay; refused ones need only the verdict."""
         c = self.comment
-        return json.dumps(
-            {
-                "c": c.id,
-                "i": c.issue,
-                "a": c.user,
-                "at": c.created_at.isoformat(),
-                "l": self.line,
-                "v": self.verdict,
-                "t": self.text,
-            },
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
+        text = self.text if self.verdict == "accepted" else ""
+        data = {"c": c.id, "i": c.issue, "a": c.user, "at": c.created_at.isoformat(), "l": self.line}
+        return json.dumps({**data, "v": self.verdict, "t": text}, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
     def decode(cls, key: str) -> Record | None:
@@ -130,6 +121,7 @@ class _Reader:
         self.comments = {c.id: c for c in observed.comments}
         self.lapsed: set[tuple[int, int]] = set()
         self.decided_now: dict[int, list[tuple[Command, Verdict]]] = {}
+        self.waiting: set[int] = set()  # new comments left for a later run (per-person cap)
 
     def _parse(self, body: str) -> Parsed:
         limits = self.config.commands
@@ -146,7 +138,16 @@ class _Reader:
             for c in self.observed.comments
             if c.id > floor and c.id not in self.records and not is_bot(c, self.observed.bot_login) and not c.edited
         ]
-        new = [(c, p) for c, p in new if not p.empty]
+        new = [(c, p) for c, p in sorted(new, key=lambda item: (item[0].created_at, item[0].id)) if not p.empty]
+        per_user: dict[str, int] = {}
+        answered_now = []
+        for comment, parsed in new:
+            per_user[comment.user] = per_user.get(comment.user, 0) + 1
+            if per_user[comment.user] <= self.config.commands.max_comments_per_user:
+                answered_now.append((comment, parsed))
+            else:
+                self.waiting.add(comment.id)
+        new = answered_now
         decided = [(records[0].comment, records) for cid, records in self.records.items() if cid > floor and records]
         queue: list[tuple[Comment, Parsed | list[Record]]] = [*new, *decided]
         queue.sort(key=lambda item: (item[0].created_at, item[0].id))
@@ -167,6 +168,8 @@ class _Reader:
         the snapshot) is the same whether or not this run's replies have been written yet."""
         settled = self.base.commands_settled_through
         for comment, work in sorted(queue, key=lambda item: item[0].id):
+            if any(waiting < comment.id for waiting in self.waiting):
+                break
             if isinstance(work, Parsed):
                 decided = [(c, v) for c, v in self.decided_now.get(comment.id, [])]
             else:
@@ -224,8 +227,23 @@ class _Reader:
                     dropped.setdefault(key, comment.id)
         return dropped
 
+    def _too_big(self, comment: Comment, parsed: Parsed) -> str:
+        """Why a comment's commands cannot be answered one by one (an empty string when they can)."""
+        limits = self.config.commands
+        if parsed.too_long:
+            return f"this comment is longer than {limits.max_comment_chars} characters"
+        if len(parsed.commands) + len(parsed.errors) > limits.max_commands_per_comment:
+            return f"this comment has more than {limits.max_commands_per_comment} commands"
+        records = [Record(comment, c.line, "accepted", c.text).encode() for c in parsed.commands]
+        if sum(len(marker("decision", r)) for r in records) > limits.max_body_chars // 2:
+            return "this comment's commands are too long to answer and record in one reply"
+        return ""
+
     def _decide(self, comment: Comment, parsed: Parsed, dropped: dict[tuple[int, int], int]) -> None:
         self._react(comment, "eyes")
+        whole = self._too_big(comment, parsed)
+        if whole:
+            parsed = Parsed(too_long=True)
         assignments: list[Action] = []
         answers = [self._answer(comment, command, dropped, assignments) for command in parsed.commands]
         self.decided_now[comment.id] = [(a.command, a.verdict) for a in answers]
@@ -233,8 +251,7 @@ class _Reader:
         for line, text, message in errors:
             self._report(comment, line, text, None, "refused", message)
         if parsed.too_long:
-            limit = self.config.commands.max_comment_chars
-            self._report(comment, 0, "", None, "refused", f"comment longer than {limit} characters")
+            self._report(comment, 0, "", None, "refused", whole)
         records = [Record(comment, a.command.line, a.verdict, a.command.text) for a in answers]
         records += [Record(comment, line, "refused", text) for line, text, _ in errors]
         self.inbox.actions.append(
@@ -248,8 +265,7 @@ class _Reader:
                     author=comment.user,
                     answers=answers,
                     errors=errors,
-                    too_long=parsed.too_long,
-                    limit=self.config.commands.max_comment_chars,
+                    whole=whole,
                     prefix=self.prefix,
                 ),
             )
@@ -274,6 +290,9 @@ class _Reader:
             return self._accept(comment, command, self._describe_drop(comment, dropped))
         if command.verb in ("claim", "unclaim"):
             return self._claim(comment, command, assignments)
+        if (comment.id, command.line) in self.ledger:
+            # Merged already (its reply was lost or never written): answer it, never apply twice.
+            return self._accept(comment, command, "applied and merged earlier", "merged")
         outcome = effects.apply(self.inbox.snapshot, command, comment, self.config)
         if isinstance(outcome, effects.Refused):
             return self._refuse(comment, command, outcome.reason)
@@ -303,7 +322,13 @@ class _Reader:
         return [AssignAction(issue=issue, login=login, add=add)]
 
     def _describe_drop(self, comment: Comment, dropped: dict[tuple[int, int], int]) -> str:
-        mine = sorted(key for key, by in dropped.items() if by == comment.id)
+        accepted = {
+            (cid, command.line)
+            for cid, answers in self.decided_now.items()
+            for command, v in answers
+            if v == "accepted"
+        } | {r.key() for records in self.records.values() for r in records if r.verdict == "accepted"}
+        mine = sorted(key for key, by in dropped.items() if by == comment.id and key in accepted)
         if not mine:
             return "no pending commands to drop"
         return "dropped pending commands: " + ", ".join(f"comment {cid} line {line}" for cid, line in mine)

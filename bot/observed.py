@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 Permission = Literal["none", "read", "triage", "write", "maintain", "admin"]
 
@@ -17,8 +17,13 @@ class Tolerant(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
 
+def _without_lone_surrogates(text: str) -> str:
+    """JSON can carry a lone UTF-16 surrogate; it cannot be encoded, so it becomes U+FFFD."""
+    return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+
+
 class Issue(Tolerant):
-    number: int = Field(gt=0)
+    number: StrictInt = Field(gt=0)
     title: str = ""
     state: Literal["open", "closed"] = "open"
     # GitHub sets "reopened" on an issue that was closed and opened again.
@@ -28,23 +33,28 @@ class Issue(Tolerant):
 
 
 class Comment(Tolerant):
-    id: int = Field(gt=0)
-    issue: int = Field(gt=0)
+    id: StrictInt = Field(gt=0)
+    issue: StrictInt = Field(gt=0)
     user: str
     created_at: AwareDatetime
     body: str = ""
     user_type: Literal["User", "Bot", "Organization"] = "User"
     edited: bool = False
 
+    @field_validator("body", "user")
+    @classmethod
+    def _encodable(cls, value: str) -> str:
+        return _without_lone_surrogates(value)
+
 
 class Reaction(Tolerant):
-    comment_id: int
+    comment_id: StrictInt
     user: str
     content: str
 
 
 class PullRequest(Tolerant):
-    number: int = Field(gt=0)
+    number: StrictInt = Field(gt=0)
     state: Literal["open", "closed", "merged"] = "open"
     head: str
     title: str = ""

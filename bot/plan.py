@@ -26,7 +26,6 @@ from bot.errors import BotError
 from bot.leases import LeaseReadback
 from bot.markers import marker, said
 from bot.observed import Comment, Observed
-from bot.overlap import overlaps
 from bot.render import Renderer
 from bot.snapshot import Snapshot, WorkPacket
 from bot.store import Loaded
@@ -66,7 +65,7 @@ def decide(inputs: Inputs) -> Plan:
         owner=config.owner,
     )
     derivations = derive_all(snapshot, evidence)
-    following = next_snapshot(snapshot, derivations)
+    following = _count_state_changes(base, next_snapshot(snapshot, derivations))
     if following != base and inbox.settled_through > base.commands_settled_through:
         following = following.model_copy(
             update={
@@ -130,6 +129,18 @@ def next_snapshot(snapshot: Snapshot, derivations: list[Derivation]) -> Snapshot
     return snapshot.model_copy(update={"work_packets": tuple(packets)})
 
 
+def _count_state_changes(base: Snapshot, following: Snapshot) -> Snapshot:
+    """Bump `state_revision` of each packet whose state this change moves (one episode each)."""
+    before = {p.id: p for p in base.work_packets}
+    packets = tuple(
+        p.model_copy(update={"state_revision": before[p.id].state_revision + 1})
+        if p.id in before and p.state != before[p.id].state
+        else p
+        for p in following.work_packets
+    )
+    return following.model_copy(update={"work_packets": packets})
+
+
 def _digest(*parts: object) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:12]
 
@@ -164,21 +175,10 @@ class Nudges:
 
     def packets(self, snapshot: Snapshot, derivations: list[Derivation]) -> list[CommentAction]:
         actions: list[CommentAction] = []
-        released = self.inputs.readback.released
-        pattern = self.inputs.config.leases_rules.holder_issue_pattern
         for packet, d in zip(snapshot.work_packets, derivations, strict=True):
-            # A packet can wait on leases and be freed many times; each released lease (a journal
-            # readback names them) marks a new episode. Completed dependencies never reopen.
-            freed_by = (
-                sorted(
-                    lease.key
-                    for lease in released
-                    if lease.issue(pattern) != packet.issue and overlaps(packet.paths, lease.tree)
-                )
-                if packet.state == "waiting-coordination"
-                else []
-            )
-            episode = _digest(packet.state, packet.owner, packet.hard_dependency_ids, packet.blocked_by_ids, freed_by)
+            # The default branch's record names the episode: it changes each time a merged
+            # change moves the packet's state, and stays put while a PR is open.
+            episode = _digest(packet.state, packet.state_revision)
             if packet.state in WAITING and d.derived_state == "ready":
                 actions += self._comment(
                     packet.issue,
@@ -234,7 +234,7 @@ class Nudges:
             else:
                 continue
             if open_packets:
-                key = f"{number}:{kind}:" + ",".join(p.id for p in open_packets)
+                key = f"{number}:{kind}"
                 actions += self._comment(
                     number, "issue-mismatch", key, "comments/issue-mismatch.md.j2", kind=kind, packets=open_packets
                 )
@@ -252,14 +252,21 @@ def pull_request(
         if existing is None:
             return PullRequestAction(operation="none", branch=settings.branch)
         return PullRequestAction(operation="close", number=existing.number, branch=settings.branch)
-    body = inputs.renderer.render(
-        "pr_body.md.j2",
-        changes=[d for d in derivations if d.changed],
-        commands=applied,
-        repository=inputs.observed.repository,
-        files=sorted(path for path, text in files.items() if inputs.committed.get(path) != text),
-        readback=inputs.readback,
-    )
+    changes = [d for d in derivations if d.changed]
+    shown = max(len(changes), len(applied))
+    while True:
+        body = inputs.renderer.render(
+            "pr_body.md.j2",
+            changes=changes[:shown],
+            commands=applied[:shown],
+            omitted=len(changes[shown:]) + len(applied[shown:]),
+            repository=inputs.observed.repository,
+            files=sorted(path for path, text in files.items() if inputs.committed.get(path) != text),
+            readback=inputs.readback,
+        )
+        if len(body) <= inputs.config.commands.max_body_chars or shown == 0:
+            break
+        shown //= 2  # GitHub refuses longer bodies; the snapshot's diff still shows everything
     proposal = PullRequestAction(
         operation="create", branch=settings.branch, title=settings.title, body=body, files=files
     )

@@ -134,6 +134,8 @@ class WorkPacket(Model):
     next_action: StrictStr = ""
     result: StrictStr = ""
     exit_when: StrictStr
+    # How many times a perfbot change moved this packet's state; keys its nudges, one per episode.
+    state_revision: StrictInt = 0
 
 
 class ReadyWave(Model):

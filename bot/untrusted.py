@@ -12,10 +12,13 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
 _ZERO_WIDTH = "\u200b"
 
 
-def neutral(text: str, limit: int = 300) -> str:
-    """One line of inert text: no mentions, no HTML comments, bounded length."""
+def neutral(text: str, limit: int | None = None) -> str:
+    """One line of inert text: no mentions, no HTML comments; cut to `limit` characters if given.
+
+    Only cut text that holds no code span of ours: cutting one open would let the rest render.
+    """
     line = _CONTROL.sub(" ", text.replace("\r", " ").replace("\n", " "))
-    if len(line) > limit:
+    if limit is not None and len(line) > limit:
         line = line[: limit - 1] + "…"
     line = line.replace("@", "@" + _ZERO_WIDTH)
     return line.replace("<!--", "<!" + _ZERO_WIDTH + "--").replace("-->", "--" + _ZERO_WIDTH + ">")

@@ -15,6 +15,8 @@ from bot.levers import find_cycle, graph_findings, ready_by_envelope, ready_leve
 from bot.snapshot import REQUIRED_OSS_STATES, SCHEMA_ID, Snapshot
 
 ISSUE_REF = re.compile(r"#(\d+)")
+# Raw HTML (a tag, a comment, a declaration) renders inside GitHub's tables and can end a cell.
+_HTML_TAG = re.compile(r"<[A-Za-z/!?]")
 
 
 def validate(snapshot: Snapshot) -> list[Finding]:
@@ -153,6 +155,8 @@ def _packets(s: Snapshot) -> Iterator[Finding]:
         if w.state != "complete" and (_blank(w.next_action) or not _blank(w.result)):
             field = "result" if not _blank(w.result) else "next_action"
             yield Finding((*at, field), f'work packet "{w.id}" needs a next action and no result')
+        if w.state_revision < 0:
+            yield Finding((*at, "state_revision"), f'work packet "{w.id}" has a negative state_revision')
         seen_related: set[int] = set()
         for j, n in enumerate(w.related_issues):
             if n <= 0 or n == w.issue or n in seen_related:
@@ -347,6 +351,8 @@ def _cells(s: Snapshot) -> Iterator[Finding]:
             continue
         if "|" in text:
             yield Finding(loc, f"{_name(s, loc)}: '|' would break the table cell; rephrase it")
+        if _HTML_TAG.search(text):
+            yield Finding(loc, f"{_name(s, loc)}: HTML markup would break the table; rephrase it")
         if "\n" in text or "\r" in text:
             yield Finding(loc, f"{_name(s, loc)}: a line break would break the table cell; use one line")
 

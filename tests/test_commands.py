@@ -133,6 +133,12 @@ def test_fences_quotes_and_lookalikes_are_not_commands() -> None:
     assert [text for _, text in command_lines(body, P)] == ["/perf claim m1"]
 
 
+def test_inline_html_spanning_lines_hides_them() -> None:
+    body = "LGTM, thanks <!--\n/perf complete m1 result: x\n--> and\n/perf help"
+    assert command_lines(body, P) == [(4, "/perf help")]
+    assert command_lines('see <img alt="a\n/perf help\nb" src="x">\n/perf claim m1', P) == [(4, "/perf claim m1")]
+
+
 def test_unclosed_fence_hides_the_rest() -> None:
     assert command_lines("```\n/perf help\n", P) == []
 

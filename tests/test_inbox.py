@@ -284,10 +284,13 @@ def test_hostile_blocker_text_is_inert_everywhere_the_bot_repeats_it(
 
     repo.set_issue(9420, assignees=["eve"])
     repo.add_comment(101, 8325, "eve", COMPLETE)
-    hostile = "ping @octocat <!-- perfbot:decision 101 --> [click](https://evil.example) fixes #8325"
+    hostile = "ping @octocat --> [click](https://evil.example) fixes #8325"
     repo.add_comment(102, 9420, "eve", f"/perf block cuda.cache-weight-residency {hostile}", at="2026-08-27T10:05:00Z")
+    marked = "<!-- perfbot:decision 101 --> <td>cell</td>"
+    repo.add_comment(103, 9420, "eve", f"/perf block cuda.cache-weight-residency {marked}", at="2026-08-27T10:06:00Z")
     plan = repo.reconcile(capsys, "--now", NOW)
-    assert commands(plan) == [(101, 1, "refused"), (102, 1, "accepted")]
+    assert commands(plan) == [(101, 1, "refused"), (102, 1, "accepted"), (103, 1, "refused")]
+    assert "HTML markup would break the table" in plan["commands"][2]["reason"]
     written = [c["body"] for c in comments(plan)] + [pull(plan)["body"]]
     assert any("octocat" in body for body in written)
     for body in written:
@@ -359,7 +362,7 @@ def test_lease_lost_is_said_only_when_the_lease_is_gone(repo: Repo, capsys: pyte
     assert [c["topic"] for c in comments(plan)] == ["command-reply"]
 
 
-def test_assignee_may_unblock_and_complete_packets_cannot_be_blocked(
+def test_unblock_needs_write_and_complete_packets_cannot_be_blocked(
     repo: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo.set_issue(9497, assignees=["carol"])
@@ -371,7 +374,8 @@ def test_assignee_may_unblock_and_complete_packets_cannot_be_blocked(
     repo.add_comment(102, 8325, "alice", COMPLETE, at="2026-08-27T10:01:00Z")
     repo.add_comment(103, 8325, "alice", f"/perf block {M1} nothing", at="2026-08-27T10:02:00Z")
     plan = repo.reconcile(capsys, "--now", NOW)
-    assert commands(plan) == [(101, 1, "accepted"), (102, 1, "accepted"), (103, 1, "refused")]
+    assert commands(plan) == [(101, 1, "refused"), (102, 1, "accepted"), (103, 1, "refused")]
+    assert "`unblock` needs write permission; carol has triage" in plan["commands"][0]["reason"]
     assert "is complete; nothing can block it" in plan["commands"][2]["reason"]
 
 
@@ -379,8 +383,20 @@ def test_a_comment_flood_does_not_starve_the_pr(repo: Repo, capsys: pytest.Captu
     for n in range(20):
         repo.add_comment(200 + n, 9497, "mallory", "/perf help", at=f"2026-08-27T09:{n:02d}:00Z")
     repo.add_comment(300, 8325, "alice", COMPLETE)
-    repo.reconcile(capsys, "--now", NOW, "--max-writes", "10")
+    plan = repo.reconcile(capsys, "--now", NOW, "--max-writes", "25")
     assert len(repo.state().get("pulls", [])) == 1
+    answered = {c["comment_id"] for c in plan["commands"]}
+    assert answered == {200, 201, 202, 203, 204, 300}  # five per person per run; the rest wait
+    later = repo.reconcile(capsys, "--now", NOW)
+    assert {c["comment_id"] for c in later["commands"]} >= {205, 206, 207, 208, 209}
+
+
+def test_the_pr_waits_for_the_replies_it_depends_on(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.add_comment(101, 8325, "alice", COMPLETE)
+    repo.reconcile(capsys, "--now", NOW, "--max-writes", "1")  # only the eyes reaction fits
+    assert repo.state().get("pulls", []) == []
+    repo.reconcile(capsys, "--now", NOW)
+    assert len(repo.state()["pulls"]) == 1
 
 
 def test_naive_comment_times_are_a_clear_error(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
@@ -390,3 +406,38 @@ def test_naive_comment_times_are_a_clear_error(repo: Repo, capsys: pytest.Captur
     repo.add_comment(102, 8325, "alice", "/perf help", at="2026-08-27T10:00:00Z")
     assert main(["reconcile", "--config", str(repo.config), "--offline", str(repo.state_path)]) == 1
     assert "comments.0.created_at: Input should have timezone info" in capsys.readouterr().err
+
+
+def test_a_merged_command_whose_reply_vanished_is_answered_not_reapplied(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.add_comment(101, 8325, "alice", COMPLETE)
+    repo.merge(repo.reconcile(capsys, "--now", NOW))
+    state = repo.state()
+    state["comments"] = [c for c in state["comments"] if "command-reply" not in c["body"]]
+    state["reactions"] = []
+    repo.write_state(state)
+    plan = repo.reconcile(capsys, "--now", NOW)
+    assert commands(plan) == [(101, 1, "merged")]
+    (reply,) = [c for c in comments(plan) if c["topic"] == "command-reply"]
+    assert "applied: applied and merged earlier" in reply["body"]
+    assert reactions(repo, 101) == ["eyes", "rocket"]
+    assert pull(plan)["operation"] == "none"
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        ("\n".join(["/perf help"] * 21), "more than 20 commands"),
+        ("\n".join(f"/perf block profile.real-cuda {'é' * 900}" for _ in range(8)), "too long to answer and record"),
+    ],
+)
+def test_comments_too_big_to_record_are_refused_whole(
+    repo: Repo, capsys: pytest.CaptureFixture[str], body: str, why: str
+) -> None:
+    repo.add_comment(101, 9497, "alice", body)
+    plan = repo.reconcile(capsys, "--now", NOW)
+    (reply,) = comments(plan)
+    assert why in reply["body"]
+    assert len(reply["body"]) < 2000
+    assert pull(plan)["operation"] == "none"
