@@ -59,7 +59,8 @@ class OfflineGitHub:
         return cls(raw, observed, now, path)
 
     def text(self) -> str:
-        return json.dumps(self.raw, indent=2, ensure_ascii=False) + "\n"
+        # ASCII escapes: JSON may carry lone surrogates, which UTF-8 cannot encode.
+        return json.dumps(self.raw, indent=2) + "\n"
 
     def _save(self) -> None:
         if self.path is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -441,3 +442,31 @@ def test_comments_too_big_to_record_are_refused_whole(
     assert why in reply["body"]
     assert len(reply["body"]) < 2000
     assert pull(plan)["operation"] == "none"
+
+
+def test_odd_but_valid_input_is_answered_not_a_traceback(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    state = repo.state()
+    state["comments"] = [
+        {"id": 101, "issue": 8325, "user": "alice", "created_at": "2026-08-27T10:00:00Z", "body": "/perf help \ud800"},
+        {
+            "id": 102,
+            "issue": 8324,
+            "user": "alice",
+            "created_at": "9999-12-30T10:00:00Z",
+            "body": "/perf review metal-resident-decode",
+        },
+    ]
+    repo.state_path.write_text(json.dumps(state), encoding="utf-8")  # keeps the lone surrogate escaped
+    plan = repo.reconcile(capsys, "--now", NOW)
+    assert commands(plan) == [(101, 1, "accepted"), (102, 1, "refused")]
+    assert "no review date can follow 9999-12-30" in plan["commands"][1]["reason"]
+
+
+def test_an_issue_number_given_as_text_is_a_clear_error(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.cli import main
+
+    state = repo.state()
+    state["issues"][0]["number"] = str(state["issues"][0]["number"])
+    repo.write_state(state)
+    assert main(["reconcile", "--config", str(repo.config), "--offline", str(repo.state_path)]) == 1
+    assert "issues.0.number: Input should be a valid integer" in capsys.readouterr().err
