@@ -11,11 +11,10 @@ import datetime as dt
 import resource
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from benchmarks.render import best_of
 from benchmarks.synthetic import place, scaled
 from bot import gather, store
 from bot.config import load_settings
@@ -80,7 +79,7 @@ def main() -> None:
             renderer=renderer,
             now=now,
         )
-        best = min(_timed(partial(decide, inputs)) for _ in range(args.repeat))
+        best = best_of(args.repeat, partial(decide, inputs))
         print(
             f"{label:>25}: {len(source.model.work_packets):>5} packets, {len(leases.live):>4} leases, "
             f"{len(seen.issues):>5} issues  decide {best * 1000:8.1f} ms"
@@ -96,12 +95,6 @@ def main() -> None:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     print(f"seed CLI run (python -m bot reconcile --dry-run): {cpu:.2f} s of process time")
-
-
-def _timed(work: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    work()
-    return time.perf_counter() - start
 
 
 if __name__ == "__main__":

@@ -6,12 +6,11 @@ skipped run loses nothing. It names the cause of the run in the plan.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from bot.errors import input_error
+from bot.json_input import parse_object
 
 
 class Trigger(BaseModel):
@@ -26,12 +25,7 @@ class Trigger(BaseModel):
 
 
 def parse_event(name: str, text: str, file: str) -> Trigger:
-    try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise input_error(file, f"event payload is not JSON: {exc.msg}", exc.lineno, exc.colno) from exc
-    if not isinstance(payload, dict):
-        raise input_error(file, "event payload is not a JSON object", 1, 1)
+    payload = parse_object(text, file, "the event payload")
     issue = _get(payload, "issue", "number")
     comment = _get(payload, "comment", "id")
     sender = _get(payload, "comment", "user", "login") or _get(payload, "sender", "login") or ""

@@ -14,19 +14,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.actions import AssignAction, CommentAction, EditCommentAction, PullRequestAction, ReactAction
-from bot.errors import InputError, Problem, input_error
+from bot.errors import InputError, Problem
+from bot.json_input import parse_object
 from bot.observed import Observed
 from bot.store import read_text, write_atomic
 
 
 def parse_state(text: str, file: str) -> tuple[dict[str, Any], Observed]:
     """The raw state (kept whole for writing back) and its validated reading."""
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise input_error(file, f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from exc
-    if not isinstance(raw, dict):
-        raise input_error(file, "expected a JSON object", 1, 1)
+    raw = parse_object(text, file, "the state")
     try:
         observed = Observed.model_validate(raw)
     except ValidationError as exc:

@@ -22,8 +22,8 @@ NOW = dt.datetime(2026, 8, 28, 9, 30, tzinfo=dt.UTC)
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("{not json", "s.json:1:2: not valid JSON"),
-        ("[]", "s.json:1:1: expected a JSON object"),
+        ("{not json", "s.json:1:2: the state is not valid JSON"),
+        ("[]", "s.json:1:1: the state is not a JSON object"),
         ('{"issues": [{"number": "x"}]}', "s.json: issues.0.number: Input should be a valid integer"),
         (
             '{"issues": [{"number": 1}], "comments": [{"id": 5, "issue": 2, "user": "a", "created_at": "2026-08-28T00:00:00Z"}]}',
@@ -42,7 +42,7 @@ def test_malformed_state_through_the_cli(sandbox: Repo, capsys: pytest.CaptureFi
     sandbox.state_path.write_text("{", encoding="utf-8")
     assert main(["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path)]) == 1
     err = capsys.readouterr().err
-    assert "offline-state.json:1:2: not valid JSON" in err
+    assert "offline-state.json:1:2: the state is not valid JSON" in err
     assert "Traceback" not in err
 
 
@@ -135,4 +135,4 @@ def test_a_broken_event_file_is_a_clear_error(sandbox: Repo, capsys: pytest.Capt
         str(bad),
     ]
     assert main(argv) == 1
-    assert "event.json:1:2: event payload is not JSON" in capsys.readouterr().err
+    assert "event.json:1:2: the event payload is not valid JSON" in capsys.readouterr().err
