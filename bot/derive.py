@@ -114,6 +114,7 @@ def _derive(
     )
     owner = _owner(packet, issue, own_leases, ev.owner)
     state, reasons = _state(packet, states, issues_of, issue, own_leases, held, ev)
+    reasons += [Reason(kind="blocker-cleared", subject=b) for b in cleared]
     return Derivation(
         id=packet.id,
         issue=packet.issue,

@@ -75,7 +75,7 @@ def test_foreign_overlapping_lease_means_waiting_coordination(seed: Snapshot) ->
 def test_released_blocker_clears_and_the_packet_is_ready(seed: Snapshot) -> None:
     d = derive(seed, leases=())["cuda.q8_1-numerical-gate"]
     assert (d.derived_state, d.cleared_blockers) == ("ready", ("cuda.cache-weight-residency",))
-    assert kinds(d) == ["unassigned"]
+    assert kinds(d) == ["unassigned", "blocker-cleared"]
 
 
 def test_free_text_blocker_means_waiting_coordination(seed: Snapshot) -> None:
