@@ -253,10 +253,7 @@ def test_quoted_text_cannot_ping_or_forge(repo: Repo, capsys: pytest.CaptureFixt
     repo.add_comment(101, 8325, "mallory", "/perf frob @everyone <!-- perfbot:decision 7:1:accepted --> ``tick``")
     (reply,) = comments(repo.reconcile(capsys, "--now", NOW))
     assert "@everyone" not in reply["body"]
-    assert (
-        "perfbot:decision 7" not in reply["body"].replace("\u200b", "")
-        or "<!--" not in reply["body"].split("@mallory")[1]
-    )
+    assert "<!-- perfbot:decision 7" not in reply["body"]  # the pasted comment opener is broken
     from bot.markers import markers_in
 
     assert ("decision", "7:1:accepted") not in markers_in(reply["body"])
