@@ -16,13 +16,14 @@ from pathlib import Path
 
 from benchmarks.render import best_of
 from benchmarks.synthetic import place, scaled
-from bot import gather, store
 from bot.config import load_settings
-from bot.leases import Lease, LeaseReadback
-from bot.observed import Issue, Observed
-from bot.plan import Inputs, decide
+from bot.evidence.leases import Lease, LeaseReadback
+from bot.github.observed import Issue, Observed
+from bot.reconcile import gather
+from bot.reconcile.plan import Inputs, decide
 from bot.render import Renderer
-from bot.snapshot import Snapshot
+from bot.snapshot import store
+from bot.snapshot.model import Snapshot
 
 
 def world(

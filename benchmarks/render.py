@@ -12,10 +12,10 @@ from functools import partial
 from pathlib import Path
 
 from benchmarks.synthetic import scaled
-from bot import gather
 from bot.config import load_settings
+from bot.reconcile import gather
 from bot.render import Renderer
-from bot.validation import validate
+from bot.snapshot.validation import validate
 
 
 def best_of(repeat: int, work: Callable[[], object]) -> float:

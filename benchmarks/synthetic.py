@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.snapshot import Snapshot
+from bot.snapshot.model import Snapshot
 
 
 def place(path: str, copy: int) -> str:

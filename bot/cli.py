@@ -10,14 +10,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bot import executor, gather
 from bot.config import Settings, load_settings
 from bot.errors import BotError, InputError
-from bot.events import parse_event
-from bot.offline import OfflineGitHub
-from bot.plan import decide
+from bot.files import read_text, write_atomic
+from bot.github.events import parse_event
+from bot.github.offline import OfflineGitHub
+from bot.reconcile import executor, gather
+from bot.reconcile.plan import decide
 from bot.render import Renderer
-from bot.store import read_text, write_atomic
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
-from bot.store import load_model
+from bot.snapshot.store import load_model
 
 
 class Strict(BaseModel):

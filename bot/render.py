@@ -9,7 +9,7 @@ from typing import Any
 from jinja2 import BaseLoader, DictLoader, Environment, StrictUndefined
 
 from bot.config import PageText
-from bot.snapshot import Snapshot, WorkPacket
+from bot.snapshot.model import Snapshot, WorkPacket
 from bot.untrusted import code_span, neutral
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from bot import gather
 from bot.config import LeaseRules, OwnerWording, Settings
-from bot.derive import Derivation, Evidence, derive_all
-from bot.leases import Lease
-from bot.observed import Issue
-from bot.snapshot import Snapshot
+from bot.evidence.derive import Derivation, Evidence, derive_all
+from bot.evidence.leases import Lease
+from bot.github.observed import Issue
+from bot.reconcile import gather
+from bot.snapshot.model import Snapshot
 
 SEED_LEASES = (
     Lease(lane="model", loop_ts="t", holder="issue-9420-cache-weight-residency", tree=("internal/model/**",)),

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.leases import parse_leases
+from bot.evidence.leases import parse_leases
 
 DOS_TOML = """\
 [lanes]

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from bot import executor, gather
 from bot.config import Settings, load_settings
-from bot.offline import OfflineGitHub, parse_state
-from bot.plan import decide
+from bot.github.offline import OfflineGitHub, parse_state
+from bot.reconcile import executor, gather
+from bot.reconcile.plan import decide
 from tests.harness import Repo, comments, pull
 
 NOW = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)

@@ -9,14 +9,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot import executor, gather
 from bot.config import Settings
-from bot.leases import Lease, LeaseReadback
-from bot.offline import OfflineGitHub, parse_state
-from bot.plan import Inputs, decide
+from bot.evidence.leases import Lease, LeaseReadback
+from bot.github.offline import OfflineGitHub, parse_state
+from bot.reconcile import executor, gather
+from bot.reconcile.plan import Inputs, decide
 from bot.render import Renderer
-from bot.snapshot import Snapshot
-from bot.store import Loaded
+from bot.snapshot.model import Snapshot
+from bot.snapshot.store import Loaded
 from tests.paths import ROOT
 
 OPEN_STATES = ["running", "ready", "waiting-dependency", "waiting-coordination", "waiting-evidence", "capacity-hold"]

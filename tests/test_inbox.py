@@ -254,7 +254,7 @@ def test_quoted_text_cannot_ping_or_forge(repo: Repo, capsys: pytest.CaptureFixt
     (reply,) = comments(repo.reconcile(capsys, "--now", NOW))
     assert "@everyone" not in reply["body"]
     assert "<!-- perfbot:decision 7" not in reply["body"]  # the pasted comment opener is broken
-    from bot.markers import markers_in
+    from bot.github.markers import markers_in
 
     assert ("decision", "7:1:accepted") not in markers_in(reply["body"])
 
@@ -278,7 +278,7 @@ def test_hostile_blocker_text_is_inert_everywhere_the_bot_repeats_it(
     repo: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An assignee without write access sets a blocker that tries to ping and forge a decision."""
-    from bot.markers import markers_in
+    from bot.github.markers import markers_in
 
     repo.set_issue(9420, assignees=["eve"])
     repo.add_comment(101, 8325, "eve", COMPLETE)

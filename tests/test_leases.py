@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from bot import gather
 from bot.errors import InputError
-from bot.leases import parse_leases
+from bot.evidence.leases import parse_leases
+from bot.reconcile import gather
 from tests.paths import ROOT
 
 T0 = "2026-08-27T16:00:00Z"

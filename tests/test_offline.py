@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.actions import CommentAction, PullRequestAction, ReactAction
 from bot.cli import main
 from bot.errors import InputError
-from bot.offline import OfflineGitHub, parse_state
+from bot.github.offline import OfflineGitHub, parse_state
+from bot.reconcile.actions import CommentAction, PullRequestAction, ReactAction
 from tests.harness import Repo
 from tests.paths import ROOT
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.overlap import collide, normalise, overlaps
+from bot.evidence.overlap import collide, normalise, overlaps
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from bot import gather
 from bot.config import Settings
+from bot.reconcile import gather
 from bot.render import Renderer
-from bot.store import load_snapshot
+from bot.snapshot.store import load_snapshot
 from tests.paths import FIXTURES, ROOT
 from tests.plaintext import reduce
 

@@ -9,8 +9,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot import store
-from bot.snapshot import Constraint, EvidenceRef, LedgerEntry, Lever, Program, Snapshot, WorkPacket
+from bot import files
+from bot.snapshot import store
+from bot.snapshot.model import Constraint, EvidenceRef, LedgerEntry, Lever, Program, Snapshot, WorkPacket
 from tests.paths import FIXTURES, ROOT
 
 
@@ -202,8 +203,8 @@ def test_save_over_another_snapshot_loads_back_as_the_new_model(old: Snapshot, n
 
 def test_write_atomic_replaces_the_file(tmp_path: Path) -> None:
     target = tmp_path / "sub" / "page.md"
-    store.write_atomic(target, "one\n")
-    store.write_atomic(target, "two\n")
+    files.write_atomic(target, "one\n")
+    files.write_atomic(target, "two\n")
     assert target.read_text(encoding="utf-8") == "two\n"
     assert [p.name for p in target.parent.iterdir()] == ["page.md"]
 

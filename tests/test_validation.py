@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from bot import gather
 from bot.errors import InputError
+from bot.reconcile import gather
 
 FILE = "snapshot.yaml"
 M1_LANE = "    lane: hardware+docs\n    paths: [docs/_witnesses/**]\n    next_action: 'Assign #8325"

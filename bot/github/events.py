@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from bot.json_input import parse_object
+from bot.files import parse_object
 
 
 class Trigger(BaseModel):

@@ -15,10 +15,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from bot.config import LeaseRules, OwnerWording
-from bot.leases import Lease
-from bot.observed import Issue
-from bot.overlap import overlaps
-from bot.snapshot import DECIDED_STATES, Snapshot, WorkPacket, WorkState
+from bot.evidence.leases import Lease
+from bot.evidence.overlap import overlaps
+from bot.github.observed import Issue
+from bot.snapshot.model import DECIDED_STATES, Snapshot, WorkPacket, WorkState
 
 ReasonKind = Literal[
     "decided",

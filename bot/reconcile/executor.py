@@ -5,7 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.actions import Action, AssignAction, CommentAction, EditCommentAction, Plan, PullRequestAction, ReactAction
+from bot.reconcile.actions import (
+    Action,
+    AssignAction,
+    CommentAction,
+    EditCommentAction,
+    Plan,
+    PullRequestAction,
+    ReactAction,
+)
 
 
 class GitHubPort(Protocol):

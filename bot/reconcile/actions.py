@@ -6,8 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.derive import Derivation
-from bot.events import Trigger
+from bot.evidence.derive import Derivation
+from bot.github.events import Trigger
 
 Topic = Literal["packet-ready", "lease-lost", "review-overdue", "issue-mismatch", "command-reply", "command-lapsed"]
 ReactionContent = Literal["eyes", "rocket", "confused"]

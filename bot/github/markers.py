@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote
 
-from bot.observed import Comment
+from bot.github.observed import Comment
 
 _MARKER = re.compile(r"<!-- perfbot:([a-z-]+) ([^\s>]*) -->")
 

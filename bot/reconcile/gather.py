@@ -7,13 +7,14 @@ from pathlib import Path
 
 from bot.config import Settings
 from bot.errors import InputError, Problem
-from bot.leases import LeaseReadback, parse_leases
-from bot.observed import Observed
-from bot.plan import Inputs
+from bot.evidence.leases import LeaseReadback, parse_leases
+from bot.files import read_text
+from bot.github.observed import Observed
+from bot.reconcile.plan import Inputs
 from bot.render import Renderer
-from bot.snapshot import Snapshot
-from bot.store import Loaded, load_snapshot, parse_model, read_text
-from bot.validation import validate
+from bot.snapshot.model import Snapshot
+from bot.snapshot.store import Loaded, load_snapshot, parse_model
+from bot.snapshot.validation import validate
 
 
 def checked(loaded: Loaded[Snapshot]) -> Loaded[Snapshot]:

@@ -16,14 +16,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Literal
 
-from bot import effects
-from bot.actions import Action, AssignAction, CommentAction, ReactAction, ReactionContent
-from bot.commands import ASSIGNEE_VERBS, MUTATING, Command, Parsed, parse
+from bot.commands import effects
+from bot.commands.grammar import ASSIGNEE_VERBS, MUTATING, Command, Parsed, parse
 from bot.config import BotConfig
-from bot.markers import marker, markers_in, said
-from bot.observed import Comment, Observed
+from bot.github.markers import marker, markers_in, said
+from bot.github.observed import Comment, Observed
+from bot.reconcile.actions import Action, AssignAction, CommentAction, ReactAction, ReactionContent
 from bot.render import Renderer
-from bot.snapshot import Snapshot
+from bot.snapshot.model import Snapshot
 
 Verdict = Literal["accepted", "refused"]
 WRITERS = frozenset({"write", "maintain", "admin"})

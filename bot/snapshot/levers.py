@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from bot.findings import Finding
-from bot.snapshot import Lever
+from bot.snapshot.findings import Finding
+from bot.snapshot.model import Lever
 
 
 def ready_levers(levers: Iterable[Lever]) -> list[str]:

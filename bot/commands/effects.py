@@ -12,12 +12,20 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.commands import Command
+from bot.commands.grammar import Command
 from bot.config import BotConfig
-from bot.observed import Comment
-from bot.snapshot import DECIDED_STATES, Constraint, EvidenceRef, LedgerEntry, RetiredConstraint, Snapshot, WorkPacket
+from bot.github.observed import Comment
+from bot.snapshot.model import (
+    DECIDED_STATES,
+    Constraint,
+    EvidenceRef,
+    LedgerEntry,
+    RetiredConstraint,
+    Snapshot,
+    WorkPacket,
+)
+from bot.snapshot.validation import validate
 from bot.untrusted import code_span
-from bot.validation import validate
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.actions import AssignAction, CommentAction, EditCommentAction, PullRequestAction, ReactAction
 from bot.errors import InputError, Problem
-from bot.json_input import parse_object
-from bot.observed import Observed
-from bot.store import read_text, write_atomic
+from bot.files import parse_object, read_text, write_atomic
+from bot.github.observed import Observed
+from bot.reconcile.actions import AssignAction, CommentAction, EditCommentAction, PullRequestAction, ReactAction
 
 
 def parse_state(text: str, file: str) -> tuple[dict[str, Any], Observed]:

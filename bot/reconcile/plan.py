@@ -10,9 +10,14 @@ import datetime as dt
 import hashlib
 from dataclasses import dataclass
 
-from bot import inbox as commands_inbox
-from bot import store
-from bot.actions import (
+from bot.commands import inbox as commands_inbox
+from bot.config import BotConfig
+from bot.errors import BotError
+from bot.evidence.derive import Derivation, Evidence, derive_all
+from bot.evidence.leases import LeaseReadback
+from bot.github.markers import marker, said
+from bot.github.observed import Comment, Observed
+from bot.reconcile.actions import (
     Action,
     CommentAction,
     LeaseReport,
@@ -20,16 +25,11 @@ from bot.actions import (
     Plan,
     PullRequestAction,
 )
-from bot.config import BotConfig
-from bot.derive import Derivation, Evidence, derive_all
-from bot.errors import BotError
-from bot.leases import LeaseReadback
-from bot.markers import marker, said
-from bot.observed import Comment, Observed
 from bot.render import Renderer
-from bot.snapshot import Snapshot, WorkPacket
-from bot.store import Loaded
-from bot.validation import review_issue, validate
+from bot.snapshot import store
+from bot.snapshot.model import Snapshot, WorkPacket
+from bot.snapshot.store import Loaded
+from bot.snapshot.validation import review_issue, validate
 
 WAITING = frozenset({"waiting-dependency", "waiting-coordination"})
 

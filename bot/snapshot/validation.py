@@ -10,9 +10,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from bot.findings import Finding
-from bot.levers import find_cycle, graph_findings, ready_by_envelope, ready_levers
-from bot.snapshot import REQUIRED_OSS_STATES, SCHEMA_ID, Snapshot
+from bot.snapshot.findings import Finding
+from bot.snapshot.levers import find_cycle, graph_findings, ready_by_envelope, ready_levers
+from bot.snapshot.model import REQUIRED_OSS_STATES, SCHEMA_ID, Snapshot
 
 ISSUE_REF = re.compile(r"#(\d+)")
 # Raw HTML (a tag, a comment, a declaration) renders inside GitHub's tables and can end a cell.

@@ -15,7 +15,7 @@ from typing import Literal
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from bot.snapshot import WORK_STATES
+from bot.snapshot.model import WORK_STATES
 from bot.untrusted import code_span
 
 Verb = Literal[

@@ -24,7 +24,8 @@ from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, ScalarString
 
 from bot.errors import InputError, Problem, input_error
-from bot.snapshot import LIST_KEYS, Snapshot
+from bot.files import read_text
+from bot.snapshot.model import LIST_KEYS, Snapshot
 
 T = TypeVar("T", bound=BaseModel)
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
@@ -102,15 +103,6 @@ def parse_tree(text: str, file: str) -> Any:
         raise input_error(file, message, mark.line + 1, mark.column + 1) from exc
     except YAMLError as exc:
         raise input_error(file, str(exc).replace("\n", " ")) from exc
-
-
-def read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise input_error(str(path), "file not found") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise input_error(str(path), f"cannot read: {exc}") from exc
 
 
 def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
@@ -417,11 +409,3 @@ def _build(value: Any, sparse: Any, key: str) -> Any:
     if isinstance(value, dt.date):
         return PlainDate(value.isoformat())
     return _text(value) if isinstance(value, str) else value
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write through a temporary file and rename, so a crash never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)

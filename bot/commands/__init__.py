@@ -1,0 +1,1 @@
+"""Slash commands: the registry of verbs, their grammar, who may use them, their effects and replay."""

@@ -1,0 +1,1 @@
+"""Evidence about work packets: the lease readback, path overlap and derived packet state."""

@@ -1,0 +1,1 @@
+"""The GitHub boundary: the port, what is observed, events, markers and the adapters."""
