@@ -1,4 +1,5 @@
-"""Command line: parse arguments, read the environment once, run one command, map errors to exits."""
+"""Command line: parse arguments, read the environment once into a run context, run one command,
+map errors to exit codes. The only place that catches `BotError` and the only reader of `os.environ`."""
 
 from __future__ import annotations
 
@@ -7,14 +8,15 @@ import datetime as dt
 import difflib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bot.config import Settings, load_settings
+from bot.context import RunContext
 from bot.errors import BotError, InputError
 from bot.files import read_text, write_atomic
+from bot.github.connect import open_port
 from bot.github.events import parse_event
-from bot.github.offline import OfflineGitHub
 from bot.reconcile import executor, gather
 from bot.reconcile.plan import decide
 from bot.render import Renderer
@@ -43,8 +45,8 @@ def _parser() -> argparse.ArgumentParser:
     reconcile.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
     reconcile.add_argument("--json", action="store_true", help="print the plan as JSON")
     reconcile.add_argument("--max-writes", type=int, default=50, help="write budget of one run (default 50)")
-    reconcile.add_argument("--event-name", default=os.environ.get("GITHUB_EVENT_NAME"))
-    reconcile.add_argument("--event-path", type=Path, default=os.environ.get("GITHUB_EVENT_PATH"))
+    reconcile.add_argument("--event-name", help="the triggering event (default: GITHUB_EVENT_NAME)")
+    reconcile.add_argument("--event-path", type=Path, help="the event payload (default: GITHUB_EVENT_PATH)")
     return parser
 
 
@@ -58,23 +60,24 @@ def _timestamp(text: str) -> dt.datetime:
     return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    context = RunContext.from_environ(os.environ if environ is None else environ)
     try:
         settings = load_settings(args.config)
         if args.command == "validate":
             return _validate(settings)
         if args.command == "reconcile":
-            return _reconcile(settings, args)
+            return _reconcile(settings, args, context)
         return _render(settings, check=args.check, write=args.write)
     except BotError as error:
-        _report(error)
+        _report(error, context)
         return EXIT_FAILED
 
 
-def _report(error: BotError) -> None:
+def _report(error: BotError, context: RunContext) -> None:
     print(error.user_message(), file=sys.stderr)
-    if os.environ.get("GITHUB_ACTIONS") == "true" and isinstance(error, InputError):
+    if context.in_actions and isinstance(error, InputError):
         for p in error.problems:
             message = p.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
             print(f"::error file={p.file},line={p.line},col={p.col}::{message}")
@@ -124,28 +127,24 @@ def _render(settings: Settings, *, check: bool, write: bool) -> int:
     return EXIT_FAILED
 
 
-def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
+def _reconcile(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
-    if args.offline is None:
-        raise BotError("perfbot reconcile needs --offline STATE.json: the live GitHub adapter is not available yet")
-    github = OfflineGitHub.open(args.offline, now)
-    inputs = gather.inputs(settings, github.observed, now, args.leases)
-    renderer = inputs.renderer
+    github = open_port(context, args.offline, now)
+    inputs = gather.inputs(settings, github.observe(), now, args.leases)
     plan = decide(inputs)
-    if args.event_path is not None:
-        name = args.event_name or "workflow_dispatch"
-        trigger = parse_event(name, read_text(args.event_path), str(args.event_path))
+    event_path = args.event_path or context.event_path
+    if event_path is not None:
+        name = args.event_name or context.event_name or "workflow_dispatch"
+        trigger = parse_event(name, read_text(event_path), str(event_path))
         plan = plan.model_copy(update={"trigger": trigger})
     report = None if args.dry_run else executor.apply(plan, github, args.max_writes)
-    text = renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run)
-    if args.json:
-        sys.stdout.write(plan.model_dump_json(indent=2) + "\n")
-    else:
-        sys.stdout.write(text)
+    text = inputs.renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run)
+    sys.stdout.write(plan.model_dump_json(indent=2) + "\n" if args.json else text)
     if report is not None:
         print(f"applied {len(report.done)} actions; {len(report.deferred)} deferred to the next run", file=sys.stderr)
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        with Path(summary).open("a", encoding="utf-8") as handle:
+    if context.step_summary is not None:
+        with context.step_summary.open("a", encoding="utf-8") as handle:
             handle.write("```\n" + text + "```\n")
+    if report is not None and report.error is not None:
+        raise report.error
     return EXIT_OK

@@ -10,10 +10,13 @@ from typing import Any
 
 import pytest
 
+from bot.cli import main
 from bot.config import Settings, load_settings
 from bot.github.offline import OfflineGitHub, parse_state
+from bot.github.port import GitHubPort
 from bot.reconcile import executor, gather
 from bot.reconcile.plan import decide
+from tests.faults import Crash, Faulty
 from tests.harness import Repo, comments, pull
 
 NOW = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)
@@ -22,23 +25,6 @@ THREE = [
     (102, 8324, "/perf review metal-resident-decode by 2026-09-04"),
     (103, 9497, "/perf claim profile.real-cuda\n/perf block profile.real-cuda waiting for an A100 window"),
 ]
-
-
-class Crash(Exception):
-    pass
-
-
-class CrashingGitHub(OfflineGitHub):
-    """Fails just before its (k+1)-th write: the first k writes happened, durably."""
-
-    def __init__(self, *args: Any, fail_at: int, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fail_at = fail_at
-
-    def _save(self) -> None:
-        if self.writes == self.fail_at:
-            raise Crash
-        super()._save()
 
 
 def state_with(repo: Repo, entries: list[tuple[int, int, str]]) -> dict[str, Any]:
@@ -51,8 +37,8 @@ def state_with(repo: Repo, entries: list[tuple[int, int, str]]) -> dict[str, Any
     return state
 
 
-def run(settings: Settings, github: OfflineGitHub) -> None:
-    executor.apply(decide(gather.inputs(settings, github.observed, NOW)), github, budget=1000)
+def run(settings: Settings, github: GitHubPort) -> None:
+    executor.apply(decide(gather.inputs(settings, github.observe(), NOW)), github, budget=1000)
 
 
 def run_file(settings: Settings, path: Path) -> None:
@@ -63,15 +49,14 @@ def crash_everywhere(settings: Settings, root: Path, initial: str) -> int:
     """Crash after each write in turn, finish with a clean run, compare with one clean run."""
     clean = root / "clean.json"
     clean.write_text(initial, encoding="utf-8")
-    counter = OfflineGitHub.open(clean, NOW)
+    counter = Faulty(OfflineGitHub.open(clean, NOW))
     run(settings, counter)
     expected = clean.read_text(encoding="utf-8")
     for k in range(counter.writes):
         path = root / f"crash-{k}.json"
         path.write_text(initial, encoding="utf-8")
-        raw, observed = parse_state(initial, str(path))
         with pytest.raises(Crash):
-            run(settings, CrashingGitHub(raw, observed, NOW, path, fail_at=k))
+            run(settings, Faulty(OfflineGitHub.open(path, NOW), crash_after=k))
         run_file(settings, path)
         assert path.read_text(encoding="utf-8") == expected, f"crash after {k} writes"
     run_file(settings, clean)
@@ -177,3 +162,37 @@ def test_merged_commands_are_compacted_out_of_the_ledger(sandbox: Repo, capsys: 
     assert pull(final)["operation"] == "none"
     assert comments(final) == []
     assert {(c["comment_id"], c["decision"]) for c in final["commands"]} == {(102, "merged")}
+
+
+def test_a_failed_write_stops_the_run_and_the_report_keeps_what_was_done(sandbox: Repo) -> None:
+    settings = load_settings(sandbox.config)
+    sandbox.write_state(state_with(sandbox, THREE[:1]))
+    port = Faulty(OfflineGitHub.open(sandbox.state_path, NOW), fail_at=2)
+    plan = decide(gather.inputs(settings, port.observe(), NOW))
+    report = executor.apply(plan, port, budget=1000)
+    assert [a.kind for a in report.done] == ["react", "comment"]
+    assert report.failed == plan.actions[2]
+    assert report.error is not None
+    assert "injected failure of write 3" in str(report.error)
+    assert report.deferred == [a for a in plan.actions[3:] if a.kind != "pull_request" or a.operation != "none"]
+    run_file(settings, sandbox.state_path)  # the next run finishes what the failed one left
+    final = sandbox.state()
+    assert len([c for c in final["comments"] if c["user"] == "perfbot[bot]" and "command-reply" in c["body"]]) == 1
+
+
+def test_the_cli_prints_the_plan_and_what_was_done_when_a_write_fails(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sandbox.write_state(state_with(sandbox, THREE[:1]))
+    # The state file's temporary twin is a directory: the first write cannot land.
+    (sandbox.state_path.parent / f".{sandbox.state_path.name}.tmp").mkdir()
+    before = sandbox.state_path.read_text(encoding="utf-8")
+    status = main(["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path)])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert "Actions:" in out
+    assert "comment on #8325 (command-reply)" in out
+    assert "applied 0 actions; 13 deferred to the next run" in err
+    assert "cannot write the state file" in err
+    assert "Traceback" not in err
+    assert sandbox.state_path.read_text(encoding="utf-8") == before

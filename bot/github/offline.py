@@ -16,7 +16,8 @@ from pydantic import ValidationError
 from bot.errors import InputError, Problem
 from bot.files import parse_object, read_text, write_atomic
 from bot.github.observed import Observed
-from bot.reconcile.actions import AssignAction, CommentAction, EditCommentAction, PullRequestAction, ReactAction
+from bot.github.port import GitHubError
+from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
 
 
 def parse_state(text: str, file: str) -> tuple[dict[str, Any], Observed]:
@@ -53,13 +54,19 @@ class OfflineGitHub:
         raw, observed = parse_state(read_text(path), str(path))
         return cls(raw, observed, now, path)
 
+    def observe(self) -> Observed:
+        return self.observed
+
     def text(self) -> str:
         # ASCII escapes: JSON may carry lone surrogates, which UTF-8 cannot encode.
         return json.dumps(self.raw, indent=2) + "\n"
 
     def _save(self) -> None:
         if self.path is not None:
-            write_atomic(self.path, self.text())
+            try:
+                write_atomic(self.path, self.text())
+            except OSError as exc:
+                raise GitHubError(f"{self.path}: cannot write the state file: {exc.strerror or exc}") from exc
         self.writes += 1
 
     def _list(self, key: str) -> list[dict[str, Any]]:
@@ -81,12 +88,6 @@ class OfflineGitHub:
         )
         self._save()
         return comment_id
-
-    def edit_comment(self, action: EditCommentAction) -> None:
-        for comment in self._list("comments"):
-            if comment["id"] == action.comment_id:
-                comment["body"] = action.body
-        self._save()
 
     def react(self, action: ReactAction) -> None:
         record = {"comment_id": action.comment_id, "user": self.observed.bot_login, "content": action.content}

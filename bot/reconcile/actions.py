@@ -25,14 +25,6 @@ class CommentAction(Frozen):
     body: str
 
 
-class EditCommentAction(Frozen):
-    kind: Literal["edit_comment"] = "edit_comment"
-    issue: int
-    comment_id: int
-    topic: Topic
-    body: str
-
-
 class ReactAction(Frozen):
     kind: Literal["react"] = "react"
     issue: int
@@ -59,7 +51,7 @@ class PullRequestAction(Frozen):
 
 
 Action = Annotated[
-    CommentAction | EditCommentAction | ReactAction | AssignAction | PullRequestAction,
+    CommentAction | ReactAction | AssignAction | PullRequestAction,
     Field(discriminator="kind"),
 ]
 
@@ -85,6 +77,7 @@ class Plan(Frozen):
     overdue: tuple[OverdueReview, ...] = ()
     leases: LeaseReport
     commands: tuple[dict[str, object], ...] = ()
+    # Requests made, by kind (`graphql`, `rest_read`, `rest_write`); set by a live run.
     api: dict[str, int] = {}
     trigger: Trigger | None = None
 

@@ -3,38 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
 
-from bot.reconcile.actions import (
-    Action,
-    AssignAction,
-    CommentAction,
-    EditCommentAction,
-    Plan,
-    PullRequestAction,
-    ReactAction,
-)
-
-
-class GitHubPort(Protocol):
-    """The writes perfbot makes; the live and offline adapters both provide them."""
-
-    def comment(self, action: CommentAction) -> int: ...
-    def edit_comment(self, action: EditCommentAction) -> None: ...
-    def react(self, action: ReactAction) -> None: ...
-    def assign(self, action: AssignAction) -> None: ...
-    def pull_request(self, action: PullRequestAction) -> None: ...
+from bot.github.port import GitHubError, GitHubWriter
+from bot.reconcile.actions import Action, AssignAction, CommentAction, Plan, PullRequestAction, ReactAction
 
 
 @dataclass
 class Report:
+    """What a run did: the actions done, those left for the next run, and the write that failed."""
+
     done: list[Action] = field(default_factory=list)
     deferred: list[Action] = field(default_factory=list)
+    failed: Action | None = None
+    error: GitHubError | None = None
 
 
-def apply(plan: Plan, port: GitHubPort, budget: int) -> Report:
-    """Perform each action until the budget is spent; what is left is safe to do next run
-    because every action is keyed (markers, reactions, the PR branch) and planned afresh."""
+def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
+    """Perform each action until the budget is spent or a write fails; what is left is safe to do
+    next run because every action is keyed (markers, reactions, the PR branch) and planned afresh.
+
+    The report is returned even when a write fails, so the caller can say what was done."""
     report = Report()
     # The PR carries commands whose replies record their decisions (and claims that assign
     # people); it waits until none of those is deferred, so a merge never outruns its record.
@@ -42,21 +30,31 @@ def apply(plan: Plan, port: GitHubPort, budget: int) -> Report:
     for action in plan.actions:
         if isinstance(action, PullRequestAction) and action.operation == "none":
             continue
-        if len(report.done) >= budget or (isinstance(action, PullRequestAction) and waiting_for_answers):
+        if (
+            report.error is not None
+            or len(report.done) >= budget
+            or (isinstance(action, PullRequestAction) and waiting_for_answers)
+        ):
             report.deferred.append(action)
             waiting_for_answers |= isinstance(action, AssignAction) or (
                 isinstance(action, CommentAction) and action.topic == "command-reply"
             )
             continue
-        if isinstance(action, CommentAction):
-            port.comment(action)
-        elif isinstance(action, EditCommentAction):
-            port.edit_comment(action)
-        elif isinstance(action, ReactAction):
-            port.react(action)
-        elif isinstance(action, AssignAction):
-            port.assign(action)
-        else:
-            port.pull_request(action)
+        try:
+            _perform(action, port)
+        except GitHubError as error:
+            report.failed, report.error = action, error
+            continue
         report.done.append(action)
     return report
+
+
+def _perform(action: Action, port: GitHubWriter) -> None:
+    if isinstance(action, CommentAction):
+        port.comment(action)
+    elif isinstance(action, ReactAction):
+        port.react(action)
+    elif isinstance(action, AssignAction):
+        port.assign(action)
+    else:
+        port.pull_request(action)

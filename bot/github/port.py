@@ -1,0 +1,45 @@
+"""The GitHub port: one read of everything a run decides on, the writes a run makes, and their error.
+
+Two adapters provide it: `offline` (a JSON state file standing in for GitHub) and `live`
+(githubkit, under `github/live/`). The CLI picks one in `github/connect.py`; nothing else knows
+which one it talks to, so every exactly-once and crash test can run against both.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from bot.errors import BotError
+from bot.github.observed import Observed
+from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
+
+
+class GitHubError(BotError):
+    """GitHub (or its stand-in) refused or failed a request; the message says which and what to do."""
+
+
+class AmbiguousWriteError(GitHubError):
+    """A write whose outcome is unknown (the response was lost): the run makes no further writes.
+
+    The next run's read finds what landed (markers, reactions, the PR branch) and finishes the rest.
+    """
+
+
+class GitHubReader(Protocol):
+    def observe(self) -> Observed:
+        """Everything a run decides on, read before anything is decided."""
+        ...
+
+
+class GitHubWriter(Protocol):
+    """The writes perfbot makes. Each is keyed (markers, reactions, the PR branch), so a rerun
+    that plans afresh never repeats one that landed."""
+
+    def comment(self, action: CommentAction) -> int: ...
+    def react(self, action: ReactAction) -> None: ...
+    def assign(self, action: AssignAction) -> None: ...
+    def pull_request(self, action: PullRequestAction) -> None: ...
+
+
+class GitHubPort(GitHubReader, GitHubWriter, Protocol):
+    """A whole adapter: the reader and the writer over one repository."""

@@ -1,0 +1,54 @@
+"""Fault decorators over any GitHub port: crash after write k, or fail write k with a GitHub error.
+
+They wrap the port, not an adapter's internals, so the same crash and fault tests run against the
+offline adapter and the live one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from bot.github.observed import Observed
+from bot.github.port import GitHubError, GitHubPort
+from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
+
+T = TypeVar("T")
+
+
+class Crash(Exception):
+    """The process stopped: no report, no further code of the run."""
+
+
+class Faulty:
+    """A port that counts the writes it passes on, and crashes or fails at a chosen one."""
+
+    def __init__(self, port: GitHubPort, *, crash_after: int | None = None, fail_at: int | None = None) -> None:
+        self.port = port
+        self.crash_after = crash_after
+        self.fail_at = fail_at
+        self.writes = 0
+
+    def observe(self) -> Observed:
+        return self.port.observe()
+
+    def _write(self, call: Callable[[], T]) -> T:
+        if self.crash_after is not None and self.writes >= self.crash_after:
+            raise Crash
+        if self.fail_at is not None and self.writes == self.fail_at:
+            raise GitHubError(f"injected failure of write {self.writes + 1}")
+        result = call()
+        self.writes += 1
+        return result
+
+    def comment(self, action: CommentAction) -> int:
+        return self._write(lambda: self.port.comment(action))
+
+    def react(self, action: ReactAction) -> None:
+        self._write(lambda: self.port.react(action))
+
+    def assign(self, action: AssignAction) -> None:
+        self._write(lambda: self.port.assign(action))
+
+    def pull_request(self, action: PullRequestAction) -> None:
+        self._write(lambda: self.port.pull_request(action))
