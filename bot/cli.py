@@ -20,6 +20,7 @@ from bot.github.events import parse_event
 from bot.reconcile import executor, gather
 from bot.reconcile.plan import decide
 from bot.render import Renderer
+from bot.timestamps import parse_timestamp
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -51,13 +52,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _timestamp(text: str) -> dt.datetime:
-    try:
-        value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not an ISO-8601 date or time: {text!r}") from exc
+    value = parse_timestamp(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"not an ISO-8601 date or time: {text!r}")
     if not 1970 <= value.year <= 9000:  # far ends would overflow date arithmetic
         raise argparse.ArgumentTypeError(f"not a plausible current time: {text!r}")
-    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+    return value
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from pydantic import ValidationError
 
 
 @dataclass(frozen=True, order=True)
@@ -37,3 +40,24 @@ class InputError(BotError):
 
 def input_error(file: str, message: str, line: int = 0, col: int = 0) -> InputError:
     return InputError([Problem(file, line, col, message)])
+
+
+Locator = Callable[[tuple[str | int, ...]], tuple[int, int]]
+
+
+def validation_problems(
+    exc: ValidationError, file: str, locate: Locator | None = None, prefix: str = ""
+) -> list[Problem]:
+    """One located problem per pydantic error, worded for a person (`unknown key`, not `extra_forbidden`)."""
+    problems = []
+    for err in exc.errors(include_url=False):
+        line, col = locate(err["loc"]) if locate else (0, 0)
+        where = ".".join(str(p) for p in err["loc"]) or "(top)"
+        if err["type"] == "extra_forbidden":
+            message = "unknown key"
+        elif err["type"] == "missing":
+            message = "required key is missing"
+        else:
+            message = str(err["msg"]).removeprefix("Value error, ")
+        problems.append(Problem(file, line, col, f"{prefix}{where}: {message}"))
+    return problems

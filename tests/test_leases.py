@@ -114,7 +114,7 @@ def test_torn_last_line_is_ignored_and_corrupt_middle_reported() -> None:
         ('[{"lane": "m", "loop_ts": "t", "tree": []}]', "j:1:1: lease 1 (m) has an empty path list"),
         (
             '[\n  {"lane": "m", "loop_ts": "t", "tree": ["a"]},\n  {"lane": "n", "tree": ["b"]}\n]',
-            "j:3:1: lease 2: loop_ts: Field required",
+            "j:3:1: lease 2: loop_ts: required key is missing",
         ),
         ("[1, 2", "j:1:6: not a lease array: Expecting ',' delimiter"),
         ('{"a": 1}', "j:1:1: not a dos lane journal or a lease array"),

@@ -25,6 +25,7 @@ from bot.snapshot.model import (
     WorkPacket,
 )
 from bot.snapshot.validation import validate
+from bot.timestamps import utc_stamp
 from bot.untrusted import code_span
 
 
@@ -64,7 +65,7 @@ def apply(snapshot: Snapshot, command: Command, comment: Comment, config: BotCon
         line=command.line,
         issue=comment.issue,
         author=comment.user,
-        at=comment.created_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        at=utc_stamp(comment.created_at),
         effect=outcome.effect,
     )
     changed = outcome.snapshot.model_copy(update={"ledger": (*outcome.snapshot.ledger, entry)})

@@ -16,7 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from bot.errors import InputError, Problem
+from bot.errors import InputError, Problem, validation_problems
+from bot.timestamps import parse_timestamp
 
 LeaseFormat = Literal["journal", "live-array"]
 _ADD, _REMOVE = frozenset({"ACQUIRE", "RECONCILE"}), frozenset({"RELEASE", "SCAVENGE"})
@@ -91,13 +92,7 @@ class LeaseReadback:
 
 
 def _stamp(text: str | None) -> dt.datetime | None:
-    if not text:
-        return None
-    try:
-        stamp = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)
+    return parse_timestamp(text) if text else None
 
 
 def detect_format(text: str) -> LeaseFormat:
@@ -195,9 +190,8 @@ def _lease(record: Any, file: str, line: int, what: str) -> Lease:
     try:
         lease = Lease.model_validate(record)
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise InputError([Problem(file, line, 1, f"{what}: {where}: {first['msg']}")]) from exc
+        problems = validation_problems(exc, file, lambda loc: (line, 1), f"{what}: ")
+        raise InputError(problems[:1]) from exc
     if not lease.tree or any(not glob.strip() for glob in lease.tree):
         raise InputError([Problem(file, line, 1, f"{what} ({lease.lane}) has an empty path list")])
     return lease

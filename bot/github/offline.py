@@ -13,11 +13,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.errors import InputError, Problem
+from bot.errors import InputError, Problem, validation_problems
 from bot.files import parse_object, read_text, write_atomic
 from bot.github.observed import Observed
 from bot.github.port import GitHubError
 from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
+from bot.timestamps import utc_stamp
 
 
 def parse_state(text: str, file: str) -> tuple[dict[str, Any], Observed]:
@@ -26,11 +27,7 @@ def parse_state(text: str, file: str) -> tuple[dict[str, Any], Observed]:
     try:
         observed = Observed.model_validate(raw)
     except ValidationError as exc:
-        problems = [
-            Problem(file, 0, 0, f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}")
-            for err in exc.errors(include_url=False)
-        ]
-        raise InputError(problems) from exc
+        raise InputError(validation_problems(exc, file)) from exc
     numbers = {issue.number for issue in observed.issues}
     unknown = [
         Problem(file, 0, 0, f"comments.{index}: comment {c.id} is on issue #{c.issue}, which the state does not list")
@@ -82,7 +79,7 @@ class OfflineGitHub:
                 "issue": action.issue,
                 "user": self.observed.bot_login,
                 "user_type": "Bot",
-                "created_at": self.now.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "created_at": utc_stamp(self.now),
                 "body": action.body,
             }
         )

@@ -23,7 +23,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, ScalarString
 
-from bot.errors import InputError, Problem, input_error
+from bot.errors import InputError, input_error, validation_problems
 from bot.files import read_text
 from bot.snapshot.model import LIST_KEYS, Snapshot
 
@@ -113,23 +113,8 @@ def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
     try:
         value = model.model_validate(tree)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors(include_url=False):
-            line, col = locate(tree, err["loc"])
-            where = ".".join(str(p) for p in err["loc"]) or "(top)"
-            problems.append(Problem(file, line, col, f"{where}: {_describe(err)}"))
-        raise InputError(sorted(problems)) from exc
+        raise InputError(sorted(validation_problems(exc, file, lambda loc: locate(tree, loc)))) from exc
     return Loaded(value, tree, file, text)
-
-
-def _describe(err: Any) -> str:
-    kind = err["type"]
-    if kind == "extra_forbidden":
-        return "unknown key"
-    if kind == "missing":
-        return "required key is missing"
-    message: str = err["msg"]
-    return message.removeprefix("Value error, ")
 
 
 def load_model(path: Path, model: type[T]) -> Loaded[T]:

@@ -1,0 +1,19 @@
+"""Timestamps: reading ISO-8601 from people and files, and writing the one UTC form perfbot uses."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+
+def parse_timestamp(text: str) -> dt.datetime | None:
+    """An aware datetime from ISO-8601 text (a `Z` suffix or no offset means UTC); None if it is not one."""
+    try:
+        moment = dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+def utc_stamp(moment: dt.datetime) -> str:
+    """`2026-08-27T10:00:00Z`: the form GitHub uses, written into comments, the ledger and the state file."""
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
