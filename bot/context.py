@@ -1,6 +1,6 @@
 """The run context: everything perfbot takes from the environment, read once by the CLI.
 
-Nothing else reads `os.environ`; the rest of the program receives these values as arguments.
+Nothing else reads the process environment; the rest of the program receives these values as arguments.
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ the network or the time.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from dataclasses import dataclass
 
 from bot.commands import inbox as commands_inbox
@@ -15,23 +14,19 @@ from bot.config import BotConfig
 from bot.errors import BotError
 from bot.evidence.derive import Derivation, Evidence, derive_all
 from bot.evidence.leases import LeaseReadback
-from bot.github.markers import marker, said
 from bot.github.observed import Comment, Observed
 from bot.reconcile.actions import (
     Action,
-    CommentAction,
     LeaseReport,
-    OverdueReview,
     Plan,
     PullRequestAction,
 )
+from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.render import Renderer
 from bot.snapshot import store
-from bot.snapshot.model import Snapshot, WorkPacket
+from bot.snapshot.model import Snapshot
 from bot.snapshot.store import Loaded
-from bot.snapshot.validation import review_issue, validate
-
-WAITING = frozenset({"waiting-dependency", "waiting-coordination"})
+from bot.snapshot.validation import validate
 
 
 @dataclass(frozen=True)
@@ -80,11 +75,12 @@ def decide(inputs: Inputs) -> Plan:
         inputs.snapshot_path: store.save_text(inputs.snapshot, following),
         inputs.page_path: inputs.renderer.page(following, config.page_text),
     }
-    nudges = Nudges(inputs)
+    overdue = overdue_reviews(snapshot, inputs.now)
+    nudges = Nudges(observed, config, inputs.renderer, inputs.now)
     actions: list[Action] = [
         *inbox.actions,
         *nudges.packets(snapshot, derivations),
-        *nudges.reviews(snapshot),
+        *nudges.reviews(snapshot, overdue),
         *nudges.mismatches(snapshot),
     ]
     actions.append(pull_request(inputs, derivations, files, inbox.applied))
@@ -93,7 +89,7 @@ def decide(inputs: Inputs) -> Plan:
         commands=tuple(inbox.reports),
         actions=tuple(actions),
         packets=tuple(derivations),
-        overdue=tuple(_overdue(snapshot, inputs.now)),
+        overdue=tuple(overdue),
         leases=LeaseReport(
             file=inputs.readback.file,
             format=inputs.readback.format,
@@ -139,106 +135,6 @@ def _count_state_changes(base: Snapshot, following: Snapshot) -> Snapshot:
         for p in following.work_packets
     )
     return following.model_copy(update={"work_packets": packets})
-
-
-def _digest(*parts: object) -> str:
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:12]
-
-
-def _overdue(snapshot: Snapshot, now: dt.datetime) -> list[OverdueReview]:
-    today = now.astimezone(dt.UTC).date()
-    return [
-        OverdueReview(
-            constraint=c.id, review_by=c.review_by.isoformat(), issue=review_issue(c.review_issue, c.authority_owner)
-        )
-        for c in snapshot.constraints
-        if today > c.review_by
-    ]
-
-
-class Nudges:
-    """Comments that tell people something changed; each is said once, keyed by a marker."""
-
-    def __init__(self, inputs: Inputs) -> None:
-        self.inputs = inputs
-        self.mine: list[Comment] = inputs.observed.bot_comments()
-        self.planned: set[tuple[str, str]] = set()
-
-    def _comment(self, issue: int, topic: str, key: str, template: str, **context: object) -> list[CommentAction]:
-        if (topic, key) in self.planned or said(self.mine, topic, key):
-            return []
-        self.planned.add((topic, key))
-        body = self.inputs.renderer.render(
-            template, marker=marker(topic, key), prefix=self.inputs.config.commands.prefix, **context
-        )
-        return [CommentAction(issue=issue, topic=topic, body=body)]  # type: ignore[arg-type]
-
-    def packets(self, snapshot: Snapshot, derivations: list[Derivation]) -> list[CommentAction]:
-        actions: list[CommentAction] = []
-        for packet, d in zip(snapshot.work_packets, derivations, strict=True):
-            # The default branch's record names the episode: it changes each time a merged
-            # change moves the packet's state, and stays put while a PR is open.
-            episode = _digest(packet.state, packet.state_revision)
-            if packet.state in WAITING and d.derived_state == "ready":
-                actions += self._comment(
-                    packet.issue,
-                    "packet-ready",
-                    f"{packet.id}:{episode}",
-                    "comments/packet-ready.md.j2",
-                    packet=packet,
-                    derivation=d,
-                )
-            elif packet.state == "running" and not d.own_lease:
-                actions += self._comment(
-                    packet.issue,
-                    "lease-lost",
-                    f"{packet.id}:{episode}",
-                    "comments/lease-lost.md.j2",
-                    packet=packet,
-                    derivation=d,
-                )
-        return actions
-
-    def reviews(self, snapshot: Snapshot) -> list[CommentAction]:
-        actions: list[CommentAction] = []
-        for overdue in _overdue(snapshot, self.inputs.now):
-            constraint = snapshot.constraint(overdue.constraint)
-            if overdue.issue is None or constraint is None:
-                continue
-            actions += self._comment(
-                overdue.issue,
-                "review-overdue",
-                f"{constraint.id}:{overdue.review_by}",
-                "comments/review-overdue.md.j2",
-                constraint=constraint,
-                today=self.inputs.now.astimezone(dt.UTC).date(),
-            )
-        return actions
-
-    def mismatches(self, snapshot: Snapshot) -> list[CommentAction]:
-        actions: list[CommentAction] = []
-        by_issue: dict[int, list[WorkPacket]] = {}
-        for packet in snapshot.work_packets:
-            by_issue.setdefault(packet.issue, []).append(packet)
-        issues = self.inputs.observed.issues_by_number()
-        for number, packets in by_issue.items():
-            issue = issues.get(number)
-            if issue is None:
-                continue
-            if issue.state == "closed":
-                open_packets = [p for p in packets if p.state != "complete"]
-                kind = "closed-while-open"
-            elif issue.state_reason == "reopened":
-                open_packets = [p for p in packets if p.state == "complete"]
-                kind = "reopened-while-complete"
-            else:
-                continue
-            if open_packets:
-                key = f"{number}:{kind}"
-                actions += self._comment(
-                    number, "issue-mismatch", key, "comments/issue-mismatch.md.j2", kind=kind, packets=open_packets
-                )
-        return actions
 
 
 def pull_request(

@@ -1,0 +1,121 @@
+"""Nudges: comments that tell people something changed, each said once, keyed by a marker.
+
+A packet that became ready, a running packet that lost its lease, a constraint past its review
+date, an issue closed or reopened against its packet's state. The key names the *episode*: the
+default branch's record of the packet's state and `state_revision`, which changes each time a
+merged change moves the state, so a packet that becomes ready again after a merge is told again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+
+from bot.config import BotConfig
+from bot.evidence.derive import Derivation
+from bot.github.markers import marker, said
+from bot.github.observed import Comment, Observed
+from bot.reconcile.actions import CommentAction, OverdueReview
+from bot.render import Renderer
+from bot.snapshot.model import Snapshot, WorkPacket
+from bot.snapshot.validation import review_issue
+
+WAITING = frozenset({"waiting-dependency", "waiting-coordination"})
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:12]
+
+
+def overdue_reviews(snapshot: Snapshot, now: dt.datetime) -> list[OverdueReview]:
+    today = now.astimezone(dt.UTC).date()
+    return [
+        OverdueReview(
+            constraint=c.id, review_by=c.review_by.isoformat(), issue=review_issue(c.review_issue, c.authority_owner)
+        )
+        for c in snapshot.constraints
+        if today > c.review_by
+    ]
+
+
+class Nudges:
+    """Comments that tell people something changed; each is said once, keyed by a marker."""
+
+    def __init__(self, observed: Observed, config: BotConfig, renderer: Renderer, now: dt.datetime) -> None:
+        self.observed, self.config, self.renderer, self.now = observed, config, renderer, now
+        self.mine: list[Comment] = observed.bot_comments()
+        self.planned: set[tuple[str, str]] = set()
+
+    def _comment(self, issue: int, topic: str, key: str, template: str, **context: object) -> list[CommentAction]:
+        if (topic, key) in self.planned or said(self.mine, topic, key):
+            return []
+        self.planned.add((topic, key))
+        body = self.renderer.render(template, marker=marker(topic, key), prefix=self.config.commands.prefix, **context)
+        return [CommentAction(issue=issue, topic=topic, body=body)]  # type: ignore[arg-type]
+
+    def packets(self, snapshot: Snapshot, derivations: list[Derivation]) -> list[CommentAction]:
+        actions: list[CommentAction] = []
+        for packet, d in zip(snapshot.work_packets, derivations, strict=True):
+            # The default branch's record names the episode: it changes each time a merged
+            # change moves the packet's state, and stays put while a PR is open.
+            episode = _digest(packet.state, packet.state_revision)
+            if packet.state in WAITING and d.derived_state == "ready":
+                actions += self._comment(
+                    packet.issue,
+                    "packet-ready",
+                    f"{packet.id}:{episode}",
+                    "comments/packet-ready.md.j2",
+                    packet=packet,
+                    derivation=d,
+                )
+            elif packet.state == "running" and not d.own_lease:
+                actions += self._comment(
+                    packet.issue,
+                    "lease-lost",
+                    f"{packet.id}:{episode}",
+                    "comments/lease-lost.md.j2",
+                    packet=packet,
+                    derivation=d,
+                )
+        return actions
+
+    def reviews(self, snapshot: Snapshot, overdue_now: list[OverdueReview]) -> list[CommentAction]:
+        actions: list[CommentAction] = []
+        for overdue in overdue_now:
+            constraint = snapshot.constraint(overdue.constraint)
+            if overdue.issue is None or constraint is None:
+                continue
+            actions += self._comment(
+                overdue.issue,
+                "review-overdue",
+                f"{constraint.id}:{overdue.review_by}",
+                "comments/review-overdue.md.j2",
+                constraint=constraint,
+                today=self.now.astimezone(dt.UTC).date(),
+            )
+        return actions
+
+    def mismatches(self, snapshot: Snapshot) -> list[CommentAction]:
+        actions: list[CommentAction] = []
+        by_issue: dict[int, list[WorkPacket]] = {}
+        for packet in snapshot.work_packets:
+            by_issue.setdefault(packet.issue, []).append(packet)
+        issues = self.observed.issues_by_number()
+        for number, packets in by_issue.items():
+            issue = issues.get(number)
+            if issue is None:
+                continue
+            if issue.state == "closed":
+                open_packets = [p for p in packets if p.state != "complete"]
+                kind = "closed-while-open"
+            elif issue.state_reason == "reopened":
+                open_packets = [p for p in packets if p.state == "complete"]
+                kind = "reopened-while-complete"
+            else:
+                continue
+            if open_packets:
+                key = f"{number}:{kind}"
+                actions += self._comment(
+                    number, "issue-mismatch", key, "comments/issue-mismatch.md.j2", kind=kind, packets=open_packets
+                )
+        return actions
