@@ -22,7 +22,7 @@ from bot.github.observed import Issue, Observed
 from bot.reconcile import gather
 from bot.reconcile.plan import Inputs, decide
 from bot.render import Renderer
-from bot.snapshot import store
+from bot.snapshot import store, store_rewrite
 from bot.snapshot.model import Snapshot
 
 
@@ -61,7 +61,7 @@ def main() -> None:
     observed = Observed.model_validate_json(Path("examples/offline-state.json").read_text(encoding="utf-8"))
     now = dt.datetime(2026, 8, 27, 12, tzinfo=dt.UTC)
     big, big_leases, big_observed = world(loaded.model, args.factor, readback.live, observed)
-    big_loaded = store.parse_model(store.dump_new(big), "big.yaml", Snapshot)
+    big_loaded = store.parse_model(store_rewrite.dump_new(big), "big.yaml", Snapshot)
     released = LeaseReadback("leases.json", "live-array", ())
     cases = (
         ("seed", loaded, readback, observed),

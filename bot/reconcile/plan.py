@@ -23,7 +23,7 @@ from bot.reconcile.actions import (
 )
 from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.render import Renderer
-from bot.snapshot import store
+from bot.snapshot import store_rewrite
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import Loaded
 from bot.snapshot.validation import validate
@@ -72,7 +72,7 @@ def decide(inputs: Inputs) -> Plan:
     if findings:
         raise BotError("the reconciled snapshot would be invalid: " + "; ".join(f.message for f in findings))
     files = {
-        inputs.snapshot_path: store.save_text(inputs.snapshot, following),
+        inputs.snapshot_path: store_rewrite.save_text(inputs.snapshot, following),
         inputs.page_path: inputs.renderer.page(following, config.page_text),
     }
     overdue = overdue_reviews(snapshot, inputs.now)
