@@ -10,14 +10,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from bot import workflow
 from bot.config import Settings, load_settings
-from bot.errors import BotError, InputError
+from bot.errors import BotError
 from bot.files import read_text, write_atomic
 from bot.github.events import parse_event
 from bot.github.offline import OfflineGitHub
 from bot.reconcile import executor, gather
 from bot.reconcile.plan import decide
 from bot.render import Renderer
+from bot.untrusted import inert_log
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -45,6 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     reconcile.add_argument("--max-writes", type=int, default=50, help="write budget of one run (default 50)")
     reconcile.add_argument("--event-name", default=os.environ.get("GITHUB_EVENT_NAME"))
     reconcile.add_argument("--event-path", type=Path, default=os.environ.get("GITHUB_EVENT_PATH"))
+    reconcile.add_argument("--plan-json", type=Path, metavar="PATH", help="also write the plan JSON to PATH")
+    reconcile.add_argument("--outputs", type=Path, metavar="PATH", help="append the action's outputs to PATH")
     return parser
 
 
@@ -73,11 +77,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _report(error: BotError) -> None:
-    print(error.user_message(), file=sys.stderr)
-    if os.environ.get("GITHUB_ACTIONS") == "true" and isinstance(error, InputError):
-        for p in error.problems:
-            message = p.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-            print(f"::error file={p.file},line={p.line},col={p.col}::{message}")
+    print(inert_log(error.user_message()), file=sys.stderr)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        print("\n".join(workflow.failure_lines(error)))
+        try:
+            workflow.leave_failure(error, _summary_path())
+        except BotError as unwritten:
+            print(inert_log(unwritten.user_message()), file=sys.stderr)
+
+
+def _summary_path() -> Path | None:
+    return Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None
 
 
 def _validate(settings: Settings) -> int:
@@ -141,11 +151,16 @@ def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(plan.model_dump_json(indent=2) + "\n")
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(inert_log(text))
     if report is not None:
         print(f"applied {len(report.done)} actions; {len(report.deferred)} deferred to the next run", file=sys.stderr)
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        with Path(summary).open("a", encoding="utf-8") as handle:
-            handle.write("```\n" + text + "```\n")
+    destinations = workflow.Destinations(
+        plan_json=args.plan_json,
+        outputs=args.outputs,
+        summary=_summary_path(),
+        server_url=os.environ.get("GITHUB_SERVER_URL") or "https://github.com",
+    )
+    workflow.leave_results(
+        plan, report, inputs.readback, renderer, now=now, repository=github.observed.repository, to=destinations
+    )
     return EXIT_OK

@@ -23,13 +23,16 @@ class GitHubPort(Protocol):
     def edit_comment(self, action: EditCommentAction) -> None: ...
     def react(self, action: ReactAction) -> None: ...
     def assign(self, action: AssignAction) -> None: ...
-    def pull_request(self, action: PullRequestAction) -> None: ...
+    def pull_request(self, action: PullRequestAction) -> int | None:
+        """Create, update or close the PR; its number when the adapter knows it."""
 
 
 @dataclass
 class Report:
     done: list[Action] = field(default_factory=list)
     deferred: list[Action] = field(default_factory=list)
+    # The regeneration PR this run created, updated or closed (a created PR's number is only known now).
+    pull_request_number: int | None = None
 
 
 def apply(plan: Plan, port: GitHubPort, budget: int) -> Report:
@@ -57,6 +60,7 @@ def apply(plan: Plan, port: GitHubPort, budget: int) -> Report:
         elif isinstance(action, AssignAction):
             port.assign(action)
         else:
-            port.pull_request(action)
+            number = port.pull_request(action)
+            report.pull_request_number = number if number is not None else action.number
         report.done.append(action)
     return report
