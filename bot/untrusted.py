@@ -23,7 +23,7 @@ def neutral(text: str, limit: int | None = None) -> str:
     line = _CONTROL.sub(" ", text.replace("\r", " ").replace("\n", " "))
     if limit is not None and len(line) > limit:
         line = line[: limit - 1] + "…"
-    line = line.replace("@", "@" + _ZERO_WIDTH)
+    line = re.sub("@(?!" + _ZERO_WIDTH + ")", "@" + _ZERO_WIDTH, line)  # idempotent: neutral twice is neutral
     return line.replace("<!--", "<!" + _ZERO_WIDTH + "--").replace("-->", "--" + _ZERO_WIDTH + ">")
 
 
