@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bot import workflow
+from bot import adopt, workflow
 from bot.config import Settings, load_settings
 from bot.errors import BotError
 from bot.files import read_text, write_atomic
@@ -49,6 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     reconcile.add_argument("--event-path", type=Path, default=os.environ.get("GITHUB_EVENT_PATH"))
     reconcile.add_argument("--plan-json", type=Path, metavar="PATH", help="also write the plan JSON to PATH")
     reconcile.add_argument("--outputs", type=Path, metavar="PATH", help="append the action's outputs to PATH")
+    init = sub.add_parser("init", help="scaffold a repository that adopts perfbot (writes no existing file)")
+    init.add_argument("--dir", type=Path, default=Path(), help="the repository's root (default: here)")
+    init.add_argument("--action", metavar="OWNER/REPO@SHA", help="the perfbot action the workflow uses, pinned")
     return parser
 
 
@@ -65,6 +68,8 @@ def _timestamp(text: str) -> dt.datetime:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        if args.command == "init":
+            return _init(args.dir, args.action)
         settings = load_settings(args.config)
         if args.command == "validate":
             return _validate(settings)
@@ -88,6 +93,14 @@ def _report(error: BotError) -> None:
 
 def _summary_path() -> Path | None:
     return Path(os.environ["GITHUB_STEP_SUMMARY"]) if os.environ.get("GITHUB_STEP_SUMMARY") else None
+
+
+def _init(directory: Path, action: str | None) -> int:
+    for path in adopt.init(directory, dt.datetime.now(dt.UTC).date(), action):
+        print(f"wrote {directory / path}")
+    if action is None:
+        print(f"set `uses: {adopt.UNSET_ACTION}` in {adopt.WORKFLOW} to the perfbot action, pinned to a commit")
+    return EXIT_OK
 
 
 def _validate(settings: Settings) -> int:
