@@ -191,3 +191,16 @@ def test_other_events_start_both_jobs(perfbot: dict[str, Any], event: str, actio
     for payload in payloads:
         wanted = actions is None or payload.get("action") in actions
         assert started_jobs(perfbot, event, payload) == (["validate", "reconcile"] if wanted else [])
+
+
+def test_the_readme_workflow_is_ten_lines_that_filter_comments() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Adopt perfbot in your repository\n", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert len(block.splitlines()) <= 10
+    workflow = YAML(typ="safe").load(block)
+    assert workflow["permissions"] == {}
+    plain, command = comment_events()[0], with_comment(comment_events()[0], "/perf help")
+    assert started_jobs(workflow, "issue_comment", plain) == []
+    assert started_jobs(workflow, "issue_comment", command) == ["perfbot"]
+    assert started_jobs(workflow, "issue_comment", with_comment(command, "/perf help", a_bot())) == []
