@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.expressions import ExpressionError, as_number, as_string, condition, evaluate, tokenize
+from tests.expression_syntax import ExpressionError, tokenize
+from tests.expressions import as_number, as_string, condition, evaluate
 
 CONTEXTS: dict[str, Any] = {
     "github": {
