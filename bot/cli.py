@@ -123,7 +123,7 @@ def _render(settings: Settings, *, check: bool, write: bool) -> int:
         print(f"wrote {settings.config.page}")
         return EXIT_OK
     if not check:
-        sys.stdout.write(page)
+        sys.stdout.write(inert_log(page))
         return EXIT_OK
     committed = read_text(target) if target.exists() else ""
     if committed == page:

@@ -110,3 +110,17 @@ def test_a_failure_without_a_place_is_one_annotation(tmp_path: Path) -> None:
     workflow.leave_failure(error, summary)
     text = summary.read_text(encoding="utf-8")
     assert text == "## perfbot stopped: nothing was written\n\n`no token: set GITHUB_TOKEN`\n"
+
+
+def test_the_printed_page_starts_no_command(broken: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    snapshot = broken / "config" / "snapshot.yaml"
+    shutil.copy(ROOT / "config" / "snapshot.yaml", snapshot)
+    lines = [
+        "definition: '::error::forged definition'" if line.startswith("definition: ") else line
+        for line in snapshot.read_text(encoding="utf-8").splitlines()
+    ]
+    snapshot.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["render", "--config", str(broken / "config" / "perfbot.yaml")]) == 0
+    page = capsys.readouterr().out
+    assert "\n:\u200b:error::forged definition\n" in page
+    assert not any(line.lstrip().startswith("::") for line in page.splitlines())
