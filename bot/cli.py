@@ -11,9 +11,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from bot import adopt, workflow
 from bot.config import Settings, load_settings
 from bot.context import RunContext
-from bot.errors import BotError, InputError
+from bot.errors import BotError
 from bot.files import read_text, write_atomic
 from bot.github.connect import open_port
 from bot.github.events import parse_event
@@ -21,6 +22,7 @@ from bot.reconcile import executor, gather
 from bot.reconcile.plan import decide
 from bot.render import Renderer
 from bot.timestamps import parse_timestamp
+from bot.untrusted import inert_log
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -48,6 +50,11 @@ def _parser() -> argparse.ArgumentParser:
     reconcile.add_argument("--max-writes", type=int, default=50, help="write budget of one run (default 50)")
     reconcile.add_argument("--event-name", help="the triggering event (default: GITHUB_EVENT_NAME)")
     reconcile.add_argument("--event-path", type=Path, help="the event payload (default: GITHUB_EVENT_PATH)")
+    reconcile.add_argument("--plan-json", type=Path, metavar="PATH", help="also write the plan JSON to PATH")
+    reconcile.add_argument("--outputs", type=Path, metavar="PATH", help="append the action's outputs to PATH")
+    init = sub.add_parser("init", help="scaffold a repository that adopts perfbot (writes no existing file)")
+    init.add_argument("--dir", type=Path, default=Path(), help="the repository's root (default: here)")
+    init.add_argument("--action", metavar="OWNER/REPO@SHA", help="the perfbot action the workflow uses, pinned")
     return parser
 
 
@@ -64,6 +71,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     args = _parser().parse_args(argv)
     context = RunContext.from_environ(os.environ if environ is None else environ)
     try:
+        if args.command == "init":
+            return _init(args.dir, args.action)
         settings = load_settings(args.config)
         if args.command == "validate":
             return _validate(settings)
@@ -76,11 +85,21 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
 
 
 def _report(error: BotError, context: RunContext) -> None:
-    print(error.user_message(), file=sys.stderr)
-    if context.in_actions and isinstance(error, InputError):
-        for p in error.problems:
-            message = p.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-            print(f"::error file={p.file},line={p.line},col={p.col}::{message}")
+    print(inert_log(error.user_message()), file=sys.stderr)
+    if context.in_actions:
+        print("\n".join(workflow.failure_lines(error)))
+        try:
+            workflow.leave_failure(error, context.step_summary)
+        except BotError as unwritten:
+            print(inert_log(unwritten.user_message()), file=sys.stderr)
+
+
+def _init(directory: Path, action: str | None) -> int:
+    for path in adopt.init(directory, dt.datetime.now(dt.UTC).date(), action):
+        print(f"wrote {directory / path}")
+    if action is None:
+        print(f"set `uses: {adopt.UNSET_ACTION}` in {adopt.WORKFLOW} to the perfbot action, pinned to a commit")
+    return EXIT_OK
 
 
 def _validate(settings: Settings) -> int:
@@ -103,7 +122,7 @@ def _render(settings: Settings, *, check: bool, write: bool) -> int:
         print(f"wrote {settings.config.page}")
         return EXIT_OK
     if not check:
-        sys.stdout.write(page)
+        sys.stdout.write(inert_log(page))
         return EXIT_OK
     committed = read_text(target) if target.exists() else ""
     if committed == page:
@@ -139,12 +158,15 @@ def _reconcile(settings: Settings, args: argparse.Namespace, context: RunContext
         plan = plan.model_copy(update={"trigger": trigger})
     report = None if args.dry_run else executor.apply(plan, github, args.max_writes)
     text = inputs.renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run)
-    sys.stdout.write(plan.model_dump_json(indent=2) + "\n" if args.json else text)
+    sys.stdout.write(plan.model_dump_json(indent=2) + "\n" if args.json else inert_log(text))
     if report is not None:
         print(f"applied {len(report.done)} actions; {len(report.deferred)} deferred to the next run", file=sys.stderr)
-    if context.step_summary is not None:
-        with context.step_summary.open("a", encoding="utf-8") as handle:
-            handle.write("```\n" + text + "```\n")
+    destinations = workflow.Destinations(
+        plan_json=args.plan_json, outputs=args.outputs, summary=context.step_summary, server_url=context.server_url
+    )
+    workflow.leave_results(
+        plan, report, inputs.readback, inputs.renderer, now=now, repository=inputs.observed.repository, to=destinations
+    )
     if report is not None and report.error is not None:
         raise report.error
     return EXIT_OK

@@ -9,6 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from bot.snapshot.store import load_model
 
+# The templates shipped inside the package (a link to the repository's `templates/` in a checkout).
+SHIPPED_TEMPLATES = Path(__file__).resolve().parent / "templates"
+
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -63,7 +66,8 @@ class BotConfig(Strict):
     snapshot: StrictStr
     page: StrictStr
     leases: StrictStr
-    templates: StrictStr = "templates"
+    # A directory of templates to use instead of the shipped ones (page, comments, summaries).
+    templates: StrictStr | None = None
     page_text: PageText
     leases_rules: LeaseRules = LeaseRules()
     owner: OwnerWording = OwnerWording()
@@ -97,6 +101,8 @@ class Settings(BaseModel):
 
     @property
     def templates_path(self) -> Path:
+        if self.config.templates is None:
+            return SHIPPED_TEMPLATES
         return self.path(self.config.templates)
 
 

@@ -23,6 +23,7 @@ class RunContext:
     token: str | None = None
     repository: str | None = None
     api_url: str = DEFAULT_API_URL
+    server_url: str = "https://github.com"
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> RunContext:
@@ -38,4 +39,5 @@ class RunContext:
             token=environ.get("GITHUB_TOKEN") or None,
             repository=environ.get("GITHUB_REPOSITORY") or None,
             api_url=(environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
+            server_url=(environ.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/"),
         )

@@ -29,6 +29,15 @@ def read_text(path: Path) -> str:
         raise input_error(str(path), f"cannot read: {exc}") from exc
 
 
+def append_text(path: Path, text: str) -> None:
+    """Add to a file another program reads as a whole later (the runner's summary and outputs)."""
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise input_error(str(path), f"cannot append: {exc}") from exc
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write through a temporary file and rename, so a crash never leaves half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ from jinja2 import BaseLoader, DictLoader, Environment, StrictUndefined
 
 from bot.config import PageText
 from bot.snapshot.model import Snapshot, WorkPacket
-from bot.untrusted import code_span, neutral
+from bot.untrusted import code_span, neutral, table_code
 
 
 def ticks(ids: Iterable[str]) -> str:
@@ -64,6 +64,7 @@ def environment(loader: BaseLoader) -> Environment:
         dependency_cell=dependency_cell,
         neutral=neutral,
         code=code_span,
+        cell=table_code,
     )
     return env
 

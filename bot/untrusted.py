@@ -1,13 +1,16 @@
-"""Neutralising text people wrote before it goes into the bot's own comments.
+"""Neutralising text from outside before it reaches a sink: comments, tables, the Actions log.
 
 A quoted line must not ping anyone, open or close an HTML comment (and so forge or break our
-markers), or break the reply's Markdown.
+markers), or break the reply's Markdown; a line printed in a workflow must not start a workflow
+command (`::name::`), which the runner would obey.
 """
 
 from __future__ import annotations
 
 import re
 
+# Every break a runner or a Python reader takes as the end of a line.
+_LINE_BREAK = re.compile(r"(\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
 _ZERO_WIDTH = "\u200b"
 
@@ -20,7 +23,7 @@ def neutral(text: str, limit: int | None = None) -> str:
     line = _CONTROL.sub(" ", text.replace("\r", " ").replace("\n", " "))
     if limit is not None and len(line) > limit:
         line = line[: limit - 1] + "…"
-    line = line.replace("@", "@" + _ZERO_WIDTH)
+    line = re.sub("@(?!" + _ZERO_WIDTH + ")", "@" + _ZERO_WIDTH, line)  # idempotent: neutral twice is neutral
     return line.replace("<!--", "<!" + _ZERO_WIDTH + "--").replace("-->", "--" + _ZERO_WIDTH + ">")
 
 
@@ -31,3 +34,24 @@ def code_span(text: str, limit: int = 300) -> str:
     fence = "`" * (longest + 1)
     pad = " " if line.startswith("`") or line.endswith("`") or not line else ""
     return f"{fence}{pad}{line}{pad}{fence}"
+
+
+def table_code(text: str, limit: int = 300) -> str:
+    """`text` as a code span for a GFM table cell: a `|` even inside a code span ends a cell unescaped."""
+    return code_span(text, limit).replace("|", "\\|")
+
+
+def inert_log(text: str) -> str:
+    """`text` with no line that the Actions runner would read as a workflow command.
+
+    The runner trims a line before looking for `::`, so a line whose first visible characters
+    are `::` gets a zero-width space between the colons; other text is left byte for byte.
+    """
+    parts = _LINE_BREAK.split(text)
+    for index in range(0, len(parts), 2):  # even items are lines, odd ones the breaks between them
+        line = parts[index]
+        stripped = line.lstrip()
+        if stripped.startswith("::"):
+            at = len(line) - len(stripped)
+            parts[index] = line[:at] + ":" + _ZERO_WIDTH + line[at + 1 :]
+    return "".join(parts)

@@ -31,3 +31,17 @@ def seed_text() -> str:
 def sandbox(tmp_path: Path) -> Repo:
     """A throwaway copy of the repository with the example offline state."""
     return Repo(tmp_path)
+
+
+@pytest.fixture(autouse=True)
+def outside_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests run the same inside a GitHub Actions job: no runner file or event from the environment."""
+    for name in (
+        "GITHUB_ACTIONS",
+        "GITHUB_STEP_SUMMARY",
+        "GITHUB_OUTPUT",
+        "GITHUB_EVENT_NAME",
+        "GITHUB_EVENT_PATH",
+        "GITHUB_SERVER_URL",
+    ):
+        monkeypatch.delenv(name, raising=False)

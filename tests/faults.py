@@ -50,5 +50,5 @@ class Faulty:
     def assign(self, action: AssignAction) -> None:
         self._write(lambda: self.port.assign(action))
 
-    def pull_request(self, action: PullRequestAction) -> None:
-        self._write(lambda: self.port.pull_request(action))
+    def pull_request(self, action: PullRequestAction) -> int | None:
+        return self._write(lambda: self.port.pull_request(action))

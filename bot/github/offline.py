@@ -101,7 +101,7 @@ class OfflineGitHub:
             issue["assignees"] = [*names, action.login] if action.add else names
         self._save()
 
-    def pull_request(self, action: PullRequestAction) -> None:
+    def pull_request(self, action: PullRequestAction) -> int | None:
         pulls = self._list("pulls")
         existing = next((p for p in pulls if p["head"] == action.branch and p["state"] == "open"), None)
         if action.operation == "create" and existing is not None:
@@ -109,9 +109,10 @@ class OfflineGitHub:
             action = action.model_copy(update={"operation": "update", "number": existing["number"]})
         if action.operation == "create":
             taken = [int(p["number"]) for p in pulls] + [int(i["number"]) for i in self._list("issues")]
+            action = action.model_copy(update={"number": max(taken, default=0) + 1})
             pulls.append(
                 {
-                    "number": max(taken, default=0) + 1,
+                    "number": action.number,
                     "state": "open",
                     "head": action.branch,
                     "title": action.title,
@@ -127,3 +128,4 @@ class OfflineGitHub:
             elif action.operation == "close":
                 pull["state"] = "closed"
         self._save()
+        return action.number

@@ -16,6 +16,8 @@ class Report:
     deferred: list[Action] = field(default_factory=list)
     failed: Action | None = None
     error: GitHubError | None = None
+    # The regeneration PR this run created, updated or closed (a created PR's number is only known now).
+    pull_request_number: int | None = None
 
 
 def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
@@ -41,15 +43,18 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
             )
             continue
         try:
-            _perform(action, port)
+            number = _perform(action, port)
         except GitHubError as error:
             report.failed, report.error = action, error
             continue
         report.done.append(action)
+        if isinstance(action, PullRequestAction):
+            report.pull_request_number = number if number is not None else action.number
     return report
 
 
-def _perform(action: Action, port: GitHubWriter) -> None:
+def _perform(action: Action, port: GitHubWriter) -> int | None:
+    """Perform one write; the PR's number when the write is the regeneration PR."""
     if isinstance(action, CommentAction):
         port.comment(action)
     elif isinstance(action, ReactAction):
@@ -57,4 +62,5 @@ def _perform(action: Action, port: GitHubWriter) -> None:
     elif isinstance(action, AssignAction):
         port.assign(action)
     else:
-        port.pull_request(action)
+        return port.pull_request(action)
+    return None

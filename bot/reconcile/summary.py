@@ -1,0 +1,115 @@
+"""The job summary: what one run found and did, as Markdown people read on the run's page.
+
+The templates (`job-summary.md.j2`, `job-failed.md.j2`) put every value from outside (ids,
+logins, lease holders, paths, messages) in a code span, so it shows as written and can neither
+format, link nor ping. GitHub keeps at most 1 MiB of summary per step: long lists are cut.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+
+from bot.annotations import MAX_ANNOTATIONS
+from bot.errors import Problem
+from bot.evidence.leases import LeaseReadback
+from bot.reconcile.actions import Action, Plan, PullRequestAction
+from bot.reconcile.executor import Report
+from bot.render import Renderer
+
+MAX_ROWS = 100
+_REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+
+
+def _rows(plan: Plan, report: Report | None) -> list[tuple[Action, str]]:
+    """Each action with what became of it: planned (dry run), done or deferred."""
+    if report is None:
+        return [(a, "planned") for a in plan.actions if not _idle(a)]
+    return [(a, "done" if a in report.done else "deferred") for a in plan.actions if not _idle(a)]
+
+
+def _idle(action: Action) -> bool:
+    return isinstance(action, PullRequestAction) and action.operation == "none"
+
+
+def pull_request_number(plan: Plan, report: Report | None) -> int | None:
+    """The regeneration PR's number: the one this run wrote, else the open one the plan knows."""
+    pull = plan.pull_request()
+    if report is not None and pull in report.done and report.pull_request_number is not None:
+        return report.pull_request_number
+    return pull.number
+
+
+def _pull_link(number: int | None, repository: str, server_url: str) -> str:
+    if number is None:
+        return ""
+    if not _REPOSITORY.fullmatch(repository) or not server_url.startswith("https://"):
+        return f"#{number}"
+    return f"[#{number}]({server_url.rstrip('/')}/{repository}/pull/{number})"
+
+
+def newest_activity(readback: LeaseReadback) -> dt.datetime | None:
+    """The latest acquire or heartbeat among the readback's leases, live or released."""
+    stamps = [s for lease in (*readback.live, *readback.released) if (s := lease.last_seen()) is not None]
+    return max(stamps, default=None)
+
+
+def age(delta: dt.timedelta) -> str:
+    minutes = max(int(delta.total_seconds() // 60), 0)
+    days, minutes = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(minutes, 60)
+    if days:
+        return f"{days} d {hours} h"
+    return f"{hours} h {minutes} min" if hours else f"{minutes} min"
+
+
+def _relative(stamp: dt.datetime, now: dt.datetime) -> str:
+    if stamp > now:
+        return f"{age(stamp - now)} after this run's clock"
+    return f"{age(now - stamp)} before this run"
+
+
+def job_summary(
+    plan: Plan,
+    report: Report | None,
+    readback: LeaseReadback,
+    renderer: Renderer,
+    *,
+    now: dt.datetime,
+    repository: str,
+    server_url: str = "https://github.com",
+) -> str:
+    """The summary of a run; `report` is None for a dry run (nothing was written)."""
+    rows = _rows(plan, report)
+    number = pull_request_number(plan, report)
+    status = next((s for a, s in rows if isinstance(a, PullRequestAction)), "")
+    newest = newest_activity(readback)
+    return renderer.render(
+        "job-summary.md.j2",
+        plan=plan,
+        dry_run=report is None,
+        changed=[p for p in plan.packets if p.recorded_state != p.derived_state],
+        rows=rows,
+        max_rows=MAX_ROWS,
+        done=sum(1 for _, s in rows if s == "done"),
+        deferred=sum(1 for _, s in rows if s == "deferred"),
+        pull_number=number,
+        link=_pull_link(number, repository, server_url),
+        pr_status=status,
+        newest_activity=newest.isoformat() if newest else "",
+        activity_age=_relative(newest, now) if newest else "",
+    )
+
+
+def failure_summary(renderer: Renderer, problems: Sequence[Problem], message: str) -> str:
+    """The summary of a run that stopped: its located problems, or the one message it has."""
+    annotated = min(len(problems), MAX_ANNOTATIONS)
+    return renderer.render(
+        "job-failed.md.j2",
+        problems=list(problems),
+        annotated=annotated,
+        hidden=len(problems) - annotated,
+        max_rows=MAX_ROWS,
+        message=message,
+    )

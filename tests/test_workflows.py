@@ -1,0 +1,206 @@
+"""The action and the workflows: their shape (pins, permissions, no expressions in shells) and
+which events start a job, judged by evaluating each job's `if:` against real webhook payloads."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from tests.expressions import condition
+from tests.paths import ROOT
+
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+ACTION = ROOT / "action.yml"
+# npm `@octokit/webhooks-examples`, unpacked by .ci/run (see there for the version).
+EXAMPLES = ROOT / ".cache" / "webhooks-examples" / "package" / "api.github.com" / "index.json"
+PINNED = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[0-9a-f]{40}$")
+
+
+def load(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    return data
+
+
+def steps(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every step of a workflow's jobs, or of a composite action."""
+    if "runs" in document:
+        yield from document["runs"].get("steps", [])
+    for job in document.get("jobs", {}).values():
+        yield from job.get("steps", [])
+
+
+@pytest.mark.parametrize("path", [ACTION, *WORKFLOWS], ids=lambda p: p.name)
+def test_no_expression_inside_a_shell(path: Path) -> None:
+    """Inputs and event text reach a `run:` only through `env:`, never spliced into the script."""
+    scripts = [step["run"] for step in steps(load(path)) if "run" in step]
+    assert scripts, "every file here runs something"
+    for script in scripts:
+        assert "${{" not in script, script
+
+
+@pytest.mark.parametrize("path", [ACTION, *WORKFLOWS], ids=lambda p: p.name)
+def test_every_action_is_pinned_to_a_commit(path: Path) -> None:
+    uses = [str(step["uses"]) for step in steps(load(path)) if "uses" in step]
+    assert uses
+    for ref in uses:
+        assert ref.startswith("./") or PINNED.match(ref), f"{ref} is not pinned to a full commit SHA"
+    # The version the SHA stands for is said next to it, for people and for update bots.
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if re.search(r"uses: [^.].*@[0-9a-f]{40}", line):
+            assert re.search(r"# v\d+(\.\d+)*\s*$", line), line
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_permissions_are_granted_per_job(path: Path) -> None:
+    workflow = load(path)
+    assert workflow.get("permissions") == {}, "the workflow level grants nothing"
+    for name, job in workflow["jobs"].items():
+        assert isinstance(job.get("permissions"), dict), f"job {name} states what it needs"
+
+
+def test_the_validate_job_only_reads() -> None:
+    jobs = load(ROOT / ".github" / "workflows" / "perfbot.yml")["jobs"]
+    assert jobs["validate"]["permissions"] == {"contents": "read"}
+    assert jobs["reconcile"]["needs"] == "validate"
+    assert all(step.get("uses") != "./" for step in jobs["validate"]["steps"])
+
+
+def test_one_writer_group() -> None:
+    jobs = load(ROOT / ".github" / "workflows" / "perfbot.yml")["jobs"]
+    writers = [job for job in jobs.values() if "write" in job["permissions"].values()]
+    assert [job["concurrency"] for job in writers] == [{"group": "perfbot-writer", "cancel-in-progress": False}]
+
+
+def test_the_action_passes_inputs_through_env_only() -> None:
+    action = load(ACTION)
+    declared = set(action["inputs"])
+    assert declared == {"github-token", "config", "dry-run", "max-writes", "leases"}
+    assert set(action["outputs"]) == {"pull-request-number", "pull-request-operation", "comments-written", "plan-json"}
+    reconcile = next(step for step in steps(action) if step.get("id") == "reconcile")
+    passed = {re.sub(r"^\$\{\{ inputs\.(.+) \}\}$", r"\1", value) for value in reconcile["env"].values()}
+    assert declared <= passed
+
+
+# Which jobs an event starts.
+
+
+def triggered(workflow: dict[str, Any], event: str, payload: dict[str, Any]) -> bool:
+    """Whether the workflow's `on:` takes this event (its `types:` filter included)."""
+    on = workflow["on"]
+    if event not in on:
+        return False
+    types = (on[event] or {}).get("types")
+    return types is None or payload.get("action") in types
+
+
+def started_jobs(workflow: dict[str, Any], event: str, payload: dict[str, Any]) -> list[str]:
+    """The jobs that run: each job's `if:` holds and every job it needs ran (and, here, succeeded)."""
+    if not triggered(workflow, event, payload):
+        return []
+    contexts = {"github": {"event_name": event, "event": payload}, "inputs": payload.get("inputs") or {}}
+    started: list[str] = []
+    for name, job in workflow["jobs"].items():  # jobs are listed after the jobs they need
+        needs = job.get("needs", [])
+        needs = [needs] if isinstance(needs, str) else needs
+        if all(n in started for n in needs) and condition(str(job.get("if", "true")), contexts):
+            started.append(name)
+    return started
+
+
+@cache
+def examples() -> dict[str, list[dict[str, Any]]]:
+    if not EXAMPLES.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{EXAMPLES} is missing: .ci/run fetches it with npm pack")
+        pytest.skip(f"{EXAMPLES} is missing: run .ci/run (npm pack @octokit/webhooks-examples) to fetch it")
+    index = json.loads(EXAMPLES.read_text(encoding="utf-8"))
+    return {entry["name"]: entry["examples"] for entry in index}
+
+
+def comment_events() -> list[dict[str, Any]]:
+    created = [e for e in examples()["issue_comment"] if e["action"] == "created"]
+    assert created, "the examples hold created comments"
+    return created
+
+
+def a_bot() -> dict[str, Any]:
+    """A real bot account object from the examples (a `sender` of another event)."""
+    for events in examples().values():
+        for event in events:
+            sender = event.get("sender") or {}
+            if sender.get("type") == "Bot":
+                return copy.deepcopy(sender)
+    raise AssertionError("the examples hold no bot account")
+
+
+def with_comment(event: dict[str, Any], body: str, user: dict[str, Any] | None = None) -> dict[str, Any]:
+    changed = copy.deepcopy(event)
+    changed["comment"]["body"] = body
+    if user is not None:
+        changed["comment"]["user"] = user
+    return changed
+
+
+@pytest.fixture(scope="module")
+def perfbot() -> dict[str, Any]:
+    return load(ROOT / ".github" / "workflows" / "perfbot.yml")
+
+
+def test_an_ordinary_comment_starts_no_job(perfbot: dict[str, Any]) -> None:
+    for event in comment_events():
+        assert "/perf" not in event["comment"]["body"]
+        assert started_jobs(perfbot, "issue_comment", event) == []
+
+
+def test_a_command_starts_both_jobs(perfbot: dict[str, Any]) -> None:
+    for event in comment_events():
+        for body in ("/perf claim cuda.q8_1", "Thanks!\n\n/PERF help"):
+            assert started_jobs(perfbot, "issue_comment", with_comment(event, body)) == ["validate", "reconcile"]
+
+
+def test_a_comment_by_a_bot_starts_no_job(perfbot: dict[str, Any]) -> None:
+    bot = a_bot()
+    assert bot["login"].endswith("[bot]")
+    for event in comment_events():
+        assert started_jobs(perfbot, "issue_comment", with_comment(event, "/perf help", bot)) == []
+
+
+def test_edited_and_deleted_comments_start_no_job(perfbot: dict[str, Any]) -> None:
+    others = [e for e in examples()["issue_comment"] if e["action"] != "created"]
+    assert others
+    for event in others:
+        assert started_jobs(perfbot, "issue_comment", with_comment(event, "/perf help")) == []
+
+
+@pytest.mark.parametrize(
+    ("event", "actions"),
+    [("issues", {"closed", "reopened", "assigned", "unassigned"}), ("push", None), ("workflow_dispatch", None)],
+)
+def test_other_events_start_both_jobs(perfbot: dict[str, Any], event: str, actions: set[str] | None) -> None:
+    payloads = examples()[event]
+    assert payloads
+    for payload in payloads:
+        wanted = actions is None or payload.get("action") in actions
+        assert started_jobs(perfbot, event, payload) == (["validate", "reconcile"] if wanted else [])
+
+
+def test_the_readme_workflow_is_ten_lines_that_filter_comments() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Adopt perfbot in your repository\n", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert len(block.splitlines()) <= 10
+    workflow = YAML(typ="safe").load(block)
+    assert workflow["permissions"] == {}
+    plain, command = comment_events()[0], with_comment(comment_events()[0], "/perf help")
+    assert started_jobs(workflow, "issue_comment", plain) == []
+    assert started_jobs(workflow, "issue_comment", command) == ["perfbot"]
+    assert started_jobs(workflow, "issue_comment", with_comment(command, "/perf help", a_bot())) == []
