@@ -34,6 +34,7 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("GET", REPO + r"/commits", rest_git.list_commits),
     ("GET", REPO + r"/pulls", rest_pulls.list_pulls),
     ("POST", REPO + r"/pulls", rest_pulls.create_pull),
+    ("GET", REPO + r"/pulls/(?P<number>\d+)", rest_pulls.get_pull),
     ("PATCH", REPO + r"/pulls/(?P<number>\d+)", rest_pulls.update_pull),
 ]
 COMPILED = [(method, re.compile(pattern), handler) for method, pattern, handler in ROUTES]
