@@ -33,7 +33,7 @@ fragment Tracked on Issue {
     pageInfo { hasNextPage endCursor }
     totalCount
     nodes {
-      fullDatabaseId databaseId
+      fullDatabaseId
       author { __typename login }
       createdAt lastEditedAt body
       reactionGroups { content viewerHasReacted reactors { totalCount } }
