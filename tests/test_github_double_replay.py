@@ -102,7 +102,7 @@ def test_a_second_offline_run_over_the_doubles_state_changes_nothing(tmp_path: P
     settings = load_settings(ROOT / "config" / "perfbot.yaml")
     path = tmp_path / "state.json"
     double = make_double(start(), state_path=path)
-    raw, observed = parse_state(path.read_text(encoding="utf-8"), str(path))
+    _, observed = parse_state(path.read_text(encoding="utf-8"), str(path))
     with client(double) as gh:
         executor.apply(decide(gather.inputs(settings, observed, NOW)), RestPort(gh, double), budget=1000)
     after = path.read_text(encoding="utf-8")
