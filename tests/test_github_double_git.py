@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -205,3 +206,17 @@ def test_an_open_pr_record_without_a_branch_gets_one() -> None:
     head = double.tip(BRANCH) or ""
     assert double.world.git.commits[head].author.login == "octocat"
     assert "git" not in double.state()  # nothing the state does not already imply
+
+
+def test_edits_to_the_state_file_are_read_and_objects_in_flight_kept(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    double = make_double(state_path=path)
+    with client(double) as gh:
+        base_tree = gh.rest.git.get_commit(OWNER, NAME, double.tip() or "").parsed_data.tree.sha
+        entry: list[Any] = [{"path": SNAPSHOT, "mode": "100644", "type": "blob", "content": "x: 1\n"}]
+        tree = gh.rest.git.create_tree(OWNER, NAME, base_tree=base_tree, tree=entry).parsed_data.sha
+        edited = example_state(permissions={"carol": "maintain"})
+        path.write_text(json.dumps(edited), encoding="utf-8")  # someone edits the state meanwhile
+        assert gh.rest.repos.get_collaborator_permission_level(OWNER, NAME, "carol").parsed_data.role_name == "maintain"
+        made = gh.rest.git.create_commit(OWNER, NAME, message="m", tree=tree, parents=[double.tip() or ""])
+    assert made.status_code == 201

@@ -75,7 +75,7 @@ def start() -> dict[str, Any]:
     )
 
 
-def test_a_plan_applied_over_http_leaves_the_offline_state(tmp_path: Path) -> None:
+def test_a_plan_applied_over_http_leaves_the_offline_state() -> None:
     settings = load_settings(ROOT / "config" / "perfbot.yaml")
     initial = start()
     raw, observed = parse_state(json.dumps(copy.deepcopy(initial)), "offline")
