@@ -1,6 +1,8 @@
 """REST endpoints on issues: comments, reactions, assignees, permissions, the repository itself.
 
-Every write goes through `OfflineGitHub`, so the state changes as an offline run changes it.
+Every write perfbot makes goes through `OfflineGitHub`, so the state changes as an offline run
+changes it; the other reactions (+1, heart, ...) are recorded in the same shape, and a person's
+comment (a token whose viewer is not a bot) is stored without `user_type`, as the state's are.
 """
 
 from __future__ import annotations
