@@ -144,6 +144,8 @@ def test_the_pr_record_follows_its_branch(github: githubkit.GitHub[Any], double:
     record = double.state()["pulls"][0]
     assert (record["number"], record["head"], record["files"]) == (number, BRANCH, FILES)
     assert "foreign_commits" not in record
+    shown = github.rest.pulls.get(OWNER, NAME, number).parsed_data
+    assert (shown.changed_files, shown.commits, shown.additions) == (2, 1, 2)
     double.push(BRANCH, {PAGE: "# a person's page\n"}, login="alice")
     record = double.state()["pulls"][0]
     assert record["files"] == {SNAPSHOT: FILES[SNAPSHOT], PAGE: "# a person's page\n"}
