@@ -126,7 +126,7 @@ class GitHubDouble:
         resource = "graphql" if kind == "graphql" else "core"
         viewer = self.viewer(request)
         if viewer is None:
-            return Response(401, error_body(401, "Bad credentials", DOCS), self.rate.headers(resource))
+            return self._finish(Response(401, error_body(401, "Bad credentials", DOCS)), resource, None)
         self.rate.spend(resource)
         self.world.refresh()
         fault = self.faults.take(request)
