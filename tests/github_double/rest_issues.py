@@ -10,7 +10,7 @@ from __future__ import annotations
 from operator import methodcaller
 from typing import Any
 
-from bot.reconcile.actions import AssignAction, CommentAction, EditCommentAction, ReactAction, Topic
+from bot.reconcile.actions import AssignAction, CommentAction, ReactAction, Topic
 from tests.github_double import bodies
 from tests.github_double.context import Context
 from tests.github_double.protocol import Response, not_found, page, required, validation_failed
@@ -72,14 +72,6 @@ def create_comment(ctx: Context, number: str) -> Response:
         ctx.world.save()
     created = bodies.comment(ctx.api, ctx.world, record)
     return Response(201, created, {"location": created["url"]})
-
-
-def update_comment(ctx: Context, comment_id: str) -> Response:
-    docs = ctx.docs("issues/comments#update-an-issue-comment")
-    record = _comment(ctx, comment_id)
-    action = EditCommentAction(issue=record["issue"], comment_id=record["id"], topic=TOPIC, body=_body(ctx, docs))
-    ctx.world.apply(ctx.viewer, lambda offline: offline.edit_comment(action))
-    return Response(200, bodies.comment(ctx.api, ctx.world, record))
 
 
 def create_reaction(ctx: Context, comment_id: str) -> Response:
