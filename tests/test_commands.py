@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.commands.grammar import Parsed, command_lines, parse
+from bot.commands.grammar import Parsed, command_lines
+from bot.commands.reading import parse
 
 P = "/perf"
 

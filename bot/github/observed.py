@@ -6,11 +6,26 @@ offline state file that stands in for it uses the same shapes.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 Permission = Literal["none", "read", "triage", "write", "maintain", "admin"]
+
+
+# GitHub's timestamp form (ISO 8601 in UTC, whole seconds), as its API writes `created_at`.
+_UTC_TIMESTAMP = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def utc_timestamp(moment: dt.datetime) -> str:
+    """`moment` the way GitHub writes times: `2026-08-27T10:00:00Z`."""
+    return moment.astimezone(dt.UTC).strftime(_UTC_TIMESTAMP)
+
+
+def is_bot(login: str, account_type: str = "User", own_login: str = "") -> bool:
+    """Whether an account is a bot: GitHub says so, its login is an app's (`name[bot]`), or it is ours."""
+    return account_type == "Bot" or login.endswith("[bot]") or (bool(own_login) and login == own_login)
 
 
 class Tolerant(BaseModel):

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from bot.errors import InputError, Problem
 from bot.files import parse_object, read_text, write_atomic
-from bot.github.observed import Observed
+from bot.github.observed import Observed, utc_timestamp
 from bot.reconcile.actions import AssignAction, CommentAction, EditCommentAction, PullRequestAction, ReactAction
 
 
@@ -75,7 +75,7 @@ class OfflineGitHub:
                 "issue": action.issue,
                 "user": self.observed.bot_login,
                 "user_type": "Bot",
-                "created_at": self.now.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "created_at": utc_timestamp(self.now),
                 "body": action.body,
             }
         )
