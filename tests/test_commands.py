@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.commands.grammar import Parsed, command_lines
-from bot.commands.reading import parse
+from bot.commands.reading import Parsed, command_lines, parse
 
 P = "/perf"
 

@@ -5,9 +5,10 @@ Their words are the same whether or not this run made the change, so a rerun ans
 
 from __future__ import annotations
 
-from bot.commands.effects import Answered, Assignment, Effect, Outcome, Refused, Situation, find_packet
+from bot.commands.effects import Answered, Effect, Outcome, Refused, Situation, find_packet
 from bot.commands.grammar import Command
 from bot.github.observed import Comment
+from bot.reconcile.actions import AssignAction
 
 
 def _assignment(add: bool) -> Effect:
@@ -20,9 +21,8 @@ def _assignment(add: bool) -> Effect:
         if packet.issue not in situation.assignees:
             return Refused(f"issue #{packet.issue} was not observed")
         state = "is assigned to" if add else "is not assigned to"
-        return Answered(
-            f"{comment.user} {state} #{packet.issue} (`{packet.id}`)", Assignment(packet.issue, comment.user, add)
-        )
+        assignment = AssignAction(issue=packet.issue, login=comment.user, add=add)
+        return Answered(f"{comment.user} {state} #{packet.issue} (`{packet.id}`)", assignment)
 
     return run
 

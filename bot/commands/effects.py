@@ -20,6 +20,7 @@ from bot.commands.grammar import Command
 from bot.commands.records import Key
 from bot.config import BotConfig
 from bot.github.observed import Comment, utc_timestamp
+from bot.reconcile.actions import AssignAction
 from bot.render import Renderer
 from bot.snapshot.model import (
     DECIDED_STATES,
@@ -55,16 +56,10 @@ class Applied:
 
 
 @dataclass(frozen=True)
-class Assignment:
-    issue: int
-    login: str
-    add: bool
-
-
-@dataclass(frozen=True)
 class Answered:
     text: str
-    assignment: Assignment | None = None
+    # The one side effect an answer may ask for: (un)assigning the commenter.
+    assignment: AssignAction | None = None
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
-"""Slash-command grammar: issue-comment text to typed commands or per-line errors. Total: never raises.
+"""Slash-command grammar: the verbs, the typed command, and how each verb's arguments are written.
 
-One command per line, starting with the configured prefix; lines inside code fences or `>`
-quotes are not commands. Ids are checked against the snapshot later (`effects`), not here.
+Each verb's `Grammar` pairs its forms (what usage shows) with the builder that reads its
+arguments; a malformed argument raises `ArgumentError`, which `reading` turns into a per-line
+error. Ids are checked against the snapshot later (`effects`), not here.
 """
 
 from __future__ import annotations
@@ -12,9 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Literal, get_args
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-
 from bot.snapshot.model import WORK_STATES
 from bot.untrusted import code_span
 
@@ -23,7 +21,6 @@ Verb = Literal[
 ]
 VERBS: tuple[Verb, ...] = get_args(Verb)
 
-_MARKDOWN = MarkdownIt("commonmark")
 _DIGITS = re.compile(r"[0-9]{1,18}")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-/]*")
 _ISSUE = re.compile(r"#([0-9]{1,9})")
@@ -31,7 +28,11 @@ _ISSUE = re.compile(r"#([0-9]{1,9})")
 
 @dataclass(frozen=True)
 class Command:
-    """A parsed command line; `target` is a packet or constraint id where the verb takes one."""
+    """A parsed command line, at its line in the comment.
+
+    `target` is a packet or constraint id where the verb takes one; other arguments are set only
+    by the verbs that take them.
+    """
 
     verb: Verb
     line: int
@@ -64,77 +65,6 @@ class Command:
 _ARGUMENTS = tuple(f.name for f in fields(Command)[3:])
 
 
-@dataclass(frozen=True)
-class ParseError:
-    line: int
-    text: str
-    message: str
-
-
-@dataclass(frozen=True)
-class Parsed:
-    commands: tuple[Command, ...] = ()
-    errors: tuple[ParseError, ...] = ()
-    too_long: bool = False
-
-    @property
-    def empty(self) -> bool:
-        return not self.commands and not self.errors and not self.too_long
-
-
-def command_lines(body: str, prefix: str) -> list[tuple[int, str]]:
-    """(line number, text) of each line of a paragraph that starts with the prefix.
-
-    The comment is read as CommonMark, the way people see it: lines in code blocks, fences, HTML
-    blocks (including `<!-- -->` comments) and block quotes (lazy continuation lines too) are
-    not paragraphs, so they are never commands.
-    """
-    if prefix not in body:
-        return []
-    text = body.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    found: list[tuple[int, str]] = []
-    quoted = 0
-    for token in _MARKDOWN.parse(text):
-        if token.type == "blockquote_open":
-            quoted += 1
-        elif token.type == "blockquote_close":
-            quoted -= 1
-        elif token.type == "inline" and not quoted and token.map:
-            hidden = _inside_inline_html(token, lines)
-            for number in range(token.map[0], token.map[1]):
-                line = lines[number].strip()
-                if number not in hidden and (line == prefix or line.startswith((prefix + " ", prefix + "\t"))):
-                    found.append((number + 1, line))
-    return found
-
-
-def _inside_inline_html(paragraph: Token, lines: list[str]) -> set[int]:
-    """Lines a multi-line inline HTML span (a `<!-- -->` comment, a tag) continues onto: hidden."""
-    assert paragraph.map is not None
-    first = paragraph.map[0]
-    raw = "\n".join(lines[first : paragraph.map[1]])
-    hidden: set[int] = set()
-    offset = 0
-    for child in paragraph.children or []:
-        if child.type != "html_inline" or "\n" not in child.content:
-            continue
-        start = raw.find(child.content, offset)
-        if start < 0:
-            continue
-        offset = start + len(child.content)
-        top = first + raw.count("\n", 0, start)
-        hidden.update(range(top + 1, top + 1 + child.content.count("\n")))
-    return hidden
-
-
-def has_raw_command_line(body: str, prefix: str) -> bool:
-    """A cheap look for a command-like line, for comments too long to read properly."""
-    return any(
-        (line := raw.strip()) == prefix or line.startswith((prefix + " ", prefix + "\t")) for raw in body.split("\n")
-    )
-
-
 class ArgumentError(Exception):
     """A malformed argument; the reader turns it into a ParseError with the verb's usage."""
 
@@ -165,17 +95,41 @@ def _labelled(args: str, label: str) -> str | None:
 Builder = Callable[[int, str, str], Command]
 
 
-def only_id(verb: Verb, what: str) -> Builder:
+@dataclass(frozen=True)
+class Grammar:
+    """How a verb is written: its forms, as usage shows them, and the reader of its arguments."""
+
+    forms: tuple[str, ...]
+    build: Builder
+
+    @property
+    def usage(self) -> str:
+        return " | ".join(self.forms)
+
+
+def syntax(*forms: str) -> Callable[[Builder], Grammar]:
+    """Declares a builder's forms (after the prefix) next to the code that reads them."""
+
+    def declare(build: Builder) -> Grammar:
+        return Grammar(forms, build)
+
+    return declare
+
+
+def only_id(verb: Verb, what: str) -> Grammar:
+    """`<verb> <what>`: a single packet or constraint id."""
+
     def build(number: int, text: str, args: str) -> Command:
         target, rest = _ident(args, what)
         if rest:
             raise ArgumentError(f"unexpected text after the {what} id: {code_span(rest, 60)}")
         return Command(verb, number, text, target=target)
 
-    return build
+    return Grammar((f"{verb} <{what}>",), build)
 
 
-def build_complete(number: int, text: str, args: str) -> Command:
+@syntax("complete <packet> result: <text> [receipt: #N]")
+def complete(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "packet")
     receipt = None
     tail = re.search(r"\s*receipt:\s*(\S+)\s*$", rest, re.IGNORECASE)
@@ -191,14 +145,15 @@ def build_complete(number: int, text: str, args: str) -> Command:
     return Command("complete", number, text, target=target, result=_free_text(result, "result"), receipt=receipt)
 
 
-def build_state(number: int, text: str, args: str) -> Command:
+@syntax("state <packet> <state> [reason: <text>]")
+def state(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "packet")
-    state, _, tail = rest.partition(" ")
-    if state not in WORK_STATES:
+    wanted, _, tail = rest.partition(" ")
+    if wanted not in WORK_STATES:
         raise ArgumentError(
-            f"unknown state {code_span(state, 40)}; states: {', '.join(WORK_STATES)}" if state else "expected a state"
+            f"unknown state {code_span(wanted, 40)}; states: {', '.join(WORK_STATES)}" if wanted else "expected a state"
         )
-    if state == "complete":
+    if wanted == "complete":
         raise ArgumentError("use `complete <packet> result: <text>` to complete a packet")
     reason = ""
     if tail.strip():
@@ -206,15 +161,17 @@ def build_state(number: int, text: str, args: str) -> Command:
         if found is None:
             raise ArgumentError("expected `reason: <text>` after the state")
         reason = _free_text(found, "reason")
-    return Command("state", number, text, target=target, state=state, reason=reason)
+    return Command("state", number, text, target=target, state=wanted, reason=reason)
 
 
-def build_block(number: int, text: str, args: str) -> Command:
+@syntax("block <packet> <condition>")
+def block(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "packet")
     return Command("block", number, text, target=target, condition=_free_text(rest, "condition"))
 
 
-def build_review(number: int, text: str, args: str) -> Command:
+@syntax("review <constraint> [by YYYY-MM-DD] [note: <text>]")
+def review(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "constraint")
     by = None
     note = ""
@@ -239,7 +196,8 @@ def build_review(number: int, text: str, args: str) -> Command:
     return Command("review", number, text, target=target, by=by, note=note)
 
 
-def build_evidence(number: int, text: str, args: str) -> Command:
+@syntax("evidence <constraint> <class> <summary> (<ref>)")
+def evidence(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "constraint")
     cls, _, rest = rest.partition(" ")
     if not _ID.fullmatch(cls):
@@ -266,7 +224,8 @@ def build_evidence(number: int, text: str, args: str) -> Command:
     )
 
 
-def build_exit(number: int, text: str, args: str) -> Command:
+@syntax("exit <constraint> met: <ref>")
+def exit_met(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "constraint")
     ref = _labelled(rest, "met")
     if ref is None:
@@ -274,11 +233,17 @@ def build_exit(number: int, text: str, args: str) -> Command:
     return Command("exit", number, text, target=target, ref=_free_text(ref, "reference"))
 
 
-def build_help(number: int, text: str, args: str) -> Command:
-    return Command("help", number, text)
+def verb_only(verb: Verb) -> Grammar:
+    """`<verb>` alone; any text after it is ignored."""
+
+    def build(number: int, text: str, args: str) -> Command:
+        return Command(verb, number, text)
+
+    return Grammar((verb,), build)
 
 
-def build_drop(number: int, text: str, args: str) -> Command:
+@syntax("drop all", "drop <comment-id> [<comment-id> ...]")
+def drop(number: int, text: str, args: str) -> Command:
     if args.lower() == "all":
         return Command("drop", number, text, drop_all=True)
     ids = args.replace(",", " ").split()

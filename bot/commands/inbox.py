@@ -54,7 +54,7 @@ def read(base: Snapshot, observed: Observed, config: BotConfig, renderer: Render
         ledger=ledger,
         dropped=dropped,
         lapsed_said=lapsed_said(mine),
-        finished=frozenset(cid for cid, content in reacted if content in ("rocket", "confused")),
+        finished=outbox.finished(reacted),
         present=present,
     )
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")

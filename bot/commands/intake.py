@@ -16,8 +16,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.commands.grammar import Command, Parsed
-from bot.commands.reading import parse
+from bot.commands.grammar import Command
+from bot.commands.reading import Parsed, parse
 from bot.commands.records import DECISION_TOPIC, Record
 from bot.config import CommandSettings
 from bot.github.markers import marker

@@ -17,7 +17,7 @@ from bot.commands.records import DECISION_TOPIC, LAPSED_TOPIC, REPLY_TOPIC, Deci
 from bot.commands.replay import Handled, Line
 from bot.github.markers import header
 from bot.github.observed import Comment
-from bot.reconcile.actions import Action, AssignAction, CommentAction, ReactAction, ReactionContent
+from bot.reconcile.actions import Action, CommentAction, ReactAction, ReactionContent
 from bot.render import Renderer
 
 
@@ -37,6 +37,11 @@ class Voice:
     present: AbstractSet[int]
 
 
+def finished(reacted: AbstractSet[tuple[int, str]]) -> frozenset[int]:
+    """Comments the bot finished answering: 🚀 or 😕 is the last thing it does for a new comment."""
+    return frozenset(comment_id for comment_id, content in reacted if content in ("rocket", "confused"))
+
+
 def actions(done: Handled, voice: Voice) -> list[Action]:
     return _answer(done, voice) if done.fresh else _follow_up(done, voice)
 
@@ -44,7 +49,7 @@ def actions(done: Handled, voice: Voice) -> list[Action]:
 def _answer(done: Handled, voice: Voice) -> list[Action]:
     comment = done.comment
     out: list[Action] = [*_react(comment, "eyes", voice), _reply(done, voice)]
-    out += [_assign(line) for line in done.lines if line.assignment is not None]
+    out += [line.assignment for line in done.lines if line.assignment is not None]
     if any(line.verdict == "accepted" for line in done.lines):
         out += _react(comment, "rocket", voice)
     if any(line.verdict == "refused" for line in done.lines) or done.errors or done.whole:
@@ -58,7 +63,7 @@ def _follow_up(done: Handled, voice: Voice) -> list[Action]:
     out: list[Action] = [*_react(comment, "eyes", voice)] if present else []
     for line in done.lines:
         if line.assignment is not None:
-            out.append(_assign(line))
+            out.append(line.assignment)
         if line.notice:
             out.append(_lapsed_notice(comment, line, voice))
     if present:
@@ -73,12 +78,6 @@ def _react(comment: Comment, content: ReactionContent, voice: Voice) -> list[Act
     if (comment.id, content) in voice.reacted:
         return []
     return [ReactAction(issue=comment.issue, comment_id=comment.id, content=content)]
-
-
-def _assign(line: Line) -> Action:
-    assert line.assignment is not None
-    wanted = line.assignment
-    return AssignAction(issue=wanted.issue, login=wanted.login, add=wanted.add)
 
 
 def _reply(done: Handled, voice: Voice) -> CommentAction:

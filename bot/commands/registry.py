@@ -1,8 +1,9 @@
 """The command registry: every verb's facts in one spec — grammar, usage, help, who, effect.
 
-Adding a verb means one `Verb` word (`grammar.py`), one entry in `SPECS`, one effect function
-and one test. The `/perf help` reply and the README's "Slash commands" table are generated from
-these specs; after changing one, regenerate the README's table:
+Adding a verb means one `Verb` word and, for a new shape of arguments, one `Grammar`
+(`grammar.py`); one row in `SPECS` and its line in `HELP`; one effect function; one test. The
+`/perf help` reply and the README's "Slash commands" table are generated from these specs; after
+changing one, regenerate the README's table:
 
     python -m bot.commands.registry --readme < README.md > README.md.new && mv README.md.new README.md
 """
@@ -15,22 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.commands import answers, effects
+from bot.commands import answers, effects, grammar
 from bot.commands.effects import Answered, Effect, Outcome, Situation
-from bot.commands.grammar import (
-    Builder,
-    Command,
-    Verb,
-    build_block,
-    build_complete,
-    build_drop,
-    build_evidence,
-    build_exit,
-    build_help,
-    build_review,
-    build_state,
-    only_id,
-)
+from bot.commands.grammar import Command, Grammar, Verb, only_id, verb_only
 from bot.config import CommandSettings
 from bot.github.observed import Comment
 
@@ -47,18 +35,17 @@ _WHO: dict[Audience, str] = {
 
 @dataclass(frozen=True)
 class VerbSpec:
+    """One verb: how it is written, what it does, who may use it, whether it changes the snapshot."""
+
     verb: Verb
-    # The verb's forms after the prefix; a parse error shows them joined by ` | `.
-    forms: tuple[str, ...]
-    help: str
-    changes_snapshot: bool
-    audience: Audience
-    build: Builder
+    grammar: Grammar
     effect: Effect
+    audience: Audience = "write"
+    changes_snapshot: bool = True
 
     @property
-    def usage(self) -> str:
-        return " | ".join(self.forms)
+    def help(self) -> str:
+        return HELP[self.verb]
 
 
 def _help(situation: Situation, command: Command, comment: Comment) -> Outcome:
@@ -67,108 +54,34 @@ def _help(situation: Situation, command: Command, comment: Comment) -> Outcome:
     return Answered(situation.renderer.render("comments/help.md.j2", table=command_table(prefix)))
 
 
+# Each row is one verb; its help text is its line in HELP.
 SPECS: tuple[VerbSpec, ...] = (
-    VerbSpec(
-        verb="complete",
-        forms=("complete <packet> result: <text> [receipt: #N]",),
-        help="the packet's exit is met: `complete`, its result, the receipt issue; "
-        "dependents' dependency moves to `satisfied_dependency_ids`",
-        changes_snapshot=True,
-        audience="write",
-        build=build_complete,
-        effect=effects.complete,
-    ),
-    VerbSpec(
-        verb="claim",
-        forms=("claim <packet>",),
-        help="assign the commenter on the packet's issue",
-        changes_snapshot=False,
-        audience="assignee",
-        build=only_id("claim", "packet"),
-        effect=answers.claim,
-    ),
-    VerbSpec(
-        verb="unclaim",
-        forms=("unclaim <packet>",),
-        help="unassign the commenter from the packet's issue",
-        changes_snapshot=False,
-        audience="assignee",
-        build=only_id("unclaim", "packet"),
-        effect=answers.unclaim,
-    ),
-    VerbSpec(
-        verb="state",
-        forms=("state <packet> <state> [reason: <text>]",),
-        help="a person's decision: `capacity-hold` or `waiting-evidence`, lifted with `ready`",
-        changes_snapshot=True,
-        audience="write",
-        build=build_state,
-        effect=effects.state,
-    ),
-    VerbSpec(
-        verb="block",
-        forms=("block <packet> <condition>",),
-        help="set the packet's `blocked_by_condition`",
-        changes_snapshot=True,
-        audience="assignee",
-        build=build_block,
-        effect=effects.block,
-    ),
-    VerbSpec(
-        verb="unblock",
-        forms=("unblock <packet>",),
-        help="clear the packet's `blocked_by_condition`",
-        changes_snapshot=True,
-        audience="write",
-        build=only_id("unblock", "packet"),
-        effect=effects.unblock,
-    ),
-    VerbSpec(
-        verb="review",
-        forms=("review <constraint> [by YYYY-MM-DD] [note: <text>]",),
-        help="re-observed on the comment's date; new `review_by` (default: `commands.review_days` later)",
-        changes_snapshot=True,
-        audience="write",
-        build=build_review,
-        effect=effects.review,
-    ),
-    VerbSpec(
-        verb="evidence",
-        forms=("evidence <constraint> <class> <summary> (<ref>)",),
-        help="append an evidence item to the constraint",
-        changes_snapshot=True,
-        audience="write",
-        build=build_evidence,
-        effect=effects.evidence,
-    ),
-    VerbSpec(
-        verb="exit",
-        forms=("exit <constraint> met: <ref>",),
-        help="retire the constraint into `retired_constraints` (refused while anything names it)",
-        changes_snapshot=True,
-        audience="write",
-        build=build_exit,
-        effect=effects.exit_met,
-    ),
-    VerbSpec(
-        verb="help",
-        forms=("help",),
-        help="reply with this table",
-        changes_snapshot=False,
-        audience="anyone",
-        build=build_help,
-        effect=_help,
-    ),
-    VerbSpec(
-        verb="drop",
-        forms=("drop all", "drop <comment-id> [<comment-id> ...]"),
-        help="drop accepted commands that are not merged yet; the reply says which",
-        changes_snapshot=False,
-        audience="maintain",
-        build=build_drop,
-        effect=answers.drop,
-    ),
+    VerbSpec("complete", grammar.complete, effects.complete),
+    VerbSpec("claim", only_id("claim", "packet"), answers.claim, "assignee", changes_snapshot=False),
+    VerbSpec("unclaim", only_id("unclaim", "packet"), answers.unclaim, "assignee", changes_snapshot=False),
+    VerbSpec("state", grammar.state, effects.state),
+    VerbSpec("block", grammar.block, effects.block, "assignee"),
+    VerbSpec("unblock", only_id("unblock", "packet"), effects.unblock),
+    VerbSpec("review", grammar.review, effects.review),
+    VerbSpec("evidence", grammar.evidence, effects.evidence),
+    VerbSpec("exit", grammar.exit_met, effects.exit_met),
+    VerbSpec("help", verb_only("help"), _help, "anyone", changes_snapshot=False),
+    VerbSpec("drop", grammar.drop, answers.drop, "maintain", changes_snapshot=False),
 )
+# What each verb does, as the help reply and the README's table say it.
+HELP: dict[Verb, str] = {
+    "complete": "exit met: `complete`, the result, the receipt issue; dependents' dependency becomes satisfied",
+    "claim": "assign the commenter on the packet's issue",
+    "unclaim": "unassign the commenter from the packet's issue",
+    "state": "a person's decision: `capacity-hold` or `waiting-evidence`, lifted with `ready`",
+    "block": "set the packet's `blocked_by_condition`",
+    "unblock": "clear the packet's `blocked_by_condition`",
+    "review": "re-observed on the comment's date; new `review_by` (default: `commands.review_days` later)",
+    "evidence": "append an evidence item to the constraint",
+    "exit": "retire the constraint into `retired_constraints` (refused while anything names it)",
+    "help": "reply with this table",
+    "drop": "drop accepted commands that are not merged yet; the reply says which",
+}
 _BY_VERB: dict[str, VerbSpec] = {s.verb: s for s in SPECS}
 
 
@@ -188,7 +101,9 @@ def changes_snapshot(verb: Verb) -> bool:
 def command_table(prefix: str) -> str:
     """The Markdown table of every verb: its forms, what it does, who may use it."""
     rows = [
-        "| " + " | ".join((" / ".join(f"`{prefix} {form}`" for form in s.forms), s.help, _WHO[s.audience])) + " |"
+        "| "
+        + " | ".join((" / ".join(f"`{prefix} {form}`" for form in s.grammar.forms), s.help, _WHO[s.audience]))
+        + " |"
         for s in SPECS
     ]
     return "\n".join(["| command | effect | who |", "|---|---|---|", *rows])

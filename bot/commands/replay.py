@@ -15,13 +15,15 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from bot.commands import policy
-from bot.commands.effects import Answered, Applied, Assignment, Refused, Situation, enact
-from bot.commands.grammar import Command, ParseError
+from bot.commands.effects import Answered, Applied, Refused, Situation, enact
+from bot.commands.grammar import Command
 from bot.commands.intake import Fresh, Recalled, Work
+from bot.commands.reading import ParseError
 from bot.commands.records import Decision, Key, Record, Verdict, lapsed_key
 from bot.commands.registry import spec
 from bot.config import BotConfig
 from bot.github.observed import Comment, Permission
+from bot.reconcile.actions import AssignAction
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 
@@ -64,14 +66,18 @@ class Line:
     verdict: Verdict
     decision: Decision
     reason: str
-    assignment: Assignment | None = None
+    assignment: AssignAction | None = None
     # A lapsed notice is due for this line (a replayed command that no longer applies).
     notice: bool = False
 
 
 @dataclass(frozen=True)
 class Handled:
-    """One comment's outcome: decided in this run (`fresh`) or replayed from its records."""
+    """One comment's outcome, line by line.
+
+    `fresh` when this run decided it (then `errors` and `whole` say what could not be read),
+    else it was replayed from its records.
+    """
 
     comment: Comment
     fresh: bool
@@ -131,7 +137,7 @@ def replay(state: Working, work: Recalled, context: Context) -> tuple[Working, H
 def _replay_line(
     state: Working, comment: Comment, record: Record, command: Command | None, context: Context
 ) -> tuple[Working, Line]:
-    def said(decision: Decision, reason: str, assignment: Assignment | None = None, notice: bool = False) -> Line:
+    def said(decision: Decision, reason: str, assignment: AssignAction | None = None, notice: bool = False) -> Line:
         return Line(record.line, record.text, command, record.verdict, decision, reason, assignment, notice)
 
     if command is None or record.verdict != "accepted":
@@ -160,7 +166,7 @@ def _replay_line(
 
 
 def _line(
-    command: Command, verdict: Verdict, decision: Decision, reason: str, assignment: Assignment | None = None
+    command: Command, verdict: Verdict, decision: Decision, reason: str, assignment: AssignAction | None = None
 ) -> Line:
     return Line(command.line, command.text, command, verdict, decision, reason, assignment)
 
@@ -180,7 +186,7 @@ def _applied(state: Working, comment: Comment, outcome: Applied) -> Working:
     return dataclasses.replace(state, snapshot=outcome.snapshot, applied=(*state.applied, (comment, outcome.effect)))
 
 
-def _assign(state: Working, wanted: Assignment | None) -> tuple[Working, Assignment | None]:
+def _assign(state: Working, wanted: AssignAction | None) -> tuple[Working, AssignAction | None]:
     """The assignment, when it changes who is assigned; the working assignees follow it."""
     if wanted is None:
         return state, None
