@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.commands.grammar import Parsed, command_lines, parse
+from bot.commands.reading import Parsed, command_lines, parse
 
 P = "/perf"
 

@@ -1,20 +1,27 @@
-"""What a command does to the snapshot, or why it is refused. Pure: snapshot in, snapshot out.
+"""What a command does, or why it is refused. Pure: the situation in, an outcome out.
 
-Each accepted command adds its ledger entry in the same change as its effect; the result must
-still validate, or the command is refused and nothing of it is kept.
+A command either changes the snapshot (`Applied`), or answers and at most asks for one GitHub
+side effect (`Answered`), or is refused (`Refused`). Each applied command adds its ledger entry
+in the same change as its effect — the ledger is the snapshot's list of applied commands, keyed
+by (comment id, line), so a command in it is never applied again. The result must still
+validate, or the command is refused and nothing of it is kept.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
 from bot.commands.grammar import Command
+from bot.commands.records import Key
 from bot.config import BotConfig
 from bot.github.observed import Comment
+from bot.reconcile.actions import AssignAction
+from bot.render import Renderer
 from bot.snapshot.model import (
     DECIDED_STATES,
     Constraint,
@@ -30,9 +37,30 @@ from bot.untrusted import code_span
 
 
 @dataclass(frozen=True)
+class Situation:
+    """What an effect may read: the working snapshot and assignments, the config, this run's drops."""
+
+    snapshot: Snapshot
+    config: BotConfig
+    renderer: Renderer
+    assignees: Mapping[int, tuple[str, ...]]
+    # Pending commands an accepted `drop` removes, each mapped to the dropping comment's id.
+    dropped: Mapping[Key, int]
+    # Commands accepted so far (recorded earlier or decided in this run).
+    accepted: AbstractSet[Key]
+
+
+@dataclass(frozen=True)
 class Applied:
     snapshot: Snapshot
     effect: str
+
+
+@dataclass(frozen=True)
+class Answered:
+    text: str
+    # The one side effect an answer may ask for: (un)assigning the commenter.
+    assignment: AssignAction | None = None
 
 
 @dataclass(frozen=True)
@@ -40,7 +68,8 @@ class Refused:
     reason: str
 
 
-Outcome = Applied | Refused
+Outcome = Applied | Answered | Refused
+Effect = Callable[[Situation, Command, Comment], Outcome]
 
 
 def suggest(unknown: str, known: Iterable[str]) -> str:
@@ -55,10 +84,10 @@ def find_packet(snapshot: Snapshot, packet_id: str) -> WorkPacket | Refused:
     return packet
 
 
-def apply(snapshot: Snapshot, command: Command, comment: Comment, config: BotConfig) -> Outcome:
-    """Apply one snapshot-changing command and record it in the ledger, or refuse it."""
-    outcome = _EFFECTS[command.verb](snapshot, command, comment, config)
-    if isinstance(outcome, Refused):
+def enact(effect: Effect, situation: Situation, command: Command, comment: Comment) -> Outcome:
+    """Run one command's effect; a snapshot change gets its ledger entry and must still validate."""
+    outcome = effect(situation, command, comment)
+    if not isinstance(outcome, Applied):
         return outcome
     entry = LedgerEntry(
         comment_id=comment.id,
@@ -75,21 +104,64 @@ def apply(snapshot: Snapshot, command: Command, comment: Comment, config: BotCon
     return Applied(changed, outcome.effect)
 
 
+_PacketEffect = Callable[[Situation, Command, WorkPacket], Outcome]
+_ConstraintEffect = Callable[[Situation, Command, Comment, Constraint], Outcome]
+
+
+def _on_packet(effect: _PacketEffect) -> Effect:
+    """An effect on the packet the command names; an unknown packet is refused."""
+
+    def run(situation: Situation, command: Command, comment: Comment) -> Outcome:
+        packet = find_packet(situation.snapshot, command.target)
+        return packet if isinstance(packet, Refused) else effect(situation, command, packet)
+
+    return run
+
+
+def _on_constraint(effect: _ConstraintEffect) -> Effect:
+    """An effect on the constraint the command names; an unknown constraint is refused."""
+
+    def run(situation: Situation, command: Command, comment: Comment) -> Outcome:
+        constraint = situation.snapshot.constraint(command.target)
+        if constraint is None:
+            known = (c.id for c in situation.snapshot.constraints)
+            return Refused(f"unknown constraint `{command.target}`" + suggest(command.target, known))
+        return effect(situation, command, comment, constraint)
+
+    return run
+
+
 def _with_packet(snapshot: Snapshot, packet: WorkPacket) -> Snapshot:
     packets = tuple(packet if p.id == packet.id else p for p in snapshot.work_packets)
     return snapshot.model_copy(update={"work_packets": packets})
 
 
-def _complete(snapshot: Snapshot, command: Command, comment: Comment, config: BotConfig) -> Outcome:
-    packet = find_packet(snapshot, command.target)
-    if isinstance(packet, Refused):
+def _with_constraint(snapshot: Snapshot, constraint_id: str, change: dict[str, Any]) -> Snapshot:
+    constraints = tuple(c.model_copy(update=change) if c.id == constraint_id else c for c in snapshot.constraints)
+    return snapshot.model_copy(update={"constraints": constraints})
+
+
+def _satisfied_by(packet: WorkPacket, done: str) -> WorkPacket:
+    """`packet` with the completed `done` moved from its hard dependencies to its satisfied ones."""
+    if done not in packet.hard_dependency_ids:
         return packet
+    return packet.model_copy(
+        update={
+            "hard_dependency_ids": tuple(d for d in packet.hard_dependency_ids if d != done),
+            "satisfied_dependency_ids": (*packet.satisfied_dependency_ids, done),
+        }
+    )
+
+
+@_on_packet
+def complete(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
     if packet.state == "complete":
         return Refused(f"`{packet.id}` is already complete")
     related = packet.related_issues
     if command.receipt is not None and command.receipt != packet.issue and command.receipt not in related:
         related = (*related, command.receipt)
-    owner = config.owner.accepted_receipt.format(receipt=command.receipt) if command.receipt else packet.owner
+    receipt_owner = situation.config.owner.accepted_receipt
+    owner = receipt_owner.format(receipt=command.receipt) if command.receipt else packet.owner
     done = packet.model_copy(
         update={
             "state": "complete",
@@ -99,29 +171,13 @@ def _complete(snapshot: Snapshot, command: Command, comment: Comment, config: Bo
             "next_action": "",
         }
     )
-    packets = []
-    for p in snapshot.work_packets:
-        if p.id == packet.id:
-            packets.append(done)
-        elif packet.id in p.hard_dependency_ids:
-            packets.append(
-                p.model_copy(
-                    update={
-                        "hard_dependency_ids": tuple(d for d in p.hard_dependency_ids if d != packet.id),
-                        "satisfied_dependency_ids": (*p.satisfied_dependency_ids, packet.id),
-                    }
-                )
-            )
-        else:
-            packets.append(p)
+    packets = tuple(done if p.id == packet.id else _satisfied_by(p, packet.id) for p in situation.snapshot.work_packets)
     receipt = f" (receipt #{command.receipt})" if command.receipt else ""
-    return Applied(snapshot.model_copy(update={"work_packets": tuple(packets)}), f"completed `{packet.id}`{receipt}")
+    return Applied(situation.snapshot.model_copy(update={"work_packets": packets}), f"completed `{packet.id}`{receipt}")
 
 
-def _state(snapshot: Snapshot, command: Command, comment: Comment, config: BotConfig) -> Outcome:
-    packet = find_packet(snapshot, command.target)
-    if isinstance(packet, Refused):
-        return packet
+@_on_packet
+def state(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
     if packet.state == "complete":
         return Refused(f"`{packet.id}` is complete; its state is final")
     if packet.state == command.state:
@@ -132,87 +188,62 @@ def _state(snapshot: Snapshot, command: Command, comment: Comment, config: BotCo
             "only `capacity-hold` and `waiting-evidence`, and can lift them with `ready`"
         )
     reason = f" (reason: {code_span(command.reason)})" if command.reason else ""
-    changed = _with_packet(snapshot, packet.model_copy(update={"state": command.state}))
+    changed = _with_packet(situation.snapshot, packet.model_copy(update={"state": command.state}))
     return Applied(changed, f"`{packet.id}`: `{packet.state}` → `{command.state}`{reason}")
 
 
-def _block(snapshot: Snapshot, command: Command, comment: Comment, config: BotConfig) -> Outcome:
-    packet = find_packet(snapshot, command.target)
-    if isinstance(packet, Refused):
-        return packet
+@_on_packet
+def block(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
     if packet.state == "complete":
         return Refused(f"`{packet.id}` is complete; nothing can block it")
-    changed = _with_packet(snapshot, packet.model_copy(update={"blocked_by_condition": command.condition}))
+    changed = _with_packet(situation.snapshot, packet.model_copy(update={"blocked_by_condition": command.condition}))
     return Applied(changed, f"`{packet.id}` blocked: {code_span(command.condition)}")
 
 
-def _unblock(snapshot: Snapshot, command: Command, comment: Comment, config: BotConfig) -> Outcome:
-    packet = find_packet(snapshot, command.target)
-    if isinstance(packet, Refused):
-        return packet
+@_on_packet
+def unblock(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
     if not packet.blocked_by_condition:
         return Refused(f"`{packet.id}` has no blocking condition")
-    changed = _with_packet(snapshot, packet.model_copy(update={"blocked_by_condition": ""}))
+    changed = _with_packet(situation.snapshot, packet.model_copy(update={"blocked_by_condition": ""}))
     return Applied(changed, f"`{packet.id}` unblocked")
 
 
-def _with_constraint(
-    snapshot: Snapshot, constraint_id: str, change: Callable[[Constraint], dict[str, Any]]
-) -> Snapshot:
-    constraints = tuple(c.model_copy(update=change(c)) if c.id == constraint_id else c for c in snapshot.constraints)
-    return snapshot.model_copy(update={"constraints": constraints})
-
-
-def _constraint_or_refusal(snapshot: Snapshot, constraint_id: str) -> Refused | None:
-    if snapshot.constraint(constraint_id) is None:
-        known = (c.id for c in snapshot.constraints)
-        return Refused(f"unknown constraint `{constraint_id}`" + suggest(constraint_id, known))
-    return None
-
-
-def _review(snapshot: Snapshot, command: Command, comment: Comment, config: BotConfig) -> Outcome:
-    missing = _constraint_or_refusal(snapshot, command.target)
-    if missing:
-        return missing
+@_on_constraint
+def review(situation: Situation, command: Command, comment: Comment, constraint: Constraint) -> Outcome:
     today = comment.created_at.astimezone(dt.UTC).date()
     try:
-        by = command.by or today + dt.timedelta(days=config.commands.review_days)
+        by = command.by or today + dt.timedelta(days=situation.config.commands.review_days)
     except OverflowError:
         return Refused(f"no review date can follow {today}")
     if by <= today:
         return Refused(f"review date {by} is not after the comment's date {today}")
     note = f" (note: {code_span(command.note)})" if command.note else ""
     return Applied(
-        _with_constraint(snapshot, command.target, lambda c: {"observed_at": today, "review_by": by}),
-        f"`{command.target}` re-observed {today}; review by {by}{note}",
+        _with_constraint(situation.snapshot, constraint.id, {"observed_at": today, "review_by": by}),
+        f"`{constraint.id}` re-observed {today}; review by {by}{note}",
     )
 
 
-def _evidence(snapshot: Snapshot, command: Command, comment: Comment, config: BotConfig) -> Outcome:
-    missing = _constraint_or_refusal(snapshot, command.target)
-    if missing:
-        return missing
+@_on_constraint
+def evidence(situation: Situation, command: Command, comment: Comment, constraint: Constraint) -> Outcome:
     item = EvidenceRef(class_=command.evidence_class, summary=command.summary, ref=command.ref)
     return Applied(
-        _with_constraint(snapshot, command.target, lambda c: {"evidence": (*c.evidence, item)}),
-        f"evidence [{command.evidence_class}] added to `{command.target}`",
+        _with_constraint(situation.snapshot, constraint.id, {"evidence": (*constraint.evidence, item)}),
+        f"evidence [{command.evidence_class}] added to `{constraint.id}`",
     )
 
 
-def _exit(snapshot: Snapshot, command: Command, comment: Comment, config: BotConfig) -> Outcome:
-    missing = _constraint_or_refusal(snapshot, command.target)
-    if missing:
-        return missing
+@_on_constraint
+def exit_met(situation: Situation, command: Command, comment: Comment, constraint: Constraint) -> Outcome:
+    snapshot = situation.snapshot
     users = [
-        *(f"program `{p.id}`" for p in snapshot.programs if command.target in p.constraint_ids),
-        *(f"packet `{w.id}`" for w in snapshot.work_packets if command.target in w.constraint_ids),
-        *(f"route `{r.source}`" for r in snapshot.oss_routes if command.target in r.proposed_constraint_ids),
+        *(f"program `{p.id}`" for p in snapshot.programs if constraint.id in p.constraint_ids),
+        *(f"packet `{w.id}`" for w in snapshot.work_packets if constraint.id in w.constraint_ids),
+        *(f"route `{r.source}`" for r in snapshot.oss_routes if constraint.id in r.proposed_constraint_ids),
     ]
     if users:
         more = f" and {len(users) - 5} more" if len(users) > 5 else ""
-        return Refused(f"`{command.target}` is still referenced by {', '.join(users[:5])}{more}")
-    constraint = snapshot.constraint(command.target)
-    assert constraint is not None  # checked above
+        return Refused(f"`{constraint.id}` is still referenced by {', '.join(users[:5])}{more}")
     retired = RetiredConstraint(
         id=constraint.id, name=constraint.name, retired_on=comment.created_at.astimezone(dt.UTC).date(), ref=command.ref
     )
@@ -225,14 +256,3 @@ def _exit(snapshot: Snapshot, command: Command, comment: Comment, config: BotCon
         ),
         f"retired `{constraint.id}` (exit met: {code_span(command.ref)})",
     )
-
-
-_EFFECTS = {
-    "complete": _complete,
-    "state": _state,
-    "block": _block,
-    "unblock": _unblock,
-    "review": _review,
-    "evidence": _evidence,
-    "exit": _exit,
-}

@@ -1,7 +1,8 @@
-"""Slash-command grammar: issue-comment text to typed commands or per-line errors. Total: never raises.
+"""Slash-command grammar: the verbs, the typed command, and how each verb's arguments are written.
 
-One command per line, starting with the configured prefix; lines inside code fences or `>`
-quotes are not commands. Ids are checked against the snapshot later (`effects`), not here.
+Each verb's `Grammar` pairs its forms (what usage shows) with the builder that reads its
+arguments; a malformed argument raises `ArgumentError`, which `reading` turns into a per-line
+error. Ids are checked against the snapshot later (`effects`), not here.
 """
 
 from __future__ import annotations
@@ -9,11 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Literal
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from dataclasses import dataclass, fields
+from typing import Literal, get_args
 
 from bot.snapshot.model import WORK_STATES
 from bot.untrusted import code_span
@@ -21,37 +19,8 @@ from bot.untrusted import code_span
 Verb = Literal[
     "complete", "claim", "unclaim", "state", "block", "unblock", "review", "evidence", "exit", "help", "drop"
 ]
-VERBS: tuple[Verb, ...] = (
-    "complete",
-    "claim",
-    "unclaim",
-    "state",
-    "block",
-    "unblock",
-    "review",
-    "evidence",
-    "exit",
-    "help",
-    "drop",
-)
-MUTATING: frozenset[str] = frozenset({"complete", "state", "block", "unblock", "review", "evidence", "exit"})
-# Commands a packet's own assignee may use without write permission.
-ASSIGNEE_VERBS: frozenset[str] = frozenset({"claim", "unclaim", "block"})
-USAGE: dict[str, str] = {
-    "complete": "complete <packet> result: <text> [receipt: #N]",
-    "claim": "claim <packet>",
-    "unclaim": "unclaim <packet>",
-    "state": "state <packet> <state> [reason: <text>]",
-    "block": "block <packet> <condition>",
-    "unblock": "unblock <packet>",
-    "review": "review <constraint> [by YYYY-MM-DD] [note: <text>]",
-    "evidence": "evidence <constraint> <class> <summary> (<ref>)",
-    "exit": "exit <constraint> met: <ref>",
-    "help": "help",
-    "drop": "drop all | drop <comment-id> [<comment-id> ...]",
-}
+VERBS: tuple[Verb, ...] = get_args(Verb)
 
-_MARKDOWN = MarkdownIt("commonmark")
 _DIGITS = re.compile(r"[0-9]{1,18}")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-/]*")
 _ISSUE = re.compile(r"#([0-9]{1,9})")
@@ -59,7 +28,11 @@ _ISSUE = re.compile(r"#([0-9]{1,9})")
 
 @dataclass(frozen=True)
 class Command:
-    """A parsed command line; `target` is a packet or constraint id where the verb takes one."""
+    """A parsed command line, at its line in the comment.
+
+    `target` is a packet or constraint id where the verb takes one; other arguments are set only
+    by the verbs that take them.
+    """
 
     verb: Verb
     line: int
@@ -81,151 +54,25 @@ class Command:
     def parsed(self) -> dict[str, object]:
         """The parsed form for the plan JSON: the verb and every argument that was given."""
         out: dict[str, object] = {"verb": self.verb}
-        for name in (
-            "target",
-            "state",
-            "result",
-            "receipt",
-            "reason",
-            "condition",
-            "by",
-            "note",
-            "evidence_class",
-            "summary",
-            "ref",
-            "drop_ids",
-            "drop_all",
-        ):
+        for name in _ARGUMENTS:
             value = getattr(self, name)
             if value not in ("", None, (), False):
                 out[name] = value.isoformat() if isinstance(value, dt.date) else value
         return out
 
 
-@dataclass(frozen=True)
-class ParseError:
-    line: int
-    text: str
-    message: str
+# Every field after verb, line and text is an argument, in the order the plan JSON lists them.
+_ARGUMENTS = tuple(f.name for f in fields(Command)[3:])
 
 
-@dataclass(frozen=True)
-class Parsed:
-    commands: tuple[Command, ...] = ()
-    errors: tuple[ParseError, ...] = ()
-    too_long: bool = False
-
-    @property
-    def empty(self) -> bool:
-        return not self.commands and not self.errors and not self.too_long
-
-
-@dataclass
-class _Limits:
-    prefix: str
-    max_argument: int
-    errors: list[ParseError] = field(default_factory=list)
-
-
-def command_lines(body: str, prefix: str) -> list[tuple[int, str]]:
-    """(line number, text) of each line of a paragraph that starts with the prefix.
-
-    The comment is read as CommonMark, the way people see it: lines in code blocks, fences, HTML
-    blocks (including `<!-- -->` comments) and block quotes (lazy continuation lines too) are
-    not paragraphs, so they are never commands.
-    """
-    if prefix not in body:
-        return []
-    text = body.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    found: list[tuple[int, str]] = []
-    quoted = 0
-    for token in _MARKDOWN.parse(text):
-        if token.type == "blockquote_open":
-            quoted += 1
-        elif token.type == "blockquote_close":
-            quoted -= 1
-        elif token.type == "inline" and not quoted and token.map:
-            hidden = _inside_inline_html(token, lines)
-            for number in range(token.map[0], token.map[1]):
-                line = lines[number].strip()
-                if number not in hidden and (line == prefix or line.startswith((prefix + " ", prefix + "\t"))):
-                    found.append((number + 1, line))
-    return found
-
-
-def _inside_inline_html(paragraph: Token, lines: list[str]) -> set[int]:
-    """Lines a multi-line inline HTML span (a `<!-- -->` comment, a tag) continues onto: hidden."""
-    assert paragraph.map is not None
-    first = paragraph.map[0]
-    raw = "\n".join(lines[first : paragraph.map[1]])
-    hidden: set[int] = set()
-    offset = 0
-    for child in paragraph.children or []:
-        if child.type != "html_inline" or "\n" not in child.content:
-            continue
-        start = raw.find(child.content, offset)
-        if start < 0:
-            continue
-        offset = start + len(child.content)
-        top = first + raw.count("\n", 0, start)
-        hidden.update(range(top + 1, top + 1 + child.content.count("\n")))
-    return hidden
-
-
-def _raw_command_line(body: str, prefix: str) -> bool:
-    """A cheap look for a command-like line, for comments too long to read properly."""
-    return any(
-        (line := raw.strip()) == prefix or line.startswith((prefix + " ", prefix + "\t")) for raw in body.split("\n")
-    )
-
-
-def parse(body: str, prefix: str, max_comment: int, max_argument: int) -> Parsed:
-    """Every command and every malformed command line of a comment. Never raises."""
-    if len(body) > max_comment:
-        return Parsed(too_long=_raw_command_line(body, prefix))
-    lines = command_lines(body, prefix)
-    if not lines:
-        return Parsed()
-    limits = _Limits(prefix, max_argument)
-    commands = []
-    for number, text in lines:
-        command = _parse_line(number, text, limits)
-        if command is not None:
-            commands.append(command)
-    return Parsed(tuple(commands), tuple(limits.errors))
-
-
-def _parse_line(number: int, text: str, limits: _Limits) -> Command | None:
-    rest = text[len(limits.prefix) :].strip()
-    word, _, args = rest.partition(" ")
-    verb = word.lower()
-    args = args.strip()
-
-    def fail(message: str) -> None:
-        limits.errors.append(ParseError(number, text, message))
-
-    if verb not in VERBS:
-        fail(f"unknown command {code_span(word, 40)}; known: {', '.join(VERBS)}" if word else "no command given")
-        return None
-    if len(args) > limits.max_argument:
-        fail(f"arguments are {len(args)} characters long; the limit is {limits.max_argument}")
-        return None
-    try:
-        return _BUILDERS[verb](number, text, args)
-    except _Bad as bad:
-        fail(f"{bad}; usage: {limits.prefix} {USAGE[verb]}")
-        return None
-
-
-class _Bad(Exception):
-    """A malformed argument (internal to the parser; it becomes a ParseError)."""
+class ArgumentError(Exception):
+    """A malformed argument; the reader turns it into a ParseError with the verb's usage."""
 
 
 def _ident(args: str, what: str) -> tuple[str, str]:
     match = _ID.match(args)
     if not match:
-        raise _Bad(f"expected a {what} id")
+        raise ArgumentError(f"expected a {what} id")
     return match.group(0), args[match.end() :].strip()
 
 
@@ -235,7 +82,7 @@ def _free_text(text: str, what: str) -> str:
     if len(text) >= 2 and text[0] == text[-1] == '"':
         text = text[1:-1].strip()
     if not text:
-        raise _Bad(f"{what} is empty")
+        raise ArgumentError(f"{what} is empty")
     return text
 
 
@@ -244,59 +91,87 @@ def _labelled(args: str, label: str) -> str | None:
     return match.group(1) if match else None
 
 
-_Builder = Callable[[int, str, str], Command]
+# Reads one verb's arguments: (line number, the line's text, the text after the verb) to a command.
+Builder = Callable[[int, str, str], Command]
 
 
-def _only_id(verb: Verb, what: str) -> _Builder:
+@dataclass(frozen=True)
+class Grammar:
+    """How a verb is written: its forms, as usage shows them, and the reader of its arguments."""
+
+    forms: tuple[str, ...]
+    build: Builder
+
+    @property
+    def usage(self) -> str:
+        return " | ".join(self.forms)
+
+
+def syntax(*forms: str) -> Callable[[Builder], Grammar]:
+    """Declares a builder's forms (after the prefix) next to the code that reads them."""
+
+    def declare(build: Builder) -> Grammar:
+        return Grammar(forms, build)
+
+    return declare
+
+
+def only_id(verb: Verb, what: str) -> Grammar:
+    """`<verb> <what>`: a single packet or constraint id."""
+
     def build(number: int, text: str, args: str) -> Command:
         target, rest = _ident(args, what)
         if rest:
-            raise _Bad(f"unexpected text after the {what} id: {code_span(rest, 60)}")
+            raise ArgumentError(f"unexpected text after the {what} id: {code_span(rest, 60)}")
         return Command(verb, number, text, target=target)
 
-    return build
+    return Grammar((f"{verb} <{what}>",), build)
 
 
-def _complete(number: int, text: str, args: str) -> Command:
+@syntax("complete <packet> result: <text> [receipt: #N]")
+def complete(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "packet")
     receipt = None
     tail = re.search(r"\s*receipt:\s*(\S+)\s*$", rest, re.IGNORECASE)
     if tail:
         issue = _ISSUE.fullmatch(tail.group(1))
         if not issue or int(issue.group(1)) <= 0:
-            raise _Bad(f"receipt must be an issue reference like #123, not {code_span(tail.group(1), 40)}")
+            raise ArgumentError(f"receipt must be an issue reference like #123, not {code_span(tail.group(1), 40)}")
         receipt = int(issue.group(1))
         rest = rest[: tail.start()]
     result = _labelled(rest, "result")
     if result is None:
-        raise _Bad("expected `result: <text>`")
+        raise ArgumentError("expected `result: <text>`")
     return Command("complete", number, text, target=target, result=_free_text(result, "result"), receipt=receipt)
 
 
-def _state(number: int, text: str, args: str) -> Command:
+@syntax("state <packet> <state> [reason: <text>]")
+def state(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "packet")
-    state, _, tail = rest.partition(" ")
-    if state not in WORK_STATES:
-        raise _Bad(
-            f"unknown state {code_span(state, 40)}; states: {', '.join(WORK_STATES)}" if state else "expected a state"
+    wanted, _, tail = rest.partition(" ")
+    if wanted not in WORK_STATES:
+        raise ArgumentError(
+            f"unknown state {code_span(wanted, 40)}; states: {', '.join(WORK_STATES)}" if wanted else "expected a state"
         )
-    if state == "complete":
-        raise _Bad("use `complete <packet> result: <text>` to complete a packet")
+    if wanted == "complete":
+        raise ArgumentError("use `complete <packet> result: <text>` to complete a packet")
     reason = ""
     if tail.strip():
         found = _labelled(tail.strip(), "reason")
         if found is None:
-            raise _Bad("expected `reason: <text>` after the state")
+            raise ArgumentError("expected `reason: <text>` after the state")
         reason = _free_text(found, "reason")
-    return Command("state", number, text, target=target, state=state, reason=reason)
+    return Command("state", number, text, target=target, state=wanted, reason=reason)
 
 
-def _block(number: int, text: str, args: str) -> Command:
+@syntax("block <packet> <condition>")
+def block(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "packet")
     return Command("block", number, text, target=target, condition=_free_text(rest, "condition"))
 
 
-def _review(number: int, text: str, args: str) -> Command:
+@syntax("review <constraint> [by YYYY-MM-DD] [note: <text>]")
+def review(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "constraint")
     by = None
     note = ""
@@ -307,7 +182,7 @@ def _review(number: int, text: str, args: str) -> Command:
     if rest:
         match = re.fullmatch(r"by\s+(\S+)", rest, re.IGNORECASE | re.ASCII)
         if not match:
-            raise _Bad(f"unexpected text {code_span(rest, 60)}")
+            raise ArgumentError(f"unexpected text {code_span(rest, 60)}")
         try:
             by = (
                 dt.date.fromisoformat(match.group(1))
@@ -317,18 +192,19 @@ def _review(number: int, text: str, args: str) -> Command:
         except ValueError:
             by = None
         if by is None:
-            raise _Bad(f"{code_span(match.group(1), 40)} is not a date (YYYY-MM-DD)")
+            raise ArgumentError(f"{code_span(match.group(1), 40)} is not a date (YYYY-MM-DD)")
     return Command("review", number, text, target=target, by=by, note=note)
 
 
-def _evidence(number: int, text: str, args: str) -> Command:
+@syntax("evidence <constraint> <class> <summary> (<ref>)")
+def evidence(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "constraint")
     cls, _, rest = rest.partition(" ")
     if not _ID.fullmatch(cls):
-        raise _Bad("expected an evidence class such as `issue` or `accepted`")
+        raise ArgumentError("expected an evidence class such as `issue` or `accepted`")
     rest = rest.strip()
     if not rest.endswith(")"):
-        raise _Bad("expected the reference in parentheses at the end: (<ref>)")
+        raise ArgumentError("expected the reference in parentheses at the end: (<ref>)")
     depth = 0
     for index in range(len(rest) - 1, -1, -1):
         depth += {")": 1, "(": -1}.get(rest[index], 0)
@@ -336,7 +212,7 @@ def _evidence(number: int, text: str, args: str) -> Command:
             summary, ref = rest[:index].strip(), rest[index + 1 : -1].strip()
             break
     else:
-        raise _Bad("unbalanced parentheses around the reference")
+        raise ArgumentError("unbalanced parentheses around the reference")
     return Command(
         "evidence",
         number,
@@ -348,37 +224,29 @@ def _evidence(number: int, text: str, args: str) -> Command:
     )
 
 
-def _exit(number: int, text: str, args: str) -> Command:
+@syntax("exit <constraint> met: <ref>")
+def exit_met(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "constraint")
     ref = _labelled(rest, "met")
     if ref is None:
-        raise _Bad("expected `met: <ref>`")
+        raise ArgumentError("expected `met: <ref>`")
     return Command("exit", number, text, target=target, ref=_free_text(ref, "reference"))
 
 
-def _help(number: int, text: str, args: str) -> Command:
-    return Command("help", number, text)
+def verb_only(verb: Verb) -> Grammar:
+    """`<verb>` alone; any text after it is ignored."""
+
+    def build(number: int, text: str, args: str) -> Command:
+        return Command(verb, number, text)
+
+    return Grammar((verb,), build)
 
 
-def _drop(number: int, text: str, args: str) -> Command:
+@syntax("drop all", "drop <comment-id> [<comment-id> ...]")
+def drop(number: int, text: str, args: str) -> Command:
     if args.lower() == "all":
         return Command("drop", number, text, drop_all=True)
     ids = args.replace(",", " ").split()
     if not ids or not all(_DIGITS.fullmatch(i) for i in ids):
-        raise _Bad("expected `all` or comment ids")
+        raise ArgumentError("expected `all` or comment ids")
     return Command("drop", number, text, drop_ids=tuple(int(i) for i in ids))
-
-
-_BUILDERS: dict[str, _Builder] = {
-    "complete": _complete,
-    "claim": _only_id("claim", "packet"),
-    "unclaim": _only_id("unclaim", "packet"),
-    "state": _state,
-    "block": _block,
-    "unblock": _only_id("unblock", "packet"),
-    "review": _review,
-    "evidence": _evidence,
-    "exit": _exit,
-    "help": _help,
-    "drop": _drop,
-}

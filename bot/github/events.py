@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from bot.files import parse_object
+from bot.github.observed import is_bot
 
 
 class Trigger(BaseModel):
@@ -36,7 +37,7 @@ def parse_event(name: str, text: str, file: str) -> Trigger:
         issue=issue if isinstance(issue, int) else None,
         comment_id=comment if isinstance(comment, int) else None,
         sender=str(sender),
-        sender_is_bot=kind == "Bot" or str(sender).endswith("[bot]"),
+        sender_is_bot=is_bot(str(sender), str(kind)),
     )
 
 

@@ -18,6 +18,11 @@ def marker(topic: str, key: str) -> str:
     return f"<!-- perfbot:{topic} {quote(key, safe='._:-')} -->"
 
 
+def header(*markers: tuple[str, str]) -> str:
+    """The header of a marker comment: one marker line per (topic, key), in order, before any text."""
+    return "\n".join(marker(topic, key) for topic, key in markers)
+
+
 def markers_in(body: str) -> set[tuple[str, str]]:
     """Markers in the header of a comment: the leading lines that are markers and nothing else.
 

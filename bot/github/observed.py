@@ -13,6 +13,14 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictInt, fie
 Permission = Literal["none", "read", "triage", "write", "maintain", "admin"]
 
 
+# GitHub's timestamp form (ISO 8601 in UTC, whole seconds), as its API writes `created_at`.
+
+
+def is_bot(login: str, account_type: str = "User", own_login: str = "") -> bool:
+    """Whether an account is a bot: GitHub says so, its login is an app's (`name[bot]`), or it is ours."""
+    return account_type == "Bot" or login.endswith("[bot]") or (bool(own_login) and login == own_login)
+
+
 class Tolerant(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
@@ -29,15 +29,7 @@ WorkState = Literal[
     "capacity-hold",
     "complete",
 ]
-WORK_STATES: tuple[WorkState, ...] = (
-    "running",
-    "ready",
-    "waiting-dependency",
-    "waiting-coordination",
-    "waiting-evidence",
-    "capacity-hold",
-    "complete",
-)
+WORK_STATES: tuple[WorkState, ...] = get_args(WorkState)
 # States that change only by a person's decision, never by derivation.
 DECIDED_STATES: frozenset[str] = frozenset({"complete", "capacity-hold", "waiting-evidence"})
 REQUIRED_OSS_STATES: tuple[str, ...] = (

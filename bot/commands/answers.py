@@ -1,0 +1,39 @@
+"""Effects of the commands that leave the snapshot alone: they answer, and at most assign someone.
+
+Their words are the same whether or not this run made the change, so a rerun answers identically.
+"""
+
+from __future__ import annotations
+
+from bot.commands.effects import Answered, Effect, Outcome, Refused, Situation, find_packet
+from bot.commands.grammar import Command
+from bot.github.observed import Comment
+from bot.reconcile.actions import AssignAction
+
+
+def _assignment(add: bool) -> Effect:
+    """Assign (`add`) or unassign the commenter on the issue of the packet the command names."""
+
+    def run(situation: Situation, command: Command, comment: Comment) -> Outcome:
+        packet = find_packet(situation.snapshot, command.target)
+        if isinstance(packet, Refused):
+            return packet
+        if packet.issue not in situation.assignees:
+            return Refused(f"issue #{packet.issue} was not observed")
+        state = "is assigned to" if add else "is not assigned to"
+        assignment = AssignAction(issue=packet.issue, login=comment.user, add=add)
+        return Answered(f"{comment.user} {state} #{packet.issue} (`{packet.id}`)", assignment)
+
+    return run
+
+
+claim = _assignment(add=True)
+unclaim = _assignment(add=False)
+
+
+def drop(situation: Situation, command: Command, comment: Comment) -> Outcome:
+    """Which accepted, unmerged commands this comment's `drop` removed (chosen by `policy.dropped`)."""
+    mine = sorted(key for key, by in situation.dropped.items() if by == comment.id and key in situation.accepted)
+    if not mine:
+        return Answered("no pending commands to drop")
+    return Answered("dropped pending commands: " + ", ".join(f"comment {cid} line {line}" for cid, line in mine))

@@ -1,0 +1,141 @@
+"""Outbox: what the bot says about each handled comment — reactions, replies, notices, reports.
+
+A new command comment gets 👀, then one reply that records the decision on each line (see
+`records`), then any assignment, then 🚀 (something accepted) and/or 😕 (something refused).
+Side effects come after the reply that records the decision, so a run that stops in between is
+finished by the next run's replay, not decided a second time. A replayed comment still there
+gets the reactions it lacks, and each command of it that lapsed gets one lapsed notice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+from bot.commands.grammar import Command
+from bot.commands.records import DECISION_TOPIC, LAPSED_TOPIC, REPLY_TOPIC, Decision, Record, lapsed_key
+from bot.commands.replay import Handled, Line
+from bot.github.markers import header
+from bot.github.observed import Comment
+from bot.reconcile.actions import Action, CommentAction, ReactAction, ReactionContent
+from bot.render import Renderer
+
+
+class CommandReport(dict[str, object]):
+    """One command's line in the plan JSON (comment id, parsed form, decision, reason)."""
+
+
+@dataclass(frozen=True)
+class Voice:
+    """What the outbox needs to speak: templates, the prefix, the reactions the bot already made."""
+
+    renderer: Renderer
+    prefix: str
+    # (comment id, content) of each reaction the bot has made.
+    reacted: AbstractSet[tuple[int, str]]
+    # Comments still there (a deleted one cannot be reacted to).
+    present: AbstractSet[int]
+
+
+def finished(reacted: AbstractSet[tuple[int, str]]) -> frozenset[int]:
+    """Comments the bot finished answering: 🚀 or 😕 is the last thing it does for a new comment."""
+    return frozenset(comment_id for comment_id, content in reacted if content in ("rocket", "confused"))
+
+
+def actions(done: Handled, voice: Voice) -> list[Action]:
+    return _answer(done, voice) if done.fresh else _follow_up(done, voice)
+
+
+def _answer(done: Handled, voice: Voice) -> list[Action]:
+    comment = done.comment
+    out: list[Action] = [*_react(comment, "eyes", voice), _reply(done, voice)]
+    out += [line.assignment for line in done.lines if line.assignment is not None]
+    if any(line.verdict == "accepted" for line in done.lines):
+        out += _react(comment, "rocket", voice)
+    if any(line.verdict == "refused" for line in done.lines) or done.errors or done.whole:
+        out += _react(comment, "confused", voice)
+    return out
+
+
+def _follow_up(done: Handled, voice: Voice) -> list[Action]:
+    comment = done.comment
+    present = comment.id in voice.present
+    out: list[Action] = [*_react(comment, "eyes", voice)] if present else []
+    for line in done.lines:
+        if line.assignment is not None:
+            out.append(line.assignment)
+        if line.notice:
+            out.append(_lapsed_notice(comment, line, voice))
+    if present:
+        if any(line.verdict == "accepted" for line in done.lines):
+            out += _react(comment, "rocket", voice)
+        if any(line.verdict == "refused" for line in done.lines):
+            out += _react(comment, "confused", voice)
+    return out
+
+
+def _react(comment: Comment, content: ReactionContent, voice: Voice) -> list[Action]:
+    if (comment.id, content) in voice.reacted:
+        return []
+    return [ReactAction(issue=comment.issue, comment_id=comment.id, content=content)]
+
+
+def _reply(done: Handled, voice: Voice) -> CommentAction:
+    """The reply to a new command comment; its header records the decision on every line."""
+    comment = done.comment
+    errors = [(e.line, e.text, e.message) for e in done.errors]
+    records = [Record(comment, line.line, line.verdict, line.text) for line in done.lines]
+    records += [Record(comment, number, "refused", text) for number, text, _ in errors]
+    markers = [(REPLY_TOPIC, str(comment.id)), *((DECISION_TOPIC, r.encode()) for r in records)]
+    return CommentAction(
+        issue=comment.issue,
+        topic="command-reply",
+        body=voice.renderer.render(
+            "comments/command-reply.md.j2",
+            header=header(*markers),
+            author=comment.user,
+            answers=done.lines,
+            errors=errors,
+            whole=done.whole,
+            prefix=voice.prefix,
+        ),
+    )
+
+
+def _lapsed_notice(comment: Comment, line: Line, voice: Voice) -> CommentAction:
+    return CommentAction(
+        issue=comment.issue,
+        topic="command-lapsed",
+        body=voice.renderer.render(
+            "comments/command-lapsed.md.j2",
+            header=header((LAPSED_TOPIC, lapsed_key((comment.id, line.line)))),
+            author=comment.user,
+            command=line.command,
+            reason=line.reason,
+        ),
+    )
+
+
+def reports(done: Handled) -> list[CommandReport]:
+    """The plan JSON's lines for a comment: each command, then each malformed line, then a whole refusal."""
+    comment = done.comment
+    out = [_report(comment, line.line, line.text, line.command, line.decision, line.reason) for line in done.lines]
+    out += [_report(comment, e.line, e.text, None, "refused", e.message) for e in done.errors]
+    if done.whole:
+        out.append(_report(comment, 0, "", None, "refused", done.whole))
+    return out
+
+
+def _report(
+    comment: Comment, number: int, text: str, command: Command | None, decision: Decision, reason: str
+) -> CommandReport:
+    return CommandReport(
+        comment_id=comment.id,
+        issue=comment.issue,
+        author=comment.user,
+        line=number,
+        text=text[:300],
+        parsed=command.parsed() if command else None,
+        decision=decision,
+        reason=reason,
+    )

@@ -1,0 +1,95 @@
+"""What the bot's own comments record about commands, in their hidden markers.
+
+- A reply to a command comment carries `command-reply <comment id>` and one `decision <record>`
+  per command line: the line's verdict and, when accepted, its text, author and time, so a later
+  run can replay it without the comment (which may be edited or deleted since).
+- A lapsed notice carries `lapsed <comment id>:<line>`. A command *lapses* when it was accepted
+  but no longer applies to the default branch's snapshot (its packet renamed, say): it is left
+  out of the update and reported once, and is settled from then on.
+
+A record's JSON names its format (`f`). Format 1 had no `f`; format 2 only adds it. Real
+repositories carry format 1 records, so both decode.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from bot.github.markers import markers_in
+from bot.github.observed import Comment
+
+# A command line across runs: (comment id, line number in the comment).
+Key = tuple[int, int]
+# What a reply records on a line.
+Verdict = Literal["accepted", "refused"]
+# What this run reports on a line (the plan JSON's `decision`).
+Decision = Literal["accepted", "refused", "answered", "merged", "dropped", "replayed", "lapsed"]
+
+REPLY_TOPIC = "command-reply"
+DECISION_TOPIC = "decision"
+LAPSED_TOPIC = "lapsed"
+FORMAT = 2
+_READABLE_FORMATS = (1, 2)
+_VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+
+
+@dataclass(frozen=True)
+class Record:
+    """A decision as the bot's reply recorded it."""
+
+    comment: Comment
+    line: int
+    verdict: Verdict
+    text: str
+
+    def key(self) -> Key:
+        return (self.comment.id, self.line)
+
+    def encode(self) -> str:
+        """Accepted records keep the command's text for replay; refused ones need only the verdict."""
+        c = self.comment
+        text = self.text if self.verdict == "accepted" else ""
+        data = {"f": FORMAT, "c": c.id, "i": c.issue, "a": c.user, "at": c.created_at.isoformat(), "l": self.line}
+        return json.dumps({**data, "v": self.verdict, "t": text}, ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def decode(cls, key: str) -> Record | None:
+        """The record, or None when it is not one this bot can read (malformed, or a later format)."""
+        try:
+            data = json.loads(key)
+            if data.get("f", 1) not in _READABLE_FORMATS:
+                return None
+            comment = Comment(id=data["c"], issue=data["i"], user=data["a"], created_at=data["at"], body=data["t"])
+            verdict = next((v for v in _VERDICTS if v == data["v"]), None)
+            if verdict is None or not isinstance(data["l"], int):
+                return None
+            return cls(comment, data["l"], verdict, data["t"])
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+
+def recorded_decisions(replies: list[Comment]) -> dict[int, list[Record]]:
+    """Decision records by comment id, from the bot's own comments; its first reply to a comment counts."""
+    records: dict[int, list[Record]] = {}
+    for reply in sorted(replies, key=lambda c: c.id):
+        header = markers_in(reply.body)
+        replied = [int(key) for topic, key in header if topic == REPLY_TOPIC and key.isascii() and key.isdigit()]
+        if len(replied) != 1 or replied[0] in records:
+            continue
+        found = [Record.decode(key) for topic, key in header if topic == DECISION_TOPIC]
+        records[replied[0]] = sorted(
+            (r for r in found if r is not None and r.comment.id == replied[0]), key=lambda r: r.line
+        )
+    return records
+
+
+def lapsed_key(key: Key) -> str:
+    """The key of a lapsed notice's marker."""
+    return f"{key[0]}:{key[1]}"
+
+
+def lapsed_said(replies: list[Comment]) -> frozenset[str]:
+    """Keys of the lapsed notices among the bot's own comments."""
+    return frozenset(key for reply in replies for topic, key in markers_in(reply.body) if topic == LAPSED_TOPIC)

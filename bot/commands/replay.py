@@ -1,0 +1,198 @@
+"""Decide and replay: a fold over the run's work, in comment order, on a small working state.
+
+The working snapshot starts as the default branch's and takes every accepted command that is
+not in its ledger yet: new commands are decided (authorised, then applied or refused) and
+recorded ones are replayed from their records, so a replay needs no second permission check.
+A replayed command that no longer applies *lapses*: it is reported once (a lapsed notice) and
+is settled from then on. Each comment's outcome is a `Handled`; `outbox` turns it into words.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+from bot.commands import policy
+from bot.commands.effects import Answered, Applied, Refused, Situation, enact
+from bot.commands.grammar import Command
+from bot.commands.intake import Fresh, Recalled, Work
+from bot.commands.reading import ParseError
+from bot.commands.records import Decision, Key, Record, Verdict, lapsed_key
+from bot.commands.registry import spec
+from bot.config import BotConfig
+from bot.github.observed import Comment, Permission
+from bot.reconcile.actions import AssignAction
+from bot.render import Renderer
+from bot.snapshot.model import Snapshot
+
+
+@dataclass(frozen=True)
+class Working:
+    """What the fold carries from one comment to the next."""
+
+    snapshot: Snapshot
+    assignees: Mapping[int, tuple[str, ...]]
+    # Commands accepted so far: every recorded one, and this run's as they are decided.
+    accepted: frozenset[Key]
+    # (comment, effect) of each command applied to the working snapshot, for the PR body.
+    applied: tuple[tuple[Comment, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the fold reads and never changes."""
+
+    config: BotConfig
+    renderer: Renderer
+    permissions: Mapping[str, Permission]
+    ledger: AbstractSet[Key]
+    dropped: Mapping[Key, int]
+    # Keys of the lapsed notices the bot has posted.
+    lapsed_said: AbstractSet[str]
+    # Comments the bot finished answering (it reacted 🚀 or 😕), and the comments still there.
+    finished: AbstractSet[int]
+    present: AbstractSet[int]
+
+
+@dataclass(frozen=True)
+class Line:
+    """The outcome of one command line."""
+
+    line: int
+    text: str
+    command: Command | None
+    verdict: Verdict
+    decision: Decision
+    reason: str
+    assignment: AssignAction | None = None
+    # A lapsed notice is due for this line (a replayed command that no longer applies).
+    notice: bool = False
+
+
+@dataclass(frozen=True)
+class Handled:
+    """One comment's outcome, line by line.
+
+    `fresh` when this run decided it (then `errors` and `whole` say what could not be read),
+    else it was replayed from its records.
+    """
+
+    comment: Comment
+    fresh: bool
+    lines: tuple[Line, ...]
+    errors: tuple[ParseError, ...] = ()
+    whole: str = ""
+
+
+def fold(start: Working, queue: Sequence[Work], context: Context) -> tuple[Working, list[Handled]]:
+    state = start
+    handled: list[Handled] = []
+    for work in queue:
+        state, done = decide(state, work, context) if isinstance(work, Fresh) else replay(state, work, context)
+        handled.append(done)
+    return state, handled
+
+
+def decide(state: Working, work: Fresh, context: Context) -> tuple[Working, Handled]:
+    lines: list[Line] = []
+    for command in work.parsed.commands:
+        state, line = _decide_line(state, work.comment, command, context)
+        lines.append(line)
+    accepted = {(work.comment.id, line.line) for line in lines if line.verdict == "accepted"}
+    state = dataclasses.replace(state, accepted=state.accepted | accepted)
+    return state, Handled(work.comment, True, tuple(lines), work.parsed.errors, work.whole)
+
+
+def _decide_line(state: Working, comment: Comment, command: Command, context: Context) -> tuple[Working, Line]:
+    permission = context.permissions.get(comment.user, "none")
+    why_not = policy.authorise(command, comment, permission, state.snapshot, state.assignees)
+    if why_not is not None:
+        return state, _line(command, "refused", "refused", why_not)
+    verb = spec(command.verb)
+    key = (comment.id, command.line)
+    if verb.changes_snapshot and key in context.ledger:
+        # Merged already (its reply was lost or never written): answer it, never apply twice.
+        return state, _line(command, "accepted", "merged", "applied and merged earlier")
+    outcome = enact(verb.effect, _situation(state, context), command, comment)
+    if isinstance(outcome, Refused):
+        return state, _line(command, "refused", "refused", outcome.reason)
+    if isinstance(outcome, Applied):
+        if key in context.dropped:
+            return state, _line(command, "accepted", "dropped", outcome.effect + " — then dropped before it was merged")
+        return _applied(state, comment, outcome), _line(command, "accepted", "accepted", outcome.effect)
+    state, assignment = _assign(state, outcome.assignment)
+    return state, _line(command, "accepted", "accepted", outcome.text, assignment)
+
+
+def replay(state: Working, work: Recalled, context: Context) -> tuple[Working, Handled]:
+    lines: list[Line] = []
+    for record, command in work.lines:
+        state, line = _replay_line(state, work.comment, record, command, context)
+        lines.append(line)
+    return state, Handled(work.comment, False, tuple(lines))
+
+
+def _replay_line(
+    state: Working, comment: Comment, record: Record, command: Command | None, context: Context
+) -> tuple[Working, Line]:
+    def said(decision: Decision, reason: str, assignment: AssignAction | None = None, notice: bool = False) -> Line:
+        return Line(record.line, record.text, command, record.verdict, decision, reason, assignment, notice)
+
+    if command is None or record.verdict != "accepted":
+        return state, said("refused", "refused earlier")
+    verb = spec(command.verb)
+    if not verb.changes_snapshot:
+        if comment.id in context.present and comment.id not in context.finished:
+            # The run that decided it stopped before its side effect: finish it.
+            outcome = verb.effect(_situation(state, context), command, comment)
+            if isinstance(outcome, Answered):
+                state, assignment = _assign(state, outcome.assignment)
+                return state, said("answered", "answered earlier", assignment)
+        return state, said("answered", "answered earlier")
+    key = record.key()
+    if key in context.ledger:
+        return state, said("merged", "in the default branch's ledger")
+    if key in context.dropped:
+        return state, said("dropped", f"dropped by comment {context.dropped[key]}")
+    if lapsed_key(key) in context.lapsed_said:
+        return state, said("lapsed", "no longer applied (reported)")
+    outcome = enact(verb.effect, _situation(state, context), command, comment)
+    if isinstance(outcome, Applied):
+        return _applied(state, comment, outcome), said("replayed", outcome.effect)
+    reason = outcome.reason if isinstance(outcome, Refused) else outcome.text
+    return state, said("lapsed", reason, notice=True)
+
+
+def _line(
+    command: Command, verdict: Verdict, decision: Decision, reason: str, assignment: AssignAction | None = None
+) -> Line:
+    return Line(command.line, command.text, command, verdict, decision, reason, assignment)
+
+
+def _situation(state: Working, context: Context) -> Situation:
+    return Situation(
+        snapshot=state.snapshot,
+        config=context.config,
+        renderer=context.renderer,
+        assignees=state.assignees,
+        dropped=context.dropped,
+        accepted=state.accepted,
+    )
+
+
+def _applied(state: Working, comment: Comment, outcome: Applied) -> Working:
+    return dataclasses.replace(state, snapshot=outcome.snapshot, applied=(*state.applied, (comment, outcome.effect)))
+
+
+def _assign(state: Working, wanted: AssignAction | None) -> tuple[Working, AssignAction | None]:
+    """The assignment, when it changes who is assigned; the working assignees follow it."""
+    if wanted is None:
+        return state, None
+    current = state.assignees.get(wanted.issue, ())
+    if (wanted.login in current) == wanted.add:
+        return state, None
+    others = tuple(u for u in current if u != wanted.login)
+    assignees = {**state.assignees, wanted.issue: (*others, wanted.login) if wanted.add else others}
+    return dataclasses.replace(state, assignees=assignees), wanted

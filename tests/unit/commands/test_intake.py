@@ -1,0 +1,86 @@
+"""Intake: which comments are read, in what order, the per-person cap and the whole refusals."""
+
+from __future__ import annotations
+
+from bot.commands.intake import Fresh, Recalled, take
+from bot.commands.records import Record
+from bot.config import CommandSettings
+from tests.unit.commands.values import LIMITS, comment
+
+BOT = "perfbot[bot]"
+
+
+def ids(queue: tuple[Fresh | Recalled, ...]) -> list[int]:
+    return [work.comment.id for work in queue]
+
+
+def test_new_command_comments_in_time_order_then_id() -> None:
+    comments = [
+        comment(103, "a", "/perf help", minute=1),
+        comment(102, "b", "/perf help", minute=2),
+        comment(101, "c", "/perf help", minute=2),
+        comment(104, "d", "no command here", minute=0),
+    ]
+    intake = take(comments, {}, 0, BOT, LIMITS)
+    assert ids(intake.queue) == [103, 101, 102]
+    assert all(isinstance(work, Fresh) for work in intake.queue)
+    assert intake.waiting == frozenset()
+
+
+def test_bots_edits_and_settled_comments_are_not_read() -> None:
+    comments = [
+        comment(101, BOT, "/perf help"),
+        comment(102, "ci[bot]", "/perf help"),
+        comment(103, "app", "/perf help", user_type="Bot"),
+        comment(104, "alice", "/perf help", edited=True),
+        comment(105, "alice", "/perf help"),
+        comment(106, "alice", "/perf help"),
+    ]
+    assert ids(take(comments, {}, 105, BOT, LIMITS).queue) == [106]
+
+
+def test_each_person_gets_the_cap_and_the_rest_wait() -> None:
+    comments = [comment(100 + n, "mallory", "/perf help") for n in range(4)] + [
+        comment(200, "alice", "/perf help", minute=59)
+    ]
+    intake = take(comments, {}, 0, BOT, CommandSettings(max_comments_per_user=2))
+    assert ids(intake.queue) == [100, 101, 200]
+    assert intake.waiting == {102, 103}
+
+
+def test_answered_comments_come_back_from_their_records_not_their_text() -> None:
+    original = comment(101, "alice", "/perf help", minute=5)
+    record = Record(original, 1, "accepted", "/perf claim profile.real-cuda")
+    edited = comment(101, "alice", "/perf drop all", minute=5, edited=True)
+    intake = take(
+        [edited, comment(102, "bob", "/perf help", minute=1)], {101: [record], 90: [record]}, 100, BOT, LIMITS
+    )
+    assert ids(intake.queue) == [102, 101]
+    recalled = intake.queue[1]
+    assert isinstance(recalled, Recalled)
+    ((kept, command),) = recalled.lines
+    assert kept == record
+    assert command is not None
+    assert (command.verb, command.target, command.line) == ("claim", "profile.real-cuda", 1)
+
+
+def test_a_refused_record_has_no_command_to_replay() -> None:
+    record = Record(comment(101, "alice", ""), 2, "refused", "")
+    (recalled,) = take([], {101: [record]}, 0, BOT, LIMITS).queue
+    assert isinstance(recalled, Recalled)
+    assert recalled.lines == ((record, None),)
+
+
+def test_too_many_commands_refuse_the_whole_comment_so_none_of_it_counts() -> None:
+    body = "\n".join(["/perf drop all"] * 3)
+    (work,) = take([comment(101, "root", body)], {}, 0, BOT, CommandSettings(max_commands_per_comment=2)).queue
+    assert isinstance(work, Fresh)
+    assert work.whole == "this comment has more than 2 commands"
+    assert work.parsed.commands == ()
+
+
+def test_a_comment_over_the_length_limit_is_refused_whole() -> None:
+    limits = CommandSettings(max_comment_chars=20)
+    (work,) = take([comment(101, "a", "/perf help " + "x" * 20)], {}, 0, BOT, limits).queue
+    assert isinstance(work, Fresh)
+    assert work.whole == "this comment is longer than 20 characters"

@@ -1,0 +1,105 @@
+"""Outbox: the order of reactions, replies and side effects, and the plan's report lines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from bot.commands.grammar import Command
+from bot.commands.outbox import Voice, actions, finished, reports
+from bot.commands.reading import ParseError
+from bot.commands.records import recorded_decisions
+from bot.commands.replay import Handled, Line
+from bot.github.observed import Comment
+from bot.reconcile.actions import AssignAction, CommentAction, ReactAction
+from bot.render import Renderer
+from tests.unit.commands.values import comment
+
+ASKED = comment(101, "alice", "/perf claim profile.real-cuda\n/perf nonsense")
+CLAIM = Command("claim", 1, "/perf claim profile.real-cuda", target="profile.real-cuda")
+BLOCK = Command("block", 2, "/perf block x @everyone", target="x", condition="@everyone")
+
+
+@pytest.fixture
+def voice(renderer: Renderer) -> Voice:
+    return Voice(renderer, "/perf", reacted=frozenset(), present=frozenset({101}))
+
+
+def kinds(planned: Sequence[object]) -> list[str]:
+    out: list[str] = []
+    for action in planned:
+        if isinstance(action, ReactAction):
+            out.append(action.content)
+        elif isinstance(action, CommentAction):
+            out.append(action.topic)
+        else:
+            assert isinstance(action, AssignAction)
+            out.append(f"assign {action.login}")
+    return out
+
+
+def answered() -> Handled:
+    claim = Line(
+        1, CLAIM.text, CLAIM, "accepted", "accepted", "done", AssignAction(issue=9497, login="alice", add=True)
+    )
+    return Handled(ASKED, True, (claim,), errors=(ParseError(2, "/perf nonsense", "unknown command"),))
+
+
+def test_a_new_comment_gets_eyes_then_the_reply_then_side_effects_then_the_verdicts(voice: Voice) -> None:
+    assert kinds(actions(answered(), voice)) == ["eyes", "command-reply", "assign alice", "rocket", "confused"]
+
+
+def test_reactions_already_made_are_not_made_again(renderer: Renderer) -> None:
+    voice = Voice(renderer, "/perf", reacted=frozenset({(101, "eyes"), (101, "rocket")}), present=frozenset({101}))
+    assert kinds(actions(answered(), voice)) == ["command-reply", "assign alice", "confused"]
+
+
+def test_the_reply_records_every_line_so_a_later_run_can_replay_it(voice: Voice) -> None:
+    reply = next(a for a in actions(answered(), voice) if isinstance(a, CommentAction))
+    bot_reply = Comment(id=900, issue=reply.issue, user="perfbot[bot]", created_at=ASKED.created_at, body=reply.body)
+    records = recorded_decisions([bot_reply])[101]
+    assert [(r.line, r.verdict, r.text) for r in records] == [(1, "accepted", CLAIM.text), (2, "refused", "")]
+    assert "not understood (line 2): unknown command." in reply.body
+
+
+def test_a_replayed_comment_gets_its_missing_reactions_and_lapsed_notices(voice: Voice) -> None:
+    lapsed = Line(2, BLOCK.text, BLOCK, "accepted", "lapsed", "unknown packet `x`", notice=True)
+    claim = Line(
+        1,
+        CLAIM.text,
+        CLAIM,
+        "accepted",
+        "answered",
+        "answered earlier",
+        AssignAction(issue=9497, login="alice", add=True),
+    )
+    done = Handled(ASKED, False, (claim, lapsed))
+    planned = actions(done, voice)
+    assert kinds(planned) == ["eyes", "assign alice", "command-lapsed", "rocket"]
+    notice = planned[2]
+    assert isinstance(notice, CommentAction)
+    assert notice.body.startswith("<!-- perfbot:lapsed 101:2 -->\n@alice: `/perf block x @\u200beveryone`")
+
+
+def test_a_deleted_comment_gets_no_reactions(voice: Voice) -> None:
+    gone = Handled(
+        comment(102, "alice", ""), False, (Line(1, "/perf help", None, "refused", "refused", "refused earlier"),)
+    )
+    assert actions(gone, voice) == []
+
+
+def test_reports_list_commands_then_malformed_lines_then_a_whole_refusal() -> None:
+    done = Handled(ASKED, True, answered().lines, answered().errors, whole="this comment has more than 20 commands")
+    lines = [(r["line"], r["decision"], r["reason"]) for r in reports(done)]
+    assert lines == [
+        (1, "accepted", "done"),
+        (2, "refused", "unknown command"),
+        (0, "refused", "this comment has more than 20 commands"),
+    ]
+    assert reports(done)[0]["parsed"] == {"verb": "claim", "target": "profile.real-cuda"}
+    assert reports(done)[1]["parsed"] is None
+
+
+def test_a_comment_is_finished_once_the_bot_gave_its_verdict() -> None:
+    assert finished({(101, "eyes"), (102, "rocket"), (103, "confused"), (104, "eyes")}) == {102, 103}

@@ -1,0 +1,74 @@
+"""Decision records: versioned, and the unversioned ones real repositories carry still decode."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.commands.records import FORMAT, Record, lapsed_key, lapsed_said, recorded_decisions
+from bot.github.markers import header
+from tests.unit.commands.values import comment
+
+ALICE = comment(101, "alice", "/perf help")
+
+
+def test_a_record_names_its_format_and_round_trips() -> None:
+    record = Record(ALICE, 2, "accepted", "/perf help")
+    data = json.loads(record.encode())
+    assert data["f"] == FORMAT == 2
+    assert Record.decode(record.encode()) == Record(
+        ALICE.model_copy(update={"body": "/perf help"}), 2, "accepted", "/perf help"
+    )
+
+
+def test_a_refused_record_keeps_no_text() -> None:
+    decoded = Record.decode(Record(ALICE, 1, "refused", "/perf help").encode())
+    assert decoded is not None
+    assert (decoded.verdict, decoded.text) == ("refused", "")
+
+
+def test_an_unversioned_record_decodes_as_format_1() -> None:
+    old = '{"c":101,"i":8325,"a":"alice","at":"2026-08-27T10:41:00+00:00","l":3,"v":"accepted","t":"/perf help"}'
+    decoded = Record.decode(old)
+    assert decoded is not None
+    assert (decoded.key(), decoded.comment.user, decoded.verdict, decoded.text) == (
+        (101, 3),
+        "alice",
+        "accepted",
+        "/perf help",
+    )
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        '{"f":3,"c":1,"i":1,"a":"x","at":"2026-08-27T10:00:00+00:00","l":1,"v":"accepted","t":""}',  # a later format
+        '{"c":1,"i":1,"a":"x","at":"2026-08-27T10:00:00+00:00","l":1,"v":"maybe","t":""}',
+        '{"c":1,"i":1,"a":"x","at":"2026-08-27T10:00:00+00:00","l":"1","v":"accepted","t":""}',
+        '{"c":1,"i":1,"a":"x","at":"2026-08-27T10:00:00","l":1,"v":"accepted","t":""}',  # no time zone
+        '{"c":1}',
+        "[1, 2]",
+        "not json",
+    ],
+)
+def test_records_this_bot_cannot_read_are_skipped(key: str) -> None:
+    assert Record.decode(key) is None
+
+
+def test_the_first_reply_to_a_comment_counts_and_records_must_be_about_it() -> None:
+    first = comment(
+        500,
+        "perfbot[bot]",
+        header(("command-reply", "101"), ("decision", Record(ALICE, 1, "accepted", "/perf help").encode())),
+    )
+    stray = Record(comment(102, "bob", ""), 1, "accepted", "/perf help")
+    second = comment(501, "perfbot[bot]", header(("command-reply", "101"), ("decision", stray.encode())))
+    found = recorded_decisions([second, first])
+    assert list(found) == [101]
+    assert [r.key() for r in found[101]] == [(101, 1)]
+
+
+def test_lapsed_notices_are_found_by_their_key() -> None:
+    notice = comment(600, "perfbot[bot]", header(("lapsed", lapsed_key((101, 2)))) + "\ntext")
+    assert lapsed_said([notice]) == {"101:2"}

@@ -1,0 +1,164 @@
+"""Decide and replay: the fold's working state and each line's outcome, on in-memory values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import pytest
+
+from bot.commands.intake import Work
+from bot.commands.records import Key
+from bot.commands.replay import Context, Handled, Working, fold
+from bot.config import BotConfig
+from bot.github.observed import Permission
+from bot.reconcile.actions import AssignAction
+from bot.render import Renderer
+from bot.snapshot.model import Snapshot
+from tests.unit.commands.values import CUDA, M1, fresh, recalled
+
+COMPLETE = f"/perf complete {M1} result: done"
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the fold reads besides the config: the ledger, drops, notices, reactions, comments."""
+
+    ledger: frozenset[Key] = frozenset()
+    dropped: Mapping[Key, int] = field(default_factory=dict)
+    lapsed_said: frozenset[str] = frozenset()
+    finished: frozenset[int] = frozenset()
+    present: frozenset[int] = frozenset()
+
+
+class Folder(Protocol):
+    def __call__(
+        self, *queue: Work, seen: Seen = ..., accepted: frozenset[Key] = ...
+    ) -> tuple[Working, list[Handled]]: ...
+
+
+@pytest.fixture
+def run(seed: Snapshot, config: BotConfig, renderer: Renderer) -> Folder:
+    def fold_queue(
+        *queue: Work, seen: Seen = Seen(), accepted: frozenset[Key] = frozenset()
+    ) -> tuple[Working, list[Handled]]:
+        """Fold `queue` from the seed, with issues 9497 and 8325 observed unassigned."""
+        permissions: dict[str, Permission] = {"alice": "write", "root": "admin"}
+        context = Context(
+            config, renderer, permissions, seen.ledger, seen.dropped, seen.lapsed_said, seen.finished, seen.present
+        )
+        return fold(Working(seed, {9497: (), 8325: ()}, accepted), queue, context)
+
+    return fold_queue
+
+
+def outcomes(handled: list[Handled]) -> list[tuple[int, int, str, str]]:
+    return [(h.comment.id, line.line, line.verdict, line.decision) for h in handled for line in h.lines]
+
+
+def state_of(snapshot: Snapshot, packet_id: str) -> str:
+    packet = snapshot.packet(packet_id)
+    assert packet is not None
+    return packet.state
+
+
+def test_a_writers_command_changes_the_working_snapshot_and_is_recorded(seed: Snapshot, run: Folder) -> None:
+    state, handled = run(fresh(101, "alice", COMPLETE))
+    assert outcomes(handled) == [(101, 1, "accepted", "accepted")]
+    assert state_of(state.snapshot, M1) == "complete"
+    assert [e.key for e in state.snapshot.ledger] == [(101, 1)]
+    assert [(c.id, effect) for c, effect in state.applied] == [(101, f"completed `{M1}`")]
+    assert state.accepted == {(101, 1)}
+
+
+def test_a_readers_command_is_refused_and_changes_nothing(seed: Snapshot, run: Folder) -> None:
+    state, handled = run(fresh(101, "mallory", f"{COMPLETE}\n/perf help"))
+    assert outcomes(handled) == [(101, 1, "refused", "refused"), (101, 2, "accepted", "accepted")]
+    assert handled[0].lines[0].reason == "`complete` needs write permission; mallory has none"
+    assert state.snapshot == seed
+
+
+def test_merged_and_dropped_commands_are_answered_but_not_applied(seed: Snapshot, run: Folder) -> None:
+    queue = (fresh(101, "alice", COMPLETE), fresh(102, "alice", f"/perf block {CUDA} x"))
+    state, handled = run(*queue, seen=Seen(ledger=frozenset({(101, 1)}), dropped={(102, 1): 103}))
+    assert outcomes(handled) == [(101, 1, "accepted", "merged"), (102, 1, "accepted", "dropped")]
+    assert handled[1].lines[0].reason == f"`{CUDA}` blocked: `x` — then dropped before it was merged"
+    assert state.snapshot == seed
+
+
+def test_a_claim_assigns_once_and_the_working_assignees_follow(seed: Snapshot, run: Folder) -> None:
+    queue = (fresh(101, "alice", f"/perf claim {CUDA}"), fresh(102, "alice", f"/perf claim {CUDA}"))
+    state, handled = run(*queue)
+    assert [line.assignment for h in handled for line in h.lines] == [
+        AssignAction(issue=9497, login="alice", add=True),
+        None,
+    ]
+    assert state.assignees[9497] == ("alice",)
+    assert handled[1].lines[0].reason == f"alice is assigned to #9497 (`{CUDA}`)"
+
+
+def test_recorded_commands_are_replayed_without_a_permission_check(seed: Snapshot, run: Folder) -> None:
+    state, handled = run(recalled(101, "mallory", COMPLETE))
+    assert outcomes(handled) == [(101, 1, "accepted", "replayed")]
+    assert state_of(state.snapshot, M1) == "complete"
+
+
+@pytest.mark.parametrize(
+    ("seen", "decision", "reason"),
+    [
+        (Seen(ledger=frozenset({(101, 1)})), "merged", "in the default branch's ledger"),
+        (Seen(dropped={(101, 1): 105}), "dropped", "dropped by comment 105"),
+        (Seen(lapsed_said=frozenset({"101:1"})), "lapsed", "no longer applied (reported)"),
+    ],
+)
+def test_a_settled_record_is_not_replayed(seed: Snapshot, run: Folder, seen: Seen, decision: str, reason: str) -> None:
+    state, handled = run(recalled(101, "alice", COMPLETE), seen=seen)
+    (line,) = handled[0].lines
+    assert (line.decision, line.reason, line.notice) == (decision, reason, False)
+    assert state.snapshot == seed
+
+
+def test_a_record_that_no_longer_applies_lapses_with_a_notice(seed: Snapshot, run: Folder) -> None:
+    state, handled = run(recalled(101, "alice", "/perf block no.such-packet x"))
+    (line,) = handled[0].lines
+    assert (line.decision, line.notice) == ("lapsed", True)
+    assert line.reason.startswith("unknown packet `no.such-packet`")
+    assert state.snapshot == seed
+
+
+def test_a_refused_record_stays_refused(seed: Snapshot, run: Folder) -> None:
+    _, handled = run(recalled(101, "alice", COMPLETE, verdict="refused"))
+    assert outcomes(handled) == [(101, 1, "refused", "refused")]
+
+
+@pytest.mark.parametrize(
+    ("present", "finished", "assigned"),
+    [({101}, set(), True), ({101}, {101}, False), (set(), set(), False)],
+)
+def test_a_replayed_claim_finishes_its_assignment_only_when_unfinished(
+    seed: Snapshot, run: Folder, present: set[int], finished: set[int], assigned: bool
+) -> None:
+    state, handled = run(
+        recalled(101, "alice", f"/perf claim {CUDA}"),
+        seen=Seen(present=frozenset(present), finished=frozenset(finished)),
+    )
+    (line,) = handled[0].lines
+    assert (line.decision, line.reason) == ("answered", "answered earlier")
+    assert (line.assignment is not None) == assigned
+    assert state.assignees[9497] == (("alice",) if assigned else ())
+
+
+def test_a_drop_says_which_accepted_commands_it_removed(seed: Snapshot, run: Folder) -> None:
+    queue = (
+        recalled(101, "alice", f"/perf block {CUDA} x"),
+        fresh(102, "alice", f"/perf block {M1} y"),
+        fresh(103, "root", "/perf drop all"),
+    )
+    drops = {(101, 1): 103, (102, 1): 103}
+    state, handled = run(*queue, accepted=frozenset({(101, 1)}), seen=Seen(dropped=drops))
+    assert handled[2].lines[0].reason == "dropped pending commands: comment 101 line 1, comment 102 line 1"
+    assert state.snapshot == seed
+    # Only commands known to be accepted are named: a record's verdict, or this run's decision.
+    _, handled = run(*queue, seen=Seen(dropped=drops))
+    assert handled[2].lines[0].reason == "dropped pending commands: comment 102 line 1"
