@@ -13,11 +13,13 @@ from pathlib import Path
 from bot.config import Settings, load_settings
 from bot.errors import BotError, InputError
 from bot.files import read_text, write_atomic
+from bot.generated import Generated
 from bot.github.events import parse_event
 from bot.github.offline import OfflineGitHub
 from bot.reconcile import executor, gather
 from bot.reconcile.plan import decide
 from bot.render import Renderer
+from bot.snapshot.schema import KINDS, file_name, schema_text
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -45,7 +47,16 @@ def _parser() -> argparse.ArgumentParser:
     reconcile.add_argument("--max-writes", type=int, default=50, help="write budget of one run (default 50)")
     reconcile.add_argument("--event-name", default=os.environ.get("GITHUB_EVENT_NAME"))
     reconcile.add_argument("--event-path", type=Path, default=os.environ.get("GITHUB_EVENT_PATH"))
+    schema = command("schema", "print the JSON Schema of the snapshot (default) or of the config")
+    schema.add_argument("kind", nargs="?", choices=KINDS, help="which schema (--check/--write: default both)")
+    _check_or_write(schema, "schema/*.schema.json")
     return parser
+
+
+def _check_or_write(p: argparse.ArgumentParser, what: str) -> None:
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help=f"exit 1 with a diff when the committed {what} is stale")
+    mode.add_argument("--write", action="store_true", help=f"write {what}")
 
 
 def _timestamp(text: str) -> dt.datetime:
@@ -66,6 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _validate(settings)
         if args.command == "reconcile":
             return _reconcile(settings, args)
+        if args.command == "schema":
+            return _schema(settings, args)
         return _render(settings, check=args.check, write=args.write)
     except BotError as error:
         _report(error)
@@ -149,3 +162,29 @@ def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
         with Path(summary).open("a", encoding="utf-8") as handle:
             handle.write("```\n" + text + "```\n")
     return EXIT_OK
+
+
+def _schema(settings: Settings, args: argparse.Namespace) -> int:
+    if not (args.check or args.write):
+        sys.stdout.write(schema_text(args.kind or "snapshot"))
+        return EXIT_OK
+    kinds = [args.kind] if args.kind else list(KINDS)
+    files = [Generated(file_name(k), settings.path(file_name(k)), schema_text(k)) for k in kinds]
+    return _keep(files, check=args.check, regenerate="perfbot schema --write")
+
+
+def _keep(files: list[Generated], *, check: bool, regenerate: str) -> int:
+    """Write generated files, or (--check) show how the committed copies differ and fail."""
+    if not check:
+        for file in files:
+            file.write()
+            print(f"wrote {file.name}")
+        return EXIT_OK
+    stale = [file for file in files if file.committed() != file.text]
+    for file in stale:
+        sys.stdout.write(file.diff())
+        print(f"{file.name} is stale; regenerate it with `{regenerate}`", file=sys.stderr)
+    for file in files:
+        if file not in stale:
+            print(f"{file.name} is up to date")
+    return EXIT_FAILED if stale else EXIT_OK

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from bot.commands import inbox as commands_inbox
 from bot.config import BotConfig
 from bot.errors import BotError
-from bot.evidence.derive import Derivation, Evidence, derive_all
+from bot.evidence.derive import Derivation, derive_all
 from bot.evidence.leases import LeaseReadback
 from bot.github.markers import marker, said
 from bot.github.observed import Comment, Observed
@@ -25,6 +25,7 @@ from bot.reconcile.actions import (
     Plan,
     PullRequestAction,
 )
+from bot.reconcile.view import evidence_for
 from bot.render import Renderer
 from bot.snapshot import store
 from bot.snapshot.model import Snapshot, WorkPacket
@@ -54,16 +55,7 @@ def decide(inputs: Inputs) -> Plan:
     base = inputs.snapshot.model
     inbox = commands_inbox.read(base, observed, config, inputs.renderer)
     snapshot = inbox.snapshot
-    evidence = Evidence(
-        leases=inputs.readback.live,
-        released=inputs.readback.released,
-        issues={
-            issue.number: issue.model_copy(update={"assignees": inbox.assignees.get(issue.number, issue.assignees)})
-            for issue in observed.issues
-        },
-        rules=config.leases_rules,
-        owner=config.owner,
-    )
+    evidence = evidence_for(inputs.readback, observed, config, inbox.assignees)
     derivations = derive_all(snapshot, evidence)
     following = _count_state_changes(base, next_snapshot(snapshot, derivations))
     if following != base and inbox.settled_through > base.commands_settled_through:
