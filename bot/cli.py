@@ -12,12 +12,16 @@ from pathlib import Path
 
 from bot.config import Settings, load_settings
 from bot.errors import BotError, InputError
+from bot.evidence import graph as packet_graph
+from bot.evidence.explain import explain
 from bot.files import read_text, write_atomic
 from bot.generated import Generated
 from bot.github.events import parse_event
 from bot.github.offline import OfflineGitHub
 from bot.reconcile import executor, gather
 from bot.reconcile.plan import decide
+from bot.reconcile.status import status
+from bot.reconcile.view import view
 from bot.render import Renderer
 from bot.snapshot.schema import KINDS, file_name, schema_text
 
@@ -31,6 +35,13 @@ def _parser() -> argparse.ArgumentParser:
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text)
         p.add_argument("--config", type=Path, default=Path("config/perfbot.yaml"), help="bot config file")
+        return p
+
+    def observing(name: str, help_text: str) -> argparse.ArgumentParser:
+        p = command(name, help_text)
+        p.add_argument("--offline", type=Path, metavar="STATE.json", help="a state file standing in for GitHub")
+        p.add_argument("--leases", type=Path, help="lease readback (default: the config's `leases`)")
+        p.add_argument("--now", type=_timestamp, help="the current time, ISO-8601 (default: the clock)")
         return p
 
     command("validate", "check the snapshot against every invariant")
@@ -47,6 +58,14 @@ def _parser() -> argparse.ArgumentParser:
     reconcile.add_argument("--max-writes", type=int, default=50, help="write budget of one run (default 50)")
     reconcile.add_argument("--event-name", default=os.environ.get("GITHUB_EVENT_NAME"))
     reconcile.add_argument("--event-path", type=Path, default=os.environ.get("GITHUB_EVENT_PATH"))
+    explain = observing("explain", "say why a packet is in its state and what would make it ready")
+    explain.add_argument("packet", help="a work packet id")
+    graph = observing("graph", "print the work packets as a dependency graph, with derived states")
+    graph.add_argument(
+        "--format", choices=("mermaid", "dot"), default="mermaid", help="output syntax (default mermaid)"
+    )
+    status = observing("status", "one screen: states, ready packets, overdue reviews, live leases, the PR")
+    status.add_argument("--json", action="store_true", help="print the summary as JSON")
     schema = command("schema", "print the JSON Schema of the snapshot (default) or of the config")
     schema.add_argument("kind", nargs="?", choices=KINDS, help="which schema (--check/--write: default both)")
     _check_or_write(schema, "schema/*.schema.json")
@@ -79,6 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _reconcile(settings, args)
         if args.command == "schema":
             return _schema(settings, args)
+        if args.command in ("explain", "graph", "status"):
+            return _show(settings, args)
         return _render(settings, check=args.check, write=args.write)
     except BotError as error:
         _report(error)
@@ -188,3 +209,31 @@ def _keep(files: list[Generated], *, check: bool, regenerate: str) -> int:
         if file not in stale:
             print(f"{file.name} is up to date")
     return EXIT_FAILED if stale else EXIT_OK
+
+
+def _show(settings: Settings, args: argparse.Namespace) -> int:
+    """explain, graph and status: what a run would see, without planning or writing anything."""
+    now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
+    if args.offline is None:
+        raise BotError(
+            f"perfbot {args.command} needs --offline STATE.json: the live GitHub adapter is not available yet"
+        )
+    inputs = gather.inputs(settings, OfflineGitHub.open(args.offline, now).observed, now, args.leases)
+    if args.command == "status":
+        summary = status(decide(inputs), inputs.readback, inputs.observed, settings.config, now)
+        text = (
+            summary.model_dump_json(indent=2) + "\n"
+            if args.json
+            else inputs.renderer.render("status.txt.j2", s=summary)
+        )
+        sys.stdout.write(text)
+        return EXIT_OK
+    seen = view(inputs)
+    if args.command == "graph":
+        rules = settings.config.leases_rules
+        graph = packet_graph.of_derivations(seen.snapshot, seen.derivations, inputs.readback.live, rules)
+        sys.stdout.write(inputs.renderer.graph(graph, args.format))
+        return EXIT_OK
+    found = explain(args.packet, seen.snapshot, seen.derivations, seen.evidence, now)
+    sys.stdout.write(inputs.renderer.render("explain.md.j2", x=found, prefix=settings.config.commands.prefix))
+    return EXIT_OK

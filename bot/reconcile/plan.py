@@ -25,7 +25,7 @@ from bot.reconcile.actions import (
     Plan,
     PullRequestAction,
 )
-from bot.reconcile.view import evidence_for
+from bot.reconcile.view import changed_graph, evidence_for
 from bot.render import Renderer
 from bot.snapshot import store
 from bot.snapshot.model import Snapshot, WorkPacket
@@ -246,6 +246,7 @@ def pull_request(
         return PullRequestAction(operation="close", number=existing.number, branch=settings.branch)
     changes = [d for d in derivations if d.changed]
     shown = max(len(changes), len(applied))
+    graph = changed_graph(inputs, derivations)
     while True:
         body = inputs.renderer.render(
             "pr_body.md.j2",
@@ -255,9 +256,13 @@ def pull_request(
             repository=inputs.observed.repository,
             files=sorted(path for path, text in files.items() if inputs.committed.get(path) != text),
             readback=inputs.readback,
+            graph=graph,
         )
-        if len(body) <= inputs.config.commands.max_body_chars or shown == 0:
+        if len(body) <= inputs.config.commands.max_body_chars or (shown == 0 and not graph):
             break
+        if graph:
+            graph = ""  # the graph goes first: `perfbot graph` draws it from the snapshot any time
+            continue
         shown //= 2  # GitHub refuses longer bodies; the snapshot's diff still shows everything
     proposal = PullRequestAction(
         operation="create", branch=settings.branch, title=settings.title, body=body, files=files

@@ -6,12 +6,13 @@ planning any action. Pure: every observation is an argument.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.commands import inbox as commands_inbox
 from bot.config import BotConfig
+from bot.evidence import graph as packet_graph
 from bot.evidence.derive import Derivation, Evidence, derive_all
 from bot.evidence.leases import LeaseReadback
 from bot.github.observed import Observed
@@ -50,3 +51,11 @@ def view(inputs: Inputs) -> View:
     inbox = commands_inbox.read(inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer)
     evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, inbox.assignees)
     return View(inbox.snapshot, evidence, tuple(derive_all(inbox.snapshot, evidence)))
+
+
+def changed_graph(inputs: Inputs, derivations: Sequence[Derivation]) -> str:
+    """The mermaid block for the PR body and the job summary: the dependency graph with derived
+    states, changed packets outlined; "" when no packet's derived state changed."""
+    rules = inputs.config.leases_rules
+    graph = packet_graph.of_run(inputs.snapshot.model, derivations, inputs.readback.live, rules)
+    return inputs.renderer.mermaid_block(graph)
