@@ -81,7 +81,7 @@ def test_status_names_the_open_pr_and_what_a_run_would_do(sandbox: Repo, capsys:
         "number": 77,
         "title": "perfbot: update",
         "branch": "perfbot/update",
-        "next_operation": "close",
+        "next_operation": "update",
     }
     assert ["profile.real-cuda", 9497, "bob"] in [[p["id"], p["issue"], p["owner"]] for p in data["ready"]]
 
