@@ -22,6 +22,8 @@ from bot.reconcile import executor, gather
 from bot.reconcile.plan import decide
 from bot.reconcile.status import status
 from bot.reconcile.view import view
+from bot.reference import PATH as REFERENCE
+from bot.reference import parts, regenerate
 from bot.render import Renderer
 from bot.snapshot.schema import KINDS, file_name, schema_text
 
@@ -34,7 +36,12 @@ def _parser() -> argparse.ArgumentParser:
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text)
-        p.add_argument("--config", type=Path, default=Path("config/perfbot.yaml"), help="bot config file")
+        p.add_argument(
+            "--config",
+            type=Path,
+            default=Path("config/perfbot.yaml"),
+            help="bot config file (default: config/perfbot.yaml)",
+        )
         return p
 
     def observing(name: str, help_text: str) -> argparse.ArgumentParser:
@@ -56,8 +63,17 @@ def _parser() -> argparse.ArgumentParser:
     reconcile.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
     reconcile.add_argument("--json", action="store_true", help="print the plan as JSON")
     reconcile.add_argument("--max-writes", type=int, default=50, help="write budget of one run (default 50)")
-    reconcile.add_argument("--event-name", default=os.environ.get("GITHUB_EVENT_NAME"))
-    reconcile.add_argument("--event-path", type=Path, default=os.environ.get("GITHUB_EVENT_PATH"))
+    reconcile.add_argument(
+        "--event-name",
+        default=os.environ.get("GITHUB_EVENT_NAME"),
+        help="the triggering event (default: $GITHUB_EVENT_NAME)",
+    )
+    reconcile.add_argument(
+        "--event-path",
+        type=Path,
+        default=os.environ.get("GITHUB_EVENT_PATH"),
+        help="the event's JSON payload (default: $GITHUB_EVENT_PATH)",
+    )
     explain = observing("explain", "say why a packet is in its state and what would make it ready")
     explain.add_argument("packet", help="a work packet id")
     graph = observing("graph", "print the work packets as a dependency graph, with derived states")
@@ -69,6 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     schema = command("schema", "print the JSON Schema of the snapshot (default) or of the config")
     schema.add_argument("kind", nargs="?", choices=KINDS, help="which schema (--check/--write: default both)")
     _check_or_write(schema, "schema/*.schema.json")
+    _check_or_write(command("reference", "print docs/reference.md with its generated parts renewed"), "reference")
     return parser
 
 
@@ -98,6 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _reconcile(settings, args)
         if args.command == "schema":
             return _schema(settings, args)
+        if args.command == "reference":
+            return _reference(settings, args)
         if args.command in ("explain", "graph", "status"):
             return _show(settings, args)
         return _render(settings, check=args.check, write=args.write)
@@ -237,3 +256,13 @@ def _show(settings: Settings, args: argparse.Namespace) -> int:
     found = explain(args.packet, seen.snapshot, seen.derivations, seen.evidence, now)
     sys.stdout.write(inputs.renderer.render("explain.md.j2", x=found, prefix=settings.config.commands.prefix))
     return EXIT_OK
+
+
+def _reference(settings: Settings, args: argparse.Namespace) -> int:
+    path = settings.path(REFERENCE)
+    renderer = Renderer.from_directory(settings.templates_path)
+    text = regenerate(read_text(path), parts(_parser(), renderer), REFERENCE)
+    if not (args.check or args.write):
+        sys.stdout.write(text)
+        return EXIT_OK
+    return _keep([Generated(REFERENCE, path, text)], check=args.check, regenerate="perfbot reference --write")
