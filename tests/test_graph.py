@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
 
@@ -14,6 +15,9 @@ from bot.config import LeaseRules, Settings
 from bot.evidence.derive import Derivation
 from bot.evidence.graph import build, lease_notes, of_derivations, of_run
 from bot.evidence.leases import Lease, parse_leases
+from bot.github.observed import Observed
+from bot.reconcile import gather
+from bot.reconcile.view import changed_graph, view
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import load_snapshot
@@ -234,3 +238,18 @@ def test_perfbot_graph_prints_mermaid_and_dot(sandbox: Repo, capsys: pytest.Capt
     assert "style=dashed" in dot
     assert main(["graph", "--config", str(sandbox.config)]) == 1
     assert "needs --offline" in capsys.readouterr().err
+
+
+def test_the_job_summary_gets_the_same_block_as_the_pr_body(
+    settings: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    now = dt.datetime(2026, 8, 27, 12, tzinfo=dt.UTC)
+    observed = Observed.model_validate_json((ROOT / "examples" / "offline-state.json").read_text(encoding="utf-8"))
+    inputs = gather.inputs(settings, observed, now)
+    assert changed_graph(inputs, view(inputs).derivations) == ""
+    empty = tmp_path / "none.json"
+    empty.write_text("[]", encoding="utf-8")
+    released = gather.inputs(settings, observed, now, empty)
+    block = changed_graph(released, view(released).derivations)
+    assert block.startswith("Packets whose derived state changed are outlined;")
+    assert len(mermaid_grammar.parse(block.split("```mermaid\n")[1].split("```")[0]).styled) == 2
