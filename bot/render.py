@@ -96,6 +96,6 @@ class Renderer:
         """A fenced mermaid block GitHub draws, a note when it is too large to draw, or "" for no graph."""
         if graph is None:
             return ""
-        text = self.graph(graph, "mermaid")
-        fits = len(text) <= packet_graph.MERMAID_MAX_TEXT and len(graph.edges) <= packet_graph.MERMAID_MAX_EDGES
+        text = self.graph(graph, "mermaid") if len(graph.edges) <= packet_graph.MERMAID_MAX_EDGES else ""
+        fits = 0 < len(text) <= packet_graph.MERMAID_MAX_TEXT
         return self.render("graph/block.md.j2", graph=graph, text=text if fits else "")

@@ -135,3 +135,18 @@ def test_the_missing_events_are_enough_for_every_seed_packet(settings: Settings)
         assert completes == [d for d in packet.hard_dependency_ids if d in completes]
     with pytest.raises(BotError, match="no work packet"):
         explain("nope", seen.snapshot, seen.derivations, seen.evidence, now)
+
+
+def test_a_completed_dependency_makes_the_dependent_ready(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    text = sandbox.snapshot_path.read_text(encoding="utf-8")
+    start = text.index("  - id: mac.m1-streamed-q4k-no-copy\n")
+    end = text.index("  - id: mac.m2-whole-sequence-prefill\n")
+    block = text[start:end].replace("    state: ready\n", "    state: complete\n    result: M1 KEEP 1/10\n")
+    block = "".join(line for line in block.splitlines(keepends=True) if not line.startswith("    next_action:"))
+    sandbox.snapshot_path.write_text(text[:start] + block + text[end:], encoding="utf-8")
+    done = run(sandbox, capsys, "mac.m1-streamed-q4k-no-copy")
+    assert done.endswith("is recorded as `complete`; the evidence agrees: `complete`.\nIt is complete: M1 KEEP 1/10\n")
+    m2 = run(sandbox, capsys, "mac.m2-whole-sequence-prefill")
+    assert "recorded as `waiting-dependency`; the evidence says `ready`." in m2
+    assert "- Hard dependency `mac.m1-streamed-q4k-no-copy` (#8325, owner unassigned) is `complete`." in m2
+    assert "It becomes ready when" not in m2

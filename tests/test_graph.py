@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from pathlib import Path
 
@@ -46,6 +47,12 @@ def seed() -> Snapshot:
 def seed_leases() -> tuple[Lease, ...]:
     path = ROOT / "config" / "leases.json"
     return parse_leases(path.read_text(encoding="utf-8"), str(path)).live
+
+
+@functools.cache
+def _seed_and_renderer() -> tuple[Snapshot, Renderer]:
+    """Loaded once: hypothesis runs the hostile-text test many times."""
+    return load_snapshot(ROOT / "config" / "snapshot.yaml").model, Renderer.from_directory(ROOT / "templates")
 
 
 def model_edges(snapshot: Snapshot) -> set[tuple[str, str, str]]:
@@ -133,8 +140,7 @@ def test_dot_quoting_round_trips_hostile_text(text: str) -> None:
 @settings(max_examples=25, deadline=None)
 @given(ids=st.lists(HOSTILE, min_size=17, max_size=17, unique=True), names=st.lists(HOSTILE, min_size=4, max_size=4))
 def test_hostile_ids_and_names_never_break_the_mermaid(ids: list[str], names: list[str]) -> None:
-    seed = load_snapshot(ROOT / "config" / "snapshot.yaml").model
-    renderer = Renderer.from_directory(ROOT / "templates")
+    seed, renderer = _seed_and_renderer()
     rename = dict(zip((p.id for p in seed.work_packets), ids, strict=True))
     packets = tuple(
         p.model_copy(

@@ -15,7 +15,7 @@ from typing import Literal
 from bot.config import LeaseRules
 from bot.evidence.derive import Derivation
 from bot.evidence.leases import Lease
-from bot.evidence.overlap import colliding
+from bot.evidence.overlap import overlaps
 from bot.snapshot.model import Snapshot, WorkPacket
 
 EdgeKind = Literal["hard", "blocked-by", "satisfied"]
@@ -99,14 +99,14 @@ def build(
     outlined = set(changed)
     notes = lease_notes(snapshot, leases, rules or LeaseRules())
     keys = {packet.id: f"p{index}" for index, packet in enumerate(snapshot.work_packets, start=1)}
-    groups = []
-    for index, program in enumerate(snapshot.programs, start=1):
-        members = [p for p in snapshot.work_packets if p.program_id == program.id]
-        nodes = tuple(
-            Node(keys[p.id], p.id, p.issue, states.get(p.id, p.state), p.id in outlined, notes.get(p.id, ()))
-            for p in members
-        )
-        groups.append(Group(f"g{index}", program.id, program.name, nodes))
+    members: dict[str, list[Node]] = {program.id: [] for program in snapshot.programs}
+    for p in snapshot.work_packets:
+        node = Node(keys[p.id], p.id, p.issue, states.get(p.id, p.state), p.id in outlined, notes.get(p.id, ()))
+        members.setdefault(p.program_id, []).append(node)
+    groups = [
+        Group(f"g{index}", program.id, program.name, tuple(members[program.id]))
+        for index, program in enumerate(snapshot.programs, start=1)
+    ]
     edges = [
         Edge(keys[source], keys[packet.id], kind)
         for kind in EDGE_KINDS
@@ -130,8 +130,12 @@ def of_run(
     snapshot: Snapshot, derivations: Iterable[Derivation], leases: Iterable[Lease], rules: LeaseRules
 ) -> Graph | None:
     """The run's graph for a PR body or a job summary; None when no packet's derived state changed."""
-    graph = of_derivations(snapshot, derivations, leases, rules)
-    return graph if graph.changed else None
+    derived = list(derivations)
+    if all(d.recorded_state == d.derived_state for d in derived):
+        return None
+    bare = of_derivations(snapshot, derived, (), rules)
+    # Lease notes cost a path comparison per packet and lease; skip them when GitHub cannot draw it.
+    return bare if len(bare.edges) > MERMAID_MAX_EDGES else of_derivations(snapshot, derived, leases, rules)
 
 
 def _prerequisites(packet: WorkPacket, kind: EdgeKind) -> tuple[str, ...]:
@@ -144,14 +148,15 @@ def _prerequisites(packet: WorkPacket, kind: EdgeKind) -> tuple[str, ...]:
 
 def lease_notes(snapshot: Snapshot, leases: Iterable[Lease], rules: LeaseRules) -> dict[str, tuple[LeaseNote, ...]]:
     """Per packet that is not complete: the live leases held for another issue that overlap its paths."""
-    live = list(leases)
+    held = [(lease, lease.issue(rules.holder_issue_pattern)) for lease in leases]
     notes: dict[str, tuple[LeaseNote, ...]] = {}
     for packet in snapshot.work_packets:
         if packet.state == "complete":
             continue
         lanes: dict[str, list[str]] = {}
-        for lease in colliding(packet.paths, packet.issue, live, rules.holder_issue_pattern):
-            lanes.setdefault(lease.holder, []).append(lease.lane)
+        for lease, issue in held:
+            if issue != packet.issue and overlaps(packet.paths, lease.tree):
+                lanes.setdefault(lease.holder, []).append(lease.lane)
         if lanes:
             notes[packet.id] = tuple(LeaseNote(holder, tuple(dict.fromkeys(ls))) for holder, ls in lanes.items())
     return notes
