@@ -107,6 +107,9 @@ def _timestamp(text: str) -> dt.datetime:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "schema" and not (args.check or args.write):
+        sys.stdout.write(schema_text(args.kind or "snapshot"))  # needs no config: it describes the config
+        return EXIT_OK
     try:
         settings = load_settings(args.config)
         if args.command == "validate":
@@ -205,9 +208,6 @@ def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _schema(settings: Settings, args: argparse.Namespace) -> int:
-    if not (args.check or args.write):
-        sys.stdout.write(schema_text(args.kind or "snapshot"))
-        return EXIT_OK
     kinds = [args.kind] if args.kind else list(KINDS)
     files = [Generated(file_name(k), settings.path(file_name(k)), schema_text(k)) for k in kinds]
     return _keep(files, check=args.check, regenerate="perfbot schema --write")

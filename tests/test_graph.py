@@ -259,3 +259,24 @@ def test_the_job_summary_gets_the_same_block_as_the_pr_body(
     block = changed_graph(released, view(released).derivations)
     assert block.startswith("Packets whose derived state changed are outlined;")
     assert len(mermaid_grammar.parse(block.split("```mermaid\n")[1].split("```")[0]).styled) == 2
+
+
+def test_satisfied_dependencies_are_dotted(seed: Snapshot, renderer: Renderer) -> None:
+    packets = tuple(
+        p.model_copy(update={"state": "complete", "result": "kept"})
+        if p.id == "mac.m1-streamed-q4k-no-copy"
+        else p.model_copy(update={"hard_dependency_ids": (), "satisfied_dependency_ids": p.hard_dependency_ids})
+        if p.id == "mac.m2-whole-sequence-prefill"
+        else p
+        for p in seed.work_packets
+    )
+    graph = build(seed.model_copy(update={"work_packets": packets}))
+    chart = mermaid_grammar.parse(renderer.graph(graph, "mermaid"))
+    dotted = [(indices, line) for indices, line in chart.link_styles if "stroke-dasharray:2 4" in line]
+    assert len(dotted) == 1
+    (index,) = dotted[0][0]
+    ids = {key: mermaid_grammar.decode(label.split("<br/>")[0]) for key, label in chart.nodes.items()}
+    source, arrow, target = chart.edges[index]
+    assert (ids[source], arrow, ids[target]) == ("mac.m1-streamed-q4k-no-copy", "-.->", "mac.m2-whole-sequence-prefill")
+    assert chart.classes[source] == "complete"
+    assert "style=dotted" in renderer.graph(graph, "dot")

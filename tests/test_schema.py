@@ -161,3 +161,8 @@ def test_schema_check_fails_on_a_stale_copy(tmp_path: Path, capsys: pytest.Captu
     assert "schema/config.schema.json is stale" in captured.err
     assert main(["schema", "config", "--write", "--config", config]) == 0
     assert stale.read_text(encoding="utf-8") == schema_text("config")
+
+
+def test_perfbot_schema_prints_without_a_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", "config", "--config", str(tmp_path / "missing.yaml")]) == 0
+    assert capsys.readouterr().out == schema_text("config")
