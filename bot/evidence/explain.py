@@ -91,7 +91,7 @@ def explain(
     derivation = by_id[packet.id]
     facts = _Facts(snapshot, by_id, evidence, now)
     pattern = evidence.rules.holder_issue_pattern
-    missing, reachable = missing_events(packet, snapshot, evidence, facts)
+    missing, reachable = _missing_events(packet, snapshot, evidence, facts)
     return Explanation(
         packet=packet,
         derivation=derivation,
@@ -131,7 +131,7 @@ class _Facts:
         )
 
 
-def missing_events(
+def _missing_events(
     packet: WorkPacket, snapshot: Snapshot, evidence: Evidence, facts: _Facts
 ) -> tuple[list[Event], bool]:
     """The events that make `packet` derive `ready` (or `running`), and whether they are enough."""
