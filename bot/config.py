@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from bot.snapshot.store import load_model
 
@@ -20,59 +20,96 @@ class Strict(BaseModel):
 class PageText(Strict):
     """Fixed texts of the page; the shipped config carries the seed page's wording."""
 
-    title: StrictStr
-    description: StrictStr
-    authority: StrictStr
-    refresh: StrictStr
-    execution_intro: StrictStr
-    arms_intro: StrictStr
-    walk_intro: StrictStr
-    source_queue_intro: StrictStr
-    update_contract: StrictStr
+    title: StrictStr = Field(description="The page title (front matter and heading).")
+    description: StrictStr = Field(description="The front matter's description.")
+    authority: StrictStr = Field(description="Printed after **Authority:**.")
+    refresh: StrictStr = Field(description="Printed after **Refresh:**: how to regenerate the page.")
+    execution_intro: StrictStr = Field(description='The paragraph opening "Divide-and-conquer execution".')
+    arms_intro: StrictStr = Field(description='The paragraph opening "Graph-dependency-ready arms and collisions".')
+    walk_intro: StrictStr = Field(description='The paragraph opening "OSS-to-performance walk".')
+    source_queue_intro: StrictStr = Field(description='The paragraph opening "Current source queue projection".')
+    update_contract: StrictStr = Field(description='The text of "Update contract".')
+    dependency_graph: StrictBool = Field(
+        default=False,
+        description="Adds a mermaid graph of the work packets under their table (off: the upstream layout).",
+    )
 
 
 class LeaseRules(Strict):
-    holder_issue_pattern: StrictStr = r"issue-(\d+)"
-    ttl_minutes: StrictInt = Field(default=50, gt=0)
-    grace_minutes: StrictInt = Field(default=5, ge=0)
+    holder_issue_pattern: StrictStr = Field(
+        default=r"issue-(\d+)",
+        description="Regular expression whose first group is the issue a lease holder works for.",
+    )
+    ttl_minutes: StrictInt = Field(
+        default=50, gt=0, description="Minutes after its last heartbeat (or acquisition) a lease is reported stale."
+    )
+    grace_minutes: StrictInt = Field(
+        default=5, ge=0, description="Minutes added to `ttl_minutes`; stale leases are reported and still counted."
+    )
 
 
 class OwnerWording(Strict):
-    unassigned: StrictStr = "unassigned"
-    lease_suffix: StrictStr = " / live DOS lease"
-    assignee_separator: StrictStr = ", "
+    unassigned: StrictStr = Field(
+        default="unassigned", description="Owner text of a packet whose issue has no assignee."
+    )
+    lease_suffix: StrictStr = Field(
+        default=" / live DOS lease", description="Appended to the owner when the packet's issue holds a live lease."
+    )
+    assignee_separator: StrictStr = Field(default=", ", description="Joins several assignees.")
     # Owner text of a packet completed with a receipt; `{receipt}` is the issue number.
-    accepted_receipt: StrictStr = "accepted receipt #{receipt}"
+    accepted_receipt: StrictStr = Field(
+        default="accepted receipt #{receipt}",
+        description="Owner text of a packet completed with a receipt; `{receipt}` is the issue number.",
+    )
 
 
 class PullRequestSettings(Strict):
-    branch: StrictStr = "perfbot/update"
-    title: StrictStr = "perfbot: update the performance-constraints snapshot and page"
+    branch: StrictStr = Field(default="perfbot/update", description="The one branch perfbot owns for its PR.")
+    title: StrictStr = Field(
+        default="perfbot: update the performance-constraints snapshot and page",
+        description="The regeneration PR's title.",
+    )
 
 
 class CommandSettings(Strict):
-    prefix: StrictStr = "/perf"
-    review_days: StrictInt = Field(default=7, gt=0)
-    max_comment_chars: StrictInt = Field(default=65536, gt=0)
-    max_argument_chars: StrictInt = Field(default=1000, gt=0)
-    max_commands_per_comment: StrictInt = Field(default=20, gt=0)
+    prefix: StrictStr = Field(default="/perf", description="A comment line starting with this is a command.")
+    review_days: StrictInt = Field(
+        default=7, gt=0, description="Days from the comment's date to the new `review_by` of `/perf review`."
+    )
+    max_comment_chars: StrictInt = Field(
+        default=65536, gt=0, description="Longer comments are answered but none of their commands are read."
+    )
+    max_argument_chars: StrictInt = Field(default=1000, gt=0, description="Longest argument of one command.")
+    max_commands_per_comment: StrictInt = Field(
+        default=20, gt=0, description="Commands read from one comment; more is refused as a whole."
+    )
     # New comments answered per person per run; the rest wait, so one person cannot crowd out others.
-    max_comments_per_user: StrictInt = Field(default=5, gt=0)
+    max_comments_per_user: StrictInt = Field(
+        default=5, gt=0, description="New comments answered per person per run; the rest wait for the next run."
+    )
     # GitHub refuses bodies over 65,536 characters; replies and PR bodies stay below this.
-    max_body_chars: StrictInt = Field(default=60000, gt=1000)
+    max_body_chars: StrictInt = Field(
+        default=60000, gt=1000, description="Longest reply or PR body perfbot writes (GitHub refuses over 65,536)."
+    )
 
 
 class BotConfig(Strict):
-    snapshot: StrictStr
-    page: StrictStr
-    leases: StrictStr
-    # A directory of templates to use instead of the shipped ones (page, comments, summaries).
-    templates: StrictStr | None = None
-    page_text: PageText
-    leases_rules: LeaseRules = LeaseRules()
-    owner: OwnerWording = OwnerWording()
-    pull_request: PullRequestSettings = PullRequestSettings()
-    commands: CommandSettings = CommandSettings()
+    snapshot: StrictStr = Field(
+        description="The snapshot file. Paths are relative to the repository root, the parent of the config's folder."
+    )
+    page: StrictStr = Field(description="The generated page (relative to the repository root).")
+    leases: StrictStr = Field(
+        description="The lease readback: a `dos lease-lane live` JSON array or a dos lane journal (JSONL)."
+    )
+    templates: StrictStr | None = Field(
+        default=None,
+        description="A directory of templates to use instead of the shipped ones (relative to the repository root).",
+    )
+    page_text: PageText = Field(description="Fixed texts of the page.")
+    leases_rules: LeaseRules = Field(default=LeaseRules(), description="How leases map to issues and go stale.")
+    owner: OwnerWording = Field(default=OwnerWording(), description="Owner text perfbot writes.")
+    pull_request: PullRequestSettings = Field(default=PullRequestSettings(), description="The regeneration PR.")
+    commands: CommandSettings = Field(default=CommandSettings(), description="Slash commands and their limits.")
 
 
 class Settings(BaseModel):

@@ -9,8 +9,9 @@ from typing import Any
 from jinja2 import BaseLoader, DictLoader, Environment, StrictUndefined
 
 from bot.config import PageText
+from bot.evidence import graph as packet_graph
 from bot.snapshot.model import Snapshot, WorkPacket
-from bot.untrusted import code_span, neutral, table_code
+from bot.untrusted import code_span, dot_text, mermaid_text, neutral, table_code
 
 
 def ticks(ids: Iterable[str]) -> str:
@@ -65,6 +66,8 @@ def environment(loader: BaseLoader) -> Environment:
         neutral=neutral,
         code=code_span,
         cell=table_code,
+        mermaid=mermaid_text,
+        dot=dot_text,
     )
     return env
 
@@ -83,4 +86,17 @@ class Renderer:
         return self._env.get_template(name).render(**context)
 
     def page(self, snapshot: Snapshot, text: PageText) -> str:
-        return self.render("page.md.j2", s=snapshot, text=text)
+        graph = self.graph(packet_graph.build(snapshot), "mermaid") if text.dependency_graph else ""
+        return self.render("page.md.j2", s=snapshot, text=text, graph=graph)
+
+    def graph(self, graph: packet_graph.Graph, fmt: str) -> str:
+        """The graph as mermaid or DOT text (`fmt` names the template under `graph/`)."""
+        return self.render(f"graph/{fmt}.j2", graph=graph)
+
+    def mermaid_block(self, graph: packet_graph.Graph | None) -> str:
+        """A fenced mermaid block GitHub draws, a note when it is too large to draw, or "" for no graph."""
+        if graph is None:
+            return ""
+        text = self.graph(graph, "mermaid") if len(graph.edges) <= packet_graph.MERMAID_MAX_EDGES else ""
+        fits = 0 < len(text) <= packet_graph.MERMAID_MAX_TEXT
+        return self.render("graph/block.md.j2", graph=graph, text=text if fits else "")

@@ -55,3 +55,27 @@ def inert_log(text: str) -> str:
             at = len(line) - len(stripped)
             parts[index] = line[:at] + ":" + _ZERO_WIDTH + line[at + 1 :]
     return "".join(parts)
+
+
+# Kept as they are inside a quoted mermaid label; everything else becomes a `#code;` entity, so no
+# text can end the label (`"`), start markdown (a backtick), write HTML, or form an entity of its own.
+_MERMAID_PLAIN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _.,/+*()-")
+# Control characters (C0, DEL, C1, line and paragraph separators) read as a space in a label or a
+# DOT string; lone surrogates cannot be written as UTF-8 and read as U+FFFD.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def one_line(text: str) -> str:
+    """`text` with control characters as spaces and lone surrogates as U+FFFD."""
+    return _CONTROLS.sub(" ", _SURROGATE.sub("\ufffd", text))
+
+
+def mermaid_text(text: str) -> str:
+    """`text` for the inside of a double-quoted mermaid label: only safe ASCII and entity codes."""
+    return "".join(ch if ch in _MERMAID_PLAIN else f"#{ord(ch)};" for ch in one_line(text))
+
+
+def dot_text(text: str) -> str:
+    """`text` for the inside of a double-quoted DOT string: escapes only, one line, encodable."""
+    return one_line(text).replace("\\", "\\\\").replace('"', '\\"')

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
+
+from bot.evidence.leases import Lease
 
 
 @lru_cache(maxsize=4096)
@@ -26,3 +28,14 @@ def overlaps(paths: Iterable[str], tree: Iterable[str]) -> bool:
     if not paths or not tree:
         return True
     return any(collide(a, b) for a in paths for b in tree)
+
+
+def overlapping_pairs(paths: Iterable[str], tree: Iterable[str]) -> list[tuple[str, str]]:
+    """Each (path, lease glob) pair that collides: where two regions meet, for people to read."""
+    tree = list(tree)
+    return [(a, b) for a in paths for b in tree if collide(a, b)]
+
+
+def colliding(paths: Sequence[str], own_issue: int, leases: Iterable[Lease], holder_pattern: str) -> list[Lease]:
+    """Live leases held for another issue (or for none) whose trees overlap `paths`."""
+    return [lease for lease in leases if lease.issue(holder_pattern) != own_issue and overlaps(paths, lease.tree)]

@@ -31,23 +31,25 @@ def _without_lone_surrogates(text: str) -> str:
 
 
 class Issue(Tolerant):
-    number: StrictInt = Field(gt=0)
-    title: str = ""
-    state: Literal["open", "closed"] = "open"
+    number: StrictInt = Field(gt=0, description="The issue number.")
+    title: str = Field(default="", description="The issue's title.")
+    state: Literal["open", "closed"] = Field(default="open", description="Whether the issue is open.")
     # GitHub sets "reopened" on an issue that was closed and opened again.
-    state_reason: str | None = None
-    assignees: tuple[str, ...] = ()
-    labels: tuple[str, ...] = ()
+    state_reason: str | None = Field(default=None, description="`reopened` for an issue closed and opened again.")
+    assignees: tuple[str, ...] = Field(default=(), description="Logins assigned to the issue.")
+    labels: tuple[str, ...] = Field(default=(), description="Label names.")
 
 
 class Comment(Tolerant):
-    id: StrictInt = Field(gt=0)
-    issue: StrictInt = Field(gt=0)
-    user: str
-    created_at: AwareDatetime
-    body: str = ""
-    user_type: Literal["User", "Bot", "Organization"] = "User"
-    edited: bool = False
+    id: StrictInt = Field(gt=0, description="The comment id (the number in its `#issuecomment-` link).")
+    issue: StrictInt = Field(gt=0, description="The issue the comment is on; it must be listed in `issues`.")
+    user: str = Field(description="The author's login.")
+    created_at: AwareDatetime = Field(description="When it was posted, ISO-8601 with a time zone.")
+    body: str = Field(default="", description="The comment's Markdown text.")
+    user_type: Literal["User", "Bot", "Organization"] = Field(
+        default="User", description="The author's account type; comments by bots are not read."
+    )
+    edited: bool = Field(default=False, description="Edited comments are not read.")
 
     @field_validator("body", "user")
     @classmethod
@@ -56,32 +58,36 @@ class Comment(Tolerant):
 
 
 class Reaction(Tolerant):
-    comment_id: StrictInt
-    user: str
-    content: str
+    comment_id: StrictInt = Field(description="The comment reacted to.")
+    user: str = Field(description="Who reacted.")
+    content: str = Field(description="The reaction, e.g. `eyes`, `rocket`, `confused`.")
 
 
 class PullRequest(Tolerant):
-    number: StrictInt = Field(gt=0)
-    state: Literal["open", "closed", "merged"] = "open"
-    head: str
-    title: str = ""
-    body: str = ""
-    files: dict[str, str] = {}
+    number: StrictInt = Field(gt=0, description="The pull request number.")
+    state: Literal["open", "closed", "merged"] = Field(default="open", description="Its state.")
+    head: str = Field(description="Its branch; perfbot's own is `pull_request.branch`.")
+    title: str = Field(default="", description="Its title.")
+    body: str = Field(default="", description="Its body.")
+    files: dict[str, str] = Field(default={}, description="Repository path to the full content the branch holds.")
     # Commits on the branch that the bot did not make: the bot must not overwrite them.
-    foreign_commits: bool = False
+    foreign_commits: bool = Field(
+        default=False, description="True when the branch has commits perfbot did not make; it then leaves the PR."
+    )
 
 
 class Observed(Tolerant):
     """Everything a run reads from GitHub, gathered before deciding."""
 
-    repository: str = "owner/name"
-    bot_login: str = "perfbot[bot]"
-    issues: tuple[Issue, ...] = ()
-    comments: tuple[Comment, ...] = ()
-    reactions: tuple[Reaction, ...] = ()
-    permissions: dict[str, Permission] = {}
-    pulls: tuple[PullRequest, ...] = ()
+    repository: str = Field(default="owner/name", description="`owner/name`, used in links.")
+    bot_login: str = Field(default="perfbot[bot]", description="perfbot's own login: only its comments carry markers.")
+    issues: tuple[Issue, ...] = Field(default=(), description="The issues perfbot reads.")
+    comments: tuple[Comment, ...] = Field(default=(), description="Issue comments, with perfbot's own.")
+    reactions: tuple[Reaction, ...] = Field(default=(), description="Reactions on comments.")
+    permissions: dict[str, Permission] = Field(
+        default={}, description="Each login's repository permission; a login absent here has `none`."
+    )
+    pulls: tuple[PullRequest, ...] = Field(default=(), description="Pull requests; perfbot looks at its own branch.")
 
     def issues_by_number(self) -> dict[int, Issue]:
         return {i.number: i for i in self.issues}

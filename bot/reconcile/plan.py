@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from bot.commands import inbox as commands_inbox
 from bot.config import BotConfig
 from bot.errors import BotError
-from bot.evidence.derive import Derivation, Evidence, derive_all
+from bot.evidence.derive import Derivation, derive_all
 from bot.evidence.leases import LeaseReadback
 from bot.github.observed import Comment, Observed
 from bot.reconcile.actions import (
@@ -22,6 +22,7 @@ from bot.reconcile.actions import (
     PullRequestAction,
 )
 from bot.reconcile.nudges import Nudges, overdue_reviews
+from bot.reconcile.view import changed_graph, evidence_for
 from bot.render import Renderer
 from bot.snapshot import store_rewrite
 from bot.snapshot.model import Snapshot
@@ -49,16 +50,7 @@ def decide(inputs: Inputs) -> Plan:
     base = inputs.snapshot.model
     inbox = commands_inbox.read(base, observed, config, inputs.renderer)
     snapshot = inbox.snapshot
-    evidence = Evidence(
-        leases=inputs.readback.live,
-        released=inputs.readback.released,
-        issues={
-            issue.number: issue.model_copy(update={"assignees": inbox.assignees.get(issue.number, issue.assignees)})
-            for issue in observed.issues
-        },
-        rules=config.leases_rules,
-        owner=config.owner,
-    )
+    evidence = evidence_for(inputs.readback, observed, config, inbox.assignees)
     derivations = derive_all(snapshot, evidence)
     following = _count_state_changes(base, next_snapshot(snapshot, derivations))
     if following != base and inbox.settled_through > base.commands_settled_through:
@@ -150,6 +142,7 @@ def pull_request(
         return PullRequestAction(operation="close", number=existing.number, branch=settings.branch)
     changes = [d for d in derivations if d.changed]
     shown = max(len(changes), len(applied))
+    graph = changed_graph(inputs, derivations)
     while True:
         body = inputs.renderer.render(
             "pr_body.md.j2",
@@ -159,9 +152,13 @@ def pull_request(
             repository=inputs.observed.repository,
             files=sorted(path for path, text in files.items() if inputs.committed.get(path) != text),
             readback=inputs.readback,
+            graph=graph,
         )
-        if len(body) <= inputs.config.commands.max_body_chars or shown == 0:
+        if len(body) <= inputs.config.commands.max_body_chars or (shown == 0 and not graph):
             break
+        if graph:
+            graph = ""  # the graph goes first: `perfbot graph` draws it from the snapshot any time
+            continue
         shown //= 2  # GitHub refuses longer bodies; the snapshot's diff still shows everything
     proposal = PullRequestAction(
         operation="create", branch=settings.branch, title=settings.title, body=body, files=files

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import re
-from typing import Annotated, Any, Literal, get_args
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import ConfigDict, Field, StrictInt, StrictStr
+
+from bot.snapshot.fields import Ids, IsoDate, Model
+from bot.snapshot.sections import Collision, Lever, OSSRoute, OSSState, OSSWalkStep, ReadyWave
+
+__all__ = ["Collision", "Lever", "OSSRoute", "OSSState", "OSSWalkStep", "ReadyWave"]
 
 SCHEMA_ID = "fak-native-performance-current/2"
 
@@ -44,160 +47,116 @@ REQUIRED_OSS_STATES: tuple[str, ...] = (
 )
 
 
-_DATE_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def _iso_date(value: Any) -> Any:
-    """Accept only `YYYY-MM-DD` text or a date; lax pydantic would also take numbers."""
-    if isinstance(value, dt.datetime):
-        raise ValueError("expected a date (YYYY-MM-DD), got a date and time")
-    if isinstance(value, dt.date):
-        return value
-    if isinstance(value, str) and _DATE_TEXT.fullmatch(value.strip()):
-        try:
-            return dt.date.fromisoformat(value.strip())
-        except ValueError:
-            pass
-    raise ValueError(f"{value!r} is not a valid date (YYYY-MM-DD)")
-
-
-IsoDate = Annotated[dt.date, BeforeValidator(_iso_date)]
-Ids = tuple[StrictStr, ...]
-
-
-class Model(BaseModel):
-    """Base of every snapshot type: unknown keys are errors; values are immutable."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
 class EvidenceRef(Model):
-    class_: StrictStr = Field(alias="class")
-    summary: StrictStr
-    ref: StrictStr
+    class_: StrictStr = Field(
+        alias="class",
+        description="Kind of evidence (open vocabulary), e.g. `live-readback`, `issue`, `contract`, `open`, "
+        "`control-loop`, `witnessed-refusal`, `accepted`, `approximate`, `hypothesis`, `diagnostic`.",
+    )
+    summary: StrictStr = Field(description="What the evidence shows, in one line.")
+    ref: StrictStr = Field(description="Where it is: a URL, a repository path (#anchor), or free text.")
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
 class Constraint(Model):
-    id: StrictStr
-    name: StrictStr
-    type: ConstraintType
-    horizon: ConstraintHorizon
-    state: ConstraintState
-    observed_at: IsoDate
-    review_by: IsoDate
-    evidence: tuple[EvidenceRef, ...] = ()
-    envelope: StrictStr
-    driver: StrictStr
-    authority_owner: StrictStr
-    next_action: StrictStr
-    exit_when: StrictStr
-    ready_lever_ids: Ids = ()
-    review_issue: StrictInt | None = None
+    id: StrictStr = Field(description="Stable constraint id, unique, e.g. `cuda-cold-decode`.")
+    name: StrictStr = Field(description="Human name.")
+    type: ConstraintType = Field(description="What kind of limit this is.")
+    horizon: ConstraintHorizon = Field(description="Whether time alone may clear it.")
+    state: ConstraintState = Field(description="The constraint's current state.")
+    observed_at: IsoDate = Field(description="When the driver was observed (YYYY-MM-DD).")
+    review_by: IsoDate = Field(
+        description="Staleness deadline (YYYY-MM-DD), not before `observed_at` nor `as_of`; perfbot comments on "
+        "the review issue once the day has passed."
+    )
+    evidence: tuple[EvidenceRef, ...] = Field(default=(), description="At least one evidence item.")
+    envelope: StrictStr = Field(description="The envelope id the constraint is measured in, or `portfolio`.")
+    driver: StrictStr = Field(description="Why the outcome is limited now.")
+    authority_owner: StrictStr = Field(
+        description="Who owns it, free text; its first `#N` is the review issue unless `review_issue` is set."
+    )
+    next_action: StrictStr = Field(description="The next step.")
+    exit_when: StrictStr = Field(description="The checkable condition that retires the constraint.")
+    ready_lever_ids: Ids = Field(
+        default=(), description="Dependency-ready levers shown with the constraint; each must be a ready lever."
+    )
+    review_issue: StrictInt | None = Field(
+        default=None, description="Issue (> 0) for review nudges; default: the first `#N` of `authority_owner`."
+    )
 
 
 class Program(Model):
-    id: StrictStr
-    name: StrictStr
-    authority_issue: StrictInt
-    constraint_ids: Ids = ()
-    hero_metric: StrictStr
-    current_result: StrictStr
-    sequence_rule: StrictStr
+    id: StrictStr = Field(description="Program id, unique, e.g. `mac-top10`.")
+    name: StrictStr = Field(description="Human name.")
+    authority_issue: StrictInt = Field(description="The umbrella issue (> 0).")
+    constraint_ids: Ids = Field(default=(), description="At least one; each must be a constraint id.")
+    hero_metric: StrictStr = Field(description="The program's target.")
+    current_result: StrictStr = Field(description="Where it stands now, printed after **Current:**.")
+    sequence_rule: StrictStr = Field(description="How its packets are ordered.")
 
 
 class WorkPacket(Model):
-    id: StrictStr
-    name: StrictStr
-    program_id: StrictStr
-    constraint_ids: Ids = ()
-    issue: StrictInt
-    related_issues: tuple[StrictInt, ...] = ()
-    program_order: StrictInt = 0
-    state: WorkState
-    owner: StrictStr
-    lane: StrictStr
-    paths: Ids = ()
-    hard_dependency_ids: Ids = ()
-    satisfied_dependency_ids: Ids = ()
-    blocked_by_ids: Ids = ()
-    blocked_by_condition: StrictStr = ""
-    next_action: StrictStr = ""
-    result: StrictStr = ""
-    exit_when: StrictStr
+    id: StrictStr = Field(description="Packet id, unique, e.g. `mac.m1-streamed-q4k-no-copy`.")
+    name: StrictStr = Field(description="Human name.")
+    program_id: StrictStr = Field(description="The program the packet belongs to; must be a program id.")
+    constraint_ids: Ids = Field(default=(), description="At least one; each must be a constraint id.")
+    issue: StrictInt = Field(description="The owning issue (> 0); commands and nudges go there.")
+    related_issues: tuple[StrictInt, ...] = Field(
+        default=(), description="More issues (> 0, unique, not `issue`), e.g. accepted-receipt issues."
+    )
+    program_order: StrictInt = Field(
+        default=0, description="Position in the program, unique within it; 0 or absent prints as —."
+    )
+    state: WorkState = Field(
+        description="Dispatch truth. `complete`, `capacity-hold` and `waiting-evidence` are a person's decisions; "
+        "perfbot derives the others from dependencies, leases and assignment."
+    )
+    owner: StrictStr = Field(
+        description="Free text; perfbot writes the assignees (or `unassigned`) plus ` / live DOS lease`."
+    )
+    lane: StrictStr = Field(description="DOS lane names joined by `+`, e.g. `model+compute`.")
+    paths: Ids = Field(
+        default=(), description="The write region: at least one glob, e.g. `internal/model/**`; used for lease overlap."
+    )
+    hard_dependency_ids: Ids = Field(
+        default=(), description="Open prerequisites: other packet ids that must be `complete` first."
+    )
+    satisfied_dependency_ids: Ids = Field(
+        default=(), description="Completed prerequisites: `complete` packet ids, none also in `hard_dependency_ids`."
+    )
+    blocked_by_ids: Ids = Field(
+        default=(),
+        description="Packets blocking this one while they hold an overlapping lease; perfbot drops cleared ones.",
+    )
+    blocked_by_condition: StrictStr = Field(default="", description="A free-text blocker that is not a packet.")
+    next_action: StrictStr = Field(default="", description="The next step; required unless `complete`.")
+    result: StrictStr = Field(default="", description="The accepted result; required when, and only when, `complete`.")
+    exit_when: StrictStr = Field(description="The exit condition (for a `complete` packet: the exit achieved).")
     # How many times a perfbot change moved this packet's state; keys its nudges, one per episode.
-    state_revision: StrictInt = 0
-
-
-class ReadyWave(Model):
-    id: StrictStr
-    envelope_id: StrictStr
-    ready_lever_ids: Ids = ()
-    parallel_with: Ids = ()
-    serial_within_wave: StrictBool = False
-    serial_reason: StrictStr = ""
-
-
-class Collision(Model):
-    id: StrictStr
-    kind: StrictStr
-    members: Ids = ()
-    reason: StrictStr
-
-
-class OSSState(Model):
-    state: StrictStr
-    meaning: StrictStr
-    required_evidence: StrictStr
-
-
-class OSSWalkStep(Model):
-    order: StrictInt
-    name: StrictStr
-    requirement: StrictStr
-    exit: StrictStr
-
-
-class OSSRoute(Model):
-    source: StrictStr
-    revision: StrictStr
-    state: StrictStr
-    seam: StrictStr
-    proposed_constraint_ids: Ids = ()
-    deduped_issues: tuple[StrictInt, ...] = ()
-    next_action: StrictStr
-
-
-class Lever(Model):
-    """One independently attributable knob of the lever graph (only what readiness needs)."""
-
-    id: StrictStr
-    envelope_id: StrictStr
-    enabled: StrictBool = False
-    witnessed: StrictBool = False
-    dependency_ids: Ids = ()
-    conflict_ids: Ids = ()
+    state_revision: StrictInt = Field(
+        default=0, description="Written by perfbot (>= 0): how many of its changes moved the state."
+    )
 
 
 class RetiredConstraint(Model):
     """A constraint whose exit condition was met, kept for the record."""
 
-    id: StrictStr
-    name: StrictStr
-    retired_on: IsoDate
-    ref: StrictStr
+    id: StrictStr = Field(description="The retired constraint's id; not a current constraint's.")
+    name: StrictStr = Field(description="Its human name.")
+    retired_on: IsoDate = Field(description="The day it was retired (YYYY-MM-DD).")
+    ref: StrictStr = Field(description="The evidence that its exit condition was met.")
 
 
 class LedgerEntry(Model):
     """One applied command: recorded in the same change as its effect."""
 
-    comment_id: StrictInt
-    line: StrictInt = 1
-    issue: StrictInt
-    author: StrictStr
-    at: StrictStr
-    effect: StrictStr
+    comment_id: StrictInt = Field(description="Id of the issue comment that carried the command.")
+    line: StrictInt = Field(default=1, description="The command's line in that comment (1-based).")
+    issue: StrictInt = Field(description="The issue the comment is on.")
+    author: StrictStr = Field(description="Login of the comment's author.")
+    at: StrictStr = Field(description="When the comment was created (ISO-8601).")
+    effect: StrictStr = Field(description="What the command changed, in one line.")
 
     @property
     def key(self) -> tuple[int, int]:
@@ -205,23 +164,31 @@ class LedgerEntry(Model):
 
 
 class Snapshot(Model):
-    schema_: StrictStr = Field(alias="schema")
-    as_of: IsoDate
-    definition: StrictStr
-    constraints: tuple[Constraint, ...] = ()
-    programs: tuple[Program, ...] = ()
-    work_packets: tuple[WorkPacket, ...] = ()
-    ready_waves: tuple[ReadyWave, ...] = ()
-    collisions: tuple[Collision, ...] = ()
-    oss_states: tuple[OSSState, ...] = ()
-    oss_walk: tuple[OSSWalkStep, ...] = ()
-    oss_routes: tuple[OSSRoute, ...] = ()
-    levers: tuple[Lever, ...] = ()
-    retired_constraints: tuple[RetiredConstraint, ...] = ()
-    ledger: tuple[LedgerEntry, ...] = ()
+    schema_: StrictStr = Field(
+        alias="schema", description=f"Schema id; must be `{SCHEMA_ID}`.", json_schema_extra={"const": SCHEMA_ID}
+    )
+    as_of: IsoDate = Field(description="The date the snapshot speaks for (YYYY-MM-DD); no `review_by` before it.")
+    definition: StrictStr = Field(description="The paragraph printed under the page's header; one line.")
+    constraints: tuple[Constraint, ...] = Field(default=(), description="What limits each outcome now, in page order.")
+    programs: tuple[Program, ...] = Field(default=(), description="Programs of work against the constraints.")
+    work_packets: tuple[WorkPacket, ...] = Field(default=(), description="The packets inside the programs.")
+    ready_waves: tuple[ReadyWave, ...] = Field(default=(), description="Waves covering every dependency-ready lever.")
+    collisions: tuple[Collision, ...] = Field(default=(), description="Packets and levers that collide.")
+    oss_states: tuple[OSSState, ...] = Field(default=(), description="The OSS walk's states (8 are required).")
+    oss_walk: tuple[OSSWalkStep, ...] = Field(default=(), description="The OSS walk's gates, ordered 1..n.")
+    oss_routes: tuple[OSSRoute, ...] = Field(default=(), description="Sources adjacent to a named constraint.")
+    levers: tuple[Lever, ...] = Field(default=(), description="The lever graph the ready arms are derived from.")
+    retired_constraints: tuple[RetiredConstraint, ...] = Field(
+        default=(), description="Constraints retired by `/perf exit`, kept for the record."
+    )
+    ledger: tuple[LedgerEntry, ...] = Field(
+        default=(), description="Written by perfbot: applied commands not yet settled on the default branch."
+    )
     # Every command in a comment with an id up to this one is settled (merged, refused or dropped);
     # their ledger entries have been compacted away.
-    commands_settled_through: StrictInt = 0
+    commands_settled_through: StrictInt = Field(
+        default=0, description="Written by perfbot: every command in a comment up to this id is settled."
+    )
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

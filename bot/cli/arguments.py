@@ -1,0 +1,80 @@
+"""The command line's grammar: every subcommand, its flags and their help (argparse)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+from pathlib import Path
+
+from bot.snapshot.schema import KINDS
+from bot.timestamps import parse_timestamp
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="perfbot", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument(
+            "--config",
+            type=Path,
+            default=Path("config/perfbot.yaml"),
+            help="bot config file (default: config/perfbot.yaml)",
+        )
+        return p
+
+    def observing(name: str, help_text: str) -> argparse.ArgumentParser:
+        p = command(name, help_text)
+        p.add_argument("--offline", type=Path, metavar="STATE.json", help="a state file standing in for GitHub")
+        p.add_argument("--leases", type=Path, help="lease readback (default: the config's `leases`)")
+        p.add_argument("--now", type=timestamp, help="the current time, ISO-8601 (default: the clock)")
+        return p
+
+    command("validate", "check the snapshot against every invariant")
+    render = command("render", "print the page rendered from the snapshot")
+    mode = render.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="exit 1 with a diff when the committed page is stale")
+    mode.add_argument("--write", action="store_true", help="write the page to the path the config names")
+    reconcile = command("reconcile", "one full run: gather, decide, act")
+    reconcile.add_argument("--offline", type=Path, metavar="STATE.json", help="a state file standing in for GitHub")
+    reconcile.add_argument("--leases", type=Path, help="lease readback (default: the config's `leases`)")
+    reconcile.add_argument("--now", type=timestamp, help="the current time, ISO-8601 (default: the clock)")
+    reconcile.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
+    reconcile.add_argument("--json", action="store_true", help="print the plan as JSON")
+    reconcile.add_argument("--max-writes", type=int, default=50, help="write budget of one run (default 50)")
+    reconcile.add_argument("--event-name", help="the triggering event (default: $GITHUB_EVENT_NAME)")
+    reconcile.add_argument("--event-path", type=Path, help="the event's JSON payload (default: $GITHUB_EVENT_PATH)")
+    reconcile.add_argument("--plan-json", type=Path, metavar="PATH", help="also write the plan JSON to PATH")
+    reconcile.add_argument("--outputs", type=Path, metavar="PATH", help="append the action's outputs to PATH")
+    init = sub.add_parser("init", help="scaffold a repository that adopts perfbot (writes no existing file)")
+    init.add_argument("--dir", type=Path, default=Path(), help="the repository's root (default: here)")
+    init.add_argument("--action", metavar="OWNER/REPO@SHA", help="the perfbot action the workflow uses, pinned")
+    explain = observing("explain", "say why a packet is in its state and what would make it ready")
+    explain.add_argument("packet", help="a work packet id")
+    graph = observing("graph", "print the work packets as a dependency graph, with derived states")
+    graph.add_argument(
+        "--format", choices=("mermaid", "dot"), default="mermaid", help="output syntax (default mermaid)"
+    )
+    status = observing("status", "one screen: states, ready packets, overdue reviews, live leases, the PR")
+    status.add_argument("--json", action="store_true", help="print the summary as JSON")
+    schema = command("schema", "print the JSON Schema of the snapshot (default) or of the config")
+    schema.add_argument("kind", nargs="?", choices=KINDS, help="which schema (--check/--write: default both)")
+    check_or_write(schema, "schema/*.schema.json")
+    check_or_write(command("reference", "print docs/reference.md with its generated parts renewed"), "reference")
+    return parser
+
+
+def check_or_write(p: argparse.ArgumentParser, what: str) -> None:
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help=f"exit 1 with a diff when the committed {what} is stale")
+    mode.add_argument("--write", action="store_true", help=f"write {what}")
+
+
+def timestamp(text: str) -> dt.datetime:
+    value = parse_timestamp(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"not an ISO-8601 date or time: {text!r}")
+    if not 1970 <= value.year <= 9000:  # far ends would overflow date arithmetic
+        raise argparse.ArgumentTypeError(f"not a plausible current time: {text!r}")
+    return value

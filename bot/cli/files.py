@@ -1,0 +1,108 @@
+"""Subcommands over the repository's files: validate, render, schema, reference, init."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import difflib
+import sys
+from pathlib import Path
+
+from bot import adopt
+from bot.cli.arguments import parser
+from bot.config import Settings
+from bot.files import read_text, write_atomic
+from bot.generated import Generated
+from bot.reconcile import gather
+from bot.reference import PATH as REFERENCE
+from bot.reference import parts, regenerate
+from bot.render import Renderer
+from bot.snapshot.schema import KINDS, file_name, schema_text
+from bot.untrusted import inert_log
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+def init(directory: Path, action: str | None) -> int:
+    for path in adopt.init(directory, dt.datetime.now(dt.UTC).date(), action):
+        print(f"wrote {directory / path}")
+    if action is None:
+        print(f"set `uses: {adopt.UNSET_ACTION}` in {adopt.WORKFLOW} to the perfbot action, pinned to a commit")
+    return EXIT_OK
+
+
+def validate(settings: Settings) -> int:
+    loaded = gather.snapshot(settings)
+    model = loaded.model
+    print(
+        f"{loaded.file}: valid ({len(model.constraints)} constraints, {len(model.programs)} programs, "
+        f"{len(model.work_packets)} packets)"
+    )
+    return EXIT_OK
+
+
+def render(settings: Settings, *, check: bool, write: bool) -> int:
+    page = Renderer.from_directory(settings.templates_path).page(
+        gather.snapshot(settings).model, settings.config.page_text
+    )
+    target = settings.page_path
+    if write:
+        write_atomic(target, page)
+        print(f"wrote {settings.config.page}")
+        return EXIT_OK
+    if not check:
+        sys.stdout.write(inert_log(page))
+        return EXIT_OK
+    committed = read_text(target) if target.exists() else ""
+    if committed == page:
+        print(f"{settings.config.page} is up to date")
+        return EXIT_OK
+    at = next((i for i, (a, b) in enumerate(zip(committed, page, strict=False)) if a != b), None)
+    at = min(len(committed), len(page)) if at is None else at
+    sys.stdout.writelines(
+        difflib.unified_diff(
+            committed.splitlines(keepends=True),
+            page.splitlines(keepends=True),
+            fromfile=f"{settings.config.page} (committed)",
+            tofile=f"{settings.config.page} (rendered)",
+        )
+    )
+    print(
+        f"{settings.config.page} is stale at character {at} (committed {len(committed)}, rendered {len(page)}); "
+        "regenerate it with `perfbot render --write`",
+        file=sys.stderr,
+    )
+    return EXIT_FAILED
+
+
+def schema(settings: Settings, args: argparse.Namespace) -> int:
+    kinds = [args.kind] if args.kind else list(KINDS)
+    files = [Generated(file_name(k), settings.path(file_name(k)), schema_text(k)) for k in kinds]
+    return keep(files, check=args.check, regenerate="perfbot schema --write")
+
+
+def keep(files: list[Generated], *, check: bool, regenerate: str) -> int:
+    """Write generated files, or (--check) show how the committed copies differ and fail."""
+    if not check:
+        for file in files:
+            file.write()
+            print(f"wrote {file.name}")
+        return EXIT_OK
+    stale = [file for file in files if file.committed() != file.text]
+    for file in stale:
+        sys.stdout.write(file.diff())
+        print(f"{file.name} is stale; regenerate it with `{regenerate}`", file=sys.stderr)
+    for file in files:
+        if file not in stale:
+            print(f"{file.name} is up to date")
+    return EXIT_FAILED if stale else EXIT_OK
+
+
+def reference(settings: Settings, args: argparse.Namespace) -> int:
+    path = settings.path(REFERENCE)
+    renderer = Renderer.from_directory(settings.templates_path)
+    text = regenerate(read_text(path), parts(parser(), renderer), REFERENCE)
+    if not (args.check or args.write):
+        sys.stdout.write(text)
+        return EXIT_OK
+    return keep([Generated(REFERENCE, path, text)], check=args.check, regenerate="perfbot reference --write")

@@ -1,0 +1,73 @@
+"""Subcommands that observe GitHub: reconcile (gather, decide, act) and explain, graph, status."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+
+from bot import workflow
+from bot.config import Settings
+from bot.context import RunContext
+from bot.evidence import graph as packet_graph
+from bot.evidence.explain import explain
+from bot.files import read_text
+from bot.github.connect import open_port
+from bot.github.events import parse_event
+from bot.reconcile import executor, gather
+from bot.reconcile.plan import decide
+from bot.reconcile.status import status
+from bot.reconcile.view import view
+from bot.untrusted import inert_log
+
+EXIT_OK = 0
+
+
+def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
+    now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
+    github = open_port(context, args.offline, now)
+    inputs = gather.inputs(settings, github.observe(), now, args.leases)
+    plan = decide(inputs)
+    event_path = args.event_path or context.event_path
+    if event_path is not None:
+        name = args.event_name or context.event_name or "workflow_dispatch"
+        trigger = parse_event(name, read_text(event_path), str(event_path))
+        plan = plan.model_copy(update={"trigger": trigger})
+    report = None if args.dry_run else executor.apply(plan, github, args.max_writes)
+    text = inputs.renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run)
+    sys.stdout.write(plan.model_dump_json(indent=2) + "\n" if args.json else inert_log(text))
+    if report is not None:
+        print(f"applied {len(report.done)} actions; {len(report.deferred)} deferred to the next run", file=sys.stderr)
+    destinations = workflow.Destinations(
+        plan_json=args.plan_json, outputs=args.outputs, summary=context.step_summary, server_url=context.server_url
+    )
+    workflow.leave_results(
+        plan, report, inputs.readback, inputs.renderer, now=now, repository=inputs.observed.repository, to=destinations
+    )
+    if report is not None and report.error is not None:
+        raise report.error
+    return EXIT_OK
+
+
+def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
+    """explain, graph and status: what a run would see, without planning or writing anything."""
+    now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
+    inputs = gather.inputs(settings, open_port(context, args.offline, now).observe(), now, args.leases)
+    if args.command == "status":
+        summary = status(decide(inputs), inputs.readback, inputs.observed, settings.config, now)
+        text = (
+            summary.model_dump_json(indent=2) + "\n"
+            if args.json
+            else inputs.renderer.render("status.txt.j2", s=summary)
+        )
+        sys.stdout.write(text)
+        return EXIT_OK
+    seen = view(inputs)
+    if args.command == "graph":
+        rules = settings.config.leases_rules
+        graph = packet_graph.of_derivations(seen.snapshot, seen.derivations, inputs.readback.live, rules)
+        sys.stdout.write(inputs.renderer.graph(graph, args.format))
+        return EXIT_OK
+    found = explain(args.packet, seen.snapshot, seen.derivations, seen.evidence, now)
+    sys.stdout.write(inputs.renderer.render("explain.md.j2", x=found, prefix=settings.config.commands.prefix))
+    return EXIT_OK

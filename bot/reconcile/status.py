@@ -1,0 +1,93 @@
+"""`perfbot status`: one screen of what a run sees. Pure.
+
+Counts by derived state, the ready packets and their issues, overdue reviews, the live leases
+and their age, and the open regeneration PR (with what this run would do to it).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pydantic import BaseModel, ConfigDict
+
+from bot.config import BotConfig
+from bot.evidence.leases import LeaseReadback
+from bot.github.observed import Observed
+from bot.reconcile.actions import OverdueReview, Plan
+from bot.snapshot.model import WORK_STATES
+
+
+class Row(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ReadyPacket(Row):
+    id: str
+    issue: int
+    owner: str
+
+
+class LiveLease(Row):
+    holder: str
+    lane: str
+    tree: tuple[str, ...]
+    issue: int | None
+    last_seen: str | None
+    age_minutes: int | None
+    stale: bool
+
+
+class OpenPull(Row):
+    number: int
+    title: str
+    branch: str
+    next_operation: str
+
+
+class Status(Row):
+    now: str
+    counts: dict[str, int]
+    ready: tuple[ReadyPacket, ...]
+    overdue: tuple[OverdueReview, ...]
+    leases: tuple[LiveLease, ...]
+    lease_file: str
+    pull: OpenPull | None
+    next_operation: str
+
+
+def status(plan: Plan, readback: LeaseReadback, observed: Observed, config: BotConfig, now: dt.datetime) -> Status:
+    """The summary of a planned (not applied) run."""
+    counts: dict[str, int] = {s: sum(1 for d in plan.packets if d.derived_state == s) for s in WORK_STATES}
+    rules = config.leases_rules
+    leases = []
+    for lease in readback.live:
+        seen = lease.last_seen()
+        leases.append(
+            LiveLease(
+                holder=lease.holder,
+                lane=lease.lane,
+                tree=lease.tree,
+                issue=lease.issue(rules.holder_issue_pattern),
+                last_seen=seen.strftime("%Y-%m-%dT%H:%M:%SZ") if seen else None,
+                age_minutes=int((now - seen).total_seconds() // 60) if seen else None,
+                stale=lease.is_stale(now, rules.ttl_minutes, rules.grace_minutes),
+            )
+        )
+    existing = observed.open_pull(config.pull_request.branch)
+    operation = plan.pull_request().operation
+    return Status(
+        now=plan.now,
+        counts=counts,
+        ready=tuple(
+            ReadyPacket(id=d.id, issue=d.issue, owner=d.derived_owner)
+            for d in plan.packets
+            if d.derived_state == "ready"
+        ),
+        overdue=plan.overdue,
+        leases=tuple(leases),
+        lease_file=readback.file,
+        pull=None
+        if existing is None
+        else OpenPull(number=existing.number, title=existing.title, branch=existing.head, next_operation=operation),
+        next_operation=operation,
+    )

@@ -1,0 +1,61 @@
+"""What a run sees before it decides: the working snapshot, the evidence and each packet's derivation.
+
+`decide` builds its plan from the same view; `explain`, `graph` and `status` show it without
+planning any action. Pure: every observation is an argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bot.commands import inbox as commands_inbox
+from bot.config import BotConfig
+from bot.evidence import graph as packet_graph
+from bot.evidence.derive import Derivation, Evidence, derive_all
+from bot.evidence.leases import LeaseReadback
+from bot.github.observed import Observed
+from bot.snapshot.model import Snapshot
+
+if TYPE_CHECKING:
+    from bot.reconcile.plan import Inputs
+
+
+def evidence_for(
+    readback: LeaseReadback, observed: Observed, config: BotConfig, assignees: Mapping[int, tuple[str, ...]]
+) -> Evidence:
+    """The observations derivation needs; `assignees` are those accepted commands changed."""
+    return Evidence(
+        leases=readback.live,
+        released=readback.released,
+        issues={
+            issue.number: issue.model_copy(update={"assignees": assignees.get(issue.number, issue.assignees)})
+            for issue in observed.issues
+        },
+        rules=config.leases_rules,
+        owner=config.owner,
+    )
+
+
+@dataclass(frozen=True)
+class View:
+    """The snapshot with every accepted command applied, what derivation saw, and what it derived."""
+
+    snapshot: Snapshot
+    evidence: Evidence
+    derivations: tuple[Derivation, ...]
+
+
+def view(inputs: Inputs) -> View:
+    inbox = commands_inbox.read(inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer)
+    evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, inbox.assignees)
+    return View(inbox.snapshot, evidence, tuple(derive_all(inbox.snapshot, evidence)))
+
+
+def changed_graph(inputs: Inputs, derivations: Sequence[Derivation]) -> str:
+    """The mermaid block for the PR body and the job summary: the dependency graph with derived
+    states, changed packets outlined; "" when no packet's derived state changed."""
+    rules = inputs.config.leases_rules
+    graph = packet_graph.of_run(inputs.snapshot.model, derivations, inputs.readback.live, rules)
+    return inputs.renderer.mermaid_block(graph)

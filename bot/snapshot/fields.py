@@ -1,0 +1,41 @@
+"""Field types shared by every snapshot record: the strict base model, ISO dates, id lists."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictStr, WithJsonSchema
+
+_DATE_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
+# What an editor can check of a date without parsing it: the shape and plausible month and day.
+DATE_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
+
+
+def _iso_date(value: Any) -> Any:
+    """Accept only `YYYY-MM-DD` text or a date; lax pydantic would also take numbers."""
+    if isinstance(value, dt.datetime):
+        raise ValueError("expected a date (YYYY-MM-DD), got a date and time")
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str) and _DATE_TEXT.fullmatch(value.strip()):
+        try:
+            return dt.date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    raise ValueError(f"{value!r} is not a valid date (YYYY-MM-DD)")
+
+
+IsoDate = Annotated[
+    dt.date,
+    BeforeValidator(_iso_date),
+    WithJsonSchema({"type": "string", "format": "date", "pattern": DATE_PATTERN}),
+]
+Ids = tuple[StrictStr, ...]
+
+
+class Model(BaseModel):
+    """Base of every snapshot type: unknown keys are errors; values are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
