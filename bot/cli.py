@@ -4,6 +4,7 @@ map errors to exit codes. The only place that catches `BotError` and the only re
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import difflib
 import os
@@ -17,6 +18,7 @@ from bot.errors import BotError, InputError
 from bot.files import read_text, write_atomic
 from bot.github.connect import open_port
 from bot.github.events import parse_event
+from bot.github.offline import state_text
 from bot.reconcile import executor, gather
 from bot.reconcile.plan import decide
 from bot.render import Renderer
@@ -47,6 +49,12 @@ def _parser() -> argparse.ArgumentParser:
     reconcile.add_argument("--max-writes", type=int, default=50, help="write budget of one run (default 50)")
     reconcile.add_argument("--event-name", help="the triggering event (default: GITHUB_EVENT_NAME)")
     reconcile.add_argument("--event-path", type=Path, help="the event payload (default: GITHUB_EVENT_PATH)")
+    reconcile.add_argument(
+        "--repo", metavar="OWNER/NAME", help="the repository of a live run (default: GITHUB_REPOSITORY)"
+    )
+    export = command("export-state", "write the live repository's state as an offline state file")
+    export.add_argument("--out", type=Path, required=True, metavar="STATE.json", help="the state file to write")
+    export.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: GITHUB_REPOSITORY)")
     return parser
 
 
@@ -67,8 +75,12 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         settings = load_settings(args.config)
         if args.command == "validate":
             return _validate(settings)
+        if getattr(args, "repo", None):
+            context = dataclasses.replace(context, repository=args.repo)
         if args.command == "reconcile":
             return _reconcile(settings, args, context)
+        if args.command == "export-state":
+            return _export_state(settings, args.out, context)
         return _render(settings, check=args.check, write=args.write)
     except BotError as error:
         _report(error, context)
@@ -129,15 +141,18 @@ def _render(settings: Settings, *, check: bool, write: bool) -> int:
 
 def _reconcile(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
-    github = open_port(context, args.offline, now)
-    inputs = gather.inputs(settings, github.observe(), now, args.leases)
-    plan = decide(inputs)
-    event_path = args.event_path or context.event_path
-    if event_path is not None:
-        name = args.event_name or context.event_name or "workflow_dispatch"
-        trigger = parse_event(name, read_text(event_path), str(event_path))
-        plan = plan.model_copy(update={"trigger": trigger})
-    report = None if args.dry_run else executor.apply(plan, github, args.max_writes)
+    local = gather.snapshot(settings)
+    scope = gather.read_scope(settings, local, leases_from_config=args.leases is None)
+    with open_port(context, args.offline, now, scope) as github:
+        inputs = gather.inputs(settings, github.observe(), now, args.leases, local)
+        plan = decide(inputs)
+        event_path = args.event_path or context.event_path
+        if event_path is not None:
+            name = args.event_name or context.event_name or "workflow_dispatch"
+            trigger = parse_event(name, read_text(event_path), str(event_path))
+            plan = plan.model_copy(update={"trigger": trigger})
+        report = None if args.dry_run else executor.apply(plan, github, args.max_writes)
+        plan = plan.model_copy(update={"api": github.requests()})
     text = inputs.renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run)
     sys.stdout.write(plan.model_dump_json(indent=2) + "\n" if args.json else text)
     if report is not None:
@@ -147,4 +162,14 @@ def _reconcile(settings: Settings, args: argparse.Namespace, context: RunContext
             handle.write("```\n" + text + "```\n")
     if report is not None and report.error is not None:
         raise report.error
+    return EXIT_OK
+
+
+def _export_state(settings: Settings, out: Path, context: RunContext) -> int:
+    now = dt.datetime.now(dt.UTC)
+    local = gather.snapshot(settings)
+    with open_port(context, None, now, gather.read_scope(settings, local, leases_from_config=True)) as github:
+        observed = github.observe()
+    write_atomic(out, state_text(observed))
+    print(f"wrote {out}: {len(observed.issues)} issues, {len(observed.comments)} comments of {observed.repository}")
     return EXIT_OK

@@ -69,6 +69,9 @@ class BotConfig(Strict):
     owner: OwnerWording = OwnerWording()
     pull_request: PullRequestSettings = PullRequestSettings()
     commands: CommandSettings = CommandSettings()
+    # The bot's GitHub login. Unset, a live run learns it from the token (GraphQL `viewer`):
+    # `<app-slug>[bot]` for a GitHub App, `github-actions[bot]` for Actions' GITHUB_TOKEN.
+    bot_login: StrictStr | None = None
 
 
 class Settings(BaseModel):

@@ -95,6 +95,20 @@ def read(base: Snapshot, observed: Observed, config: BotConfig, renderer: Render
     return _Reader(base, observed, config, renderer).run()
 
 
+def unanswered(observed: Observed, floor: int, config: BotConfig) -> list[tuple[Comment, Parsed]]:
+    """Comments past `floor` with commands the bot has not answered, in the order it answers them.
+
+    Their authors are the only people whose permission a run needs to know."""
+    records = recorded_decisions(observed.bot_comments())
+    limits = config.commands
+    new = [
+        (c, parse(c.body, limits.prefix, limits.max_comment_chars, limits.max_argument_chars))
+        for c in observed.comments
+        if c.id > floor and c.id not in records and not is_bot(c, observed.bot_login) and not c.edited
+    ]
+    return [(c, p) for c, p in sorted(new, key=lambda item: (item[0].created_at, item[0].id)) if not p.empty]
+
+
 def recorded_decisions(replies: list[Comment]) -> dict[int, list[Record]]:
     """Decision records by comment id; the bot's first reply to a comment is the one that counts."""
     records: dict[int, list[Record]] = {}
@@ -133,12 +147,7 @@ class _Reader:
 
     def run(self) -> Inbox:
         floor = self.base.commands_settled_through
-        new = [
-            (c, self._parse(c.body))
-            for c in self.observed.comments
-            if c.id > floor and c.id not in self.records and not is_bot(c, self.observed.bot_login) and not c.edited
-        ]
-        new = [(c, p) for c, p in sorted(new, key=lambda item: (item[0].created_at, item[0].id)) if not p.empty]
+        new = unanswered(self.observed, floor, self.config)
         per_user: dict[str, int] = {}
         answered_now = []
         for comment, parsed in new:

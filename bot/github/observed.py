@@ -64,6 +64,17 @@ class PullRequest(Tolerant):
     foreign_commits: bool = False
 
 
+class DefaultBranch(Tolerant):
+    """The default branch's tip as GitHub holds it: its commit and the files perfbot decides on.
+
+    A run decides on these, not on a checkout that may be older (a push landed after it) or of
+    another branch; the regeneration commit's parent is this tip.
+    """
+
+    oid: str
+    files: dict[str, str] = {}
+
+
 class Observed(Tolerant):
     """Everything a run reads from GitHub, gathered before deciding."""
 
@@ -74,6 +85,8 @@ class Observed(Tolerant):
     reactions: tuple[Reaction, ...] = ()
     permissions: dict[str, Permission] = {}
     pulls: tuple[PullRequest, ...] = ()
+    # None when the default branch was not read (an offline state without it): the local files count.
+    default_branch: DefaultBranch | None = None
 
     def issues_by_number(self) -> dict[int, Issue]:
         return {i.number: i for i in self.issues}

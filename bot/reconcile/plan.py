@@ -24,6 +24,7 @@ from bot.reconcile.actions import (
     OverdueReview,
     Plan,
     PullRequestAction,
+    TipReport,
 )
 from bot.render import Renderer
 from bot.snapshot import store
@@ -47,6 +48,8 @@ class Inputs:
     config: BotConfig
     renderer: Renderer
     now: dt.datetime
+    # The default branch's tip, when its files (not the local checkout's) were decided on.
+    decided_on: TipReport | None = None
 
 
 def decide(inputs: Inputs) -> Plan:
@@ -90,6 +93,7 @@ def decide(inputs: Inputs) -> Plan:
     actions.append(pull_request(inputs, derivations, files, inbox.applied))
     return Plan(
         now=inputs.now.isoformat(),
+        decided_on=inputs.decided_on,
         commands=tuple(inbox.reports),
         actions=tuple(actions),
         packets=tuple(derivations),
