@@ -1,0 +1,16 @@
+"""A GitHub double: an HTTP-level fake of the REST and GraphQL endpoints perfbot uses.
+
+It is backed by the offline state file of DESIGN.md (plus an optional `git` key, described in
+`state_format`), and writes to it the way `bot/github/offline.py` does, by calling its methods.
+
+- In-process: `GitHubDouble(state).transport()` is an httpx transport for
+  `githubkit.GitHub(token, base_url=..., transport=..., auto_retry=False, http_cache=False)`;
+  `.state()` reads the state back, `.requests` is the request log, `.faults` injects faults,
+  `.push(...)` and `.merge_pull(...)` are commits made by people.
+- As a server: `python -m tests.github_double --state STATE.json --port N [--log FILE] [--repo-dir DIR]`.
+- GraphQL: `schema.graphql` is a subset of GitHub's published schema, executed with graphql-core.
+"""
+
+from tests.github_double.double import DEFAULT_TOKEN, GitHubDouble
+
+__all__ = ["DEFAULT_TOKEN", "GitHubDouble"]

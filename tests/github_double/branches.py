@@ -1,0 +1,193 @@
+"""Branches of the double: the default branch from the files, PR branches, and moves by people.
+
+Also keeps each open PR record's `files` (and `foreign_commits`) true to its branch, the way the
+offline adapter writes them: the snapshot and page the config names, then every other path that
+differs from the merge base, with the content at the head.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from operator import methodcaller
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bot.config import BotConfig
+from bot.errors import BotError
+from bot.reconcile.actions import PullRequestAction
+from bot.snapshot.store import parse_model
+from tests.github_double.gitstore import Commit, Person, noreply
+
+if TYPE_CHECKING:
+    from tests.github_double.world import World
+
+CONFIG_PATH = "config/perfbot.yaml"
+# Who makes the commits that are not the bot's: pushes to the default branch, edits of a PR branch.
+PERSON = "octocat"
+# Commits the double derives from the state alone carry a fixed date, so their oids are stable.
+DERIVED_DATE = "2026-01-01T00:00:00Z"
+
+
+def user_id(login: str) -> int:
+    """A stable numeric account id per login (GitHub's are opaque integers too)."""
+    return 1_000_000 + int.from_bytes(hashlib.sha1(login.encode(), usedforsecurity=False).digest()[:3], "big")
+
+
+def person(login: str, date: str) -> Person:
+    return Person(name=login, email=noreply(login, user_id(login)), date=date, login=login)
+
+
+def commit(world: World, tree: str, parents: list[str], message: str, login: str, date: str | None = None) -> str:
+    who = person(login, date or world.now())
+    return world.git.put_commit(Commit(tree, tuple(parents), message, who, who, verified=True))
+
+
+def _config(text: str | None, file: str) -> BotConfig | None:
+    if text is None:
+        return None
+    with contextlib.suppress(BotError):
+        return parse_model(text, file, BotConfig).model
+    return None
+
+
+def working_tree_files(repo_dir: Path) -> dict[str, str]:
+    """The files the default branch holds when the state does not carry them."""
+    config_path = repo_dir / CONFIG_PATH
+    config = _config(config_path.read_text(encoding="utf-8") if config_path.is_file() else None, str(config_path))
+    if config is None:
+        return {}
+    paths = [CONFIG_PATH, config.snapshot, config.page, config.leases]
+    return {p: (repo_dir / p).read_text(encoding="utf-8") for p in paths if (repo_dir / p).is_file()}
+
+
+def derive_default(world: World) -> None:
+    """Point the default branch at a commit of its files, unless a write has moved it."""
+    if world.pinned:
+        return
+    files = world.source_files if world.source_files is not None else working_tree_files(world.repo_dir)
+    if not files:
+        world.git.refs.pop(world.default_branch, None)
+        return
+    tree = world.git.put_files(files)
+    previous = world.derived if world.derived in world.git.commits else None
+    tip = previous
+    if previous is None or world.git.commits[previous].tree != tree:
+        message = "Update the default branch's files" if previous else "Initial commit"
+        tip = commit(world, tree, [previous] if previous else [], message, PERSON, DERIVED_DATE)
+    assert tip is not None
+    world.derived = world.git.refs[world.default_branch] = tip
+
+
+def synthesize_pulls(world: World) -> None:
+    """Give every PR record without a branch one that holds its `files`, made by the bot."""
+    base = world.tip()
+    if base is None:
+        return
+    for pull in world.records("pulls"):
+        branch, number = pull["head"], pull["number"]
+        if pull["state"] == "open" and branch in world.git.refs:
+            continue
+        if pull["state"] != "open" and world.pull_git.get(number, {}).get("closed_head"):
+            continue
+        tree = world.git.put_files(world.git.files(base) | dict(pull.get("files", {})))
+        head = commit(world, tree, [base], pull.get("title", ""), world.bot_login, DERIVED_DATE)
+        if pull.get("foreign_commits"):
+            head = commit(world, tree, [head], "A change by a person", PERSON, DERIVED_DATE)
+        world.pull_git.setdefault(number, {"base": world.default_branch, "closed_head": None})
+        if pull["state"] == "open":
+            world.git.refs[branch] = head
+        else:
+            world.pull_git[number]["closed_head"] = head
+
+
+def tracked_paths(world: World, files: dict[str, str]) -> list[str]:
+    """The snapshot and page the config at that commit names: the files a perfbot PR carries."""
+    config = _config(files.get(CONFIG_PATH), CONFIG_PATH)
+    if config is None:
+        config = _config(working_tree_files(world.repo_dir).get(CONFIG_PATH), CONFIG_PATH)
+    return [] if config is None else [config.snapshot, config.page]
+
+
+def pull_files(world: World, pull: dict[str, Any]) -> dict[str, str]:
+    found = branch_files(world, pull["head"], world.pull_base(pull["number"]))
+    return dict(pull.get("files", {})) if found is None else found
+
+
+def branch_files(world: World, branch: str, base_branch: str) -> dict[str, str] | None:
+    head, base = world.tip(branch), world.tip(base_branch)
+    if head is None or base is None:
+        return None
+    start = world.git.merge_base(head, base) or base
+    at_head, at_base = world.git.files(head), world.git.files(start)
+    files = {p: at_head[p] for p in tracked_paths(world, at_head) if p in at_head}
+    files |= {p: text for p, text in sorted(at_head.items()) if p not in files and at_base.get(p) != text}
+    return files
+
+
+def foreign(world: World, pull: dict[str, Any]) -> list[str]:
+    """Commits on the PR's branch, not on its base, that the bot did not author."""
+    head, base = world.tip(pull["head"]), world.tip(world.pull_base(pull["number"]))
+    if head is None or base is None:
+        return []
+    return [oid for oid in world.git.only_in(head, base) if world.git.commits[oid].author.login != world.bot_login]
+
+
+def sync_pulls(world: World, branch: str) -> None:
+    """After `branch` moved: each open PR from it shows the branch's files, as OfflineGitHub writes them."""
+    for pull in world.records("pulls"):
+        if pull["head"] != branch or pull["state"] != "open":
+            continue
+        files = pull_files(world, pull)
+        if files != pull.get("files"):
+            action = PullRequestAction(
+                operation="update",
+                number=pull["number"],
+                branch=branch,
+                title=pull["title"],
+                body=pull["body"],
+                files=files,
+            )
+            world.apply(world.bot_login, methodcaller("pull_request", action))
+        moved_by_people = bool(foreign(world, pull))
+        if moved_by_people or "foreign_commits" in pull:
+            pull["foreign_commits"] = moved_by_people
+            world.save()
+
+
+def move(world: World, branch: str, oid: str) -> None:
+    """Point `branch` at `oid` (creating it), then bring its PR records in line."""
+    world.git.refs[branch] = oid
+    world.pinned |= branch == world.default_branch
+    world.git_changed()
+    world.save()
+    sync_pulls(world, branch)
+
+
+def push(
+    world: World, branch: str, files: dict[str, str], login: str, message: str, deleted: tuple[str, ...] = ()
+) -> str:
+    """A commit by `login` on top of `branch` that writes `files` and removes `deleted`."""
+    tip = world.tip(branch)
+    current = world.git.files(tip) if tip else {}
+    tree = world.git.put_files({p: t for p, t in (current | files).items() if p not in deleted})
+    oid = commit(world, tree, [tip] if tip else [], message, login)
+    move(world, branch, oid)
+    return oid
+
+
+def merge_pull(world: World, number: int, login: str) -> str:
+    """Merge an open PR with a merge commit by `login`; its record becomes `merged`."""
+    pull = world.pull(number)
+    if pull is None or pull["state"] != "open":
+        raise ValueError(f"pull request #{number} is not open")
+    base_branch = world.pull_base(number)
+    head, base = world.tip(pull["head"]), world.tip(base_branch)
+    assert head is not None
+    assert base is not None
+    tree = world.git.commits[head].tree
+    oid = commit(world, tree, [base, head], f"Merge pull request #{number} from {world.owner}/{pull['head']}", login)
+    pull["state"] = "merged"
+    world.pull_git.setdefault(number, {"base": base_branch, "closed_head": None})["closed_head"] = head
+    move(world, base_branch, oid)
+    return oid

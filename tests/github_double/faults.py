@@ -1,0 +1,110 @@
+"""Faults to inject, each for the next request that matches (a method and a path pattern).
+
+The bodies and headers are GitHub's: a secondary limit is 403 with `retry-after`; a primary limit
+is 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset`, and for GraphQL HTTP 200
+with a `RATE_LIMITED` error; a lost response applies the write, then answers 502.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.github_double.protocol import Request, error_body
+
+GRAPHQL = ("POST", "/graphql")
+LIMITS = "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api"
+
+
+@dataclass
+class Fault:
+    method: str
+    path: str  # a regular expression the whole request path must match
+    status: int = 0  # 0: answer as usual
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    apply_first: bool = False  # handle the request (its writes land), then answer with this fault
+    timeout: bool = False  # send no answer at all
+    partial: tuple[tuple[str | int, ...], dict[str, Any]] | None = None  # GraphQL: null this path, add this error
+
+    def matches(self, request: Request) -> bool:
+        return request.method == self.method and re.fullmatch(self.path, request.path) is not None
+
+
+class Faults:
+    """The queue of injected faults; each is used once, by the first request it matches."""
+
+    def __init__(self, clock: Callable[[], dt.datetime]) -> None:
+        self.clock = clock
+        self.pending: list[Fault] = []
+
+    def take(self, request: Request) -> Fault | None:
+        found = next((f for f in self.pending if f.matches(request)), None)
+        if found is not None:
+            self.pending.remove(found)
+        return found
+
+    def add(self, fault: Fault) -> Fault:
+        self.pending.append(fault)
+        return fault
+
+    def answer(
+        self, method: str, path: str, status: int, body: Any = None, headers: dict[str, str] | None = None
+    ) -> Fault:
+        """Answer with this status, headers and body instead of handling the request."""
+        return self.add(Fault(method, path, status, body, dict(headers or {})))
+
+    def lost_response(self, method: str, path: str, status: int = 502) -> Fault:
+        """Apply the request, then answer a server error: the client cannot tell it landed."""
+        body = error_body(status, "Server Error") if status != 502 else None
+        return self.add(Fault(method, path, status, body, apply_first=True))
+
+    def timeout(self, method: str, path: str, *, apply: bool = False) -> Fault:
+        """Send no answer (the in-process transport raises a read timeout); `apply` lands it first."""
+        return self.add(Fault(method, path, apply_first=apply, timeout=True))
+
+    def secondary_rate_limit(self, method: str, path: str, retry_after: int = 60) -> Fault:
+        message = (
+            "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. "
+            "If you reach out to GitHub Support for help, please include the request ID."
+        )
+        body = error_body(403, message, f"{LIMITS}#about-secondary-rate-limits")
+        return self.add(Fault(method, path, 403, body, {"retry-after": str(retry_after)}))
+
+    def _exhausted(self, reset_in: int) -> dict[str, str]:
+        reset = int((self.clock() + dt.timedelta(seconds=reset_in)).timestamp())
+        return {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset), "x-ratelimit-limit": "5000"}
+
+    def primary_rate_limit(self, method: str, path: str, *, status: int = 403, reset_in: int = 3600) -> Fault:
+        """The hourly limit is spent: 403 (or 429) with `x-ratelimit-remaining: 0` and the reset time."""
+        message = "API rate limit exceeded for installation ID 1."
+        body = error_body(status, message, f"{LIMITS}#about-the-primary-rate-limit")
+        return self.add(Fault(method, path, status, body, self._exhausted(reset_in)))
+
+    def graphql_rate_limited(self, reset_in: int = 3600) -> Fault:
+        body = {
+            "errors": [{"type": "RATE_LIMITED", "message": "API rate limit already exceeded for installation ID 1."}]
+        }
+        return self.add(Fault(*GRAPHQL, 200, body, self._exhausted(reset_in)))
+
+    def graphql_partial(self, path: tuple[str | int, ...], kind: str, message: str) -> Fault:
+        """Answer the query, but with `null` at `path` (aliases as sent) and an error of type `kind`."""
+        error = {"type": kind, "path": list(path), "message": message}
+        return self.add(Fault(*GRAPHQL, partial=(path, error)))
+
+
+def with_partial(body: dict[str, Any], path: tuple[str | int, ...], error: dict[str, Any]) -> dict[str, Any]:
+    """A GraphQL body with the value at `path` replaced by null and `error` appended."""
+    data = body.get("data")
+    if data is not None and path:
+        holder: Any = data
+        for key in path[:-1]:
+            holder = holder[key]
+        holder[path[-1]] = None
+    elif not path:
+        body["data"] = None
+    body["errors"] = [*body.get("errors", []), error]
+    return body

@@ -1,0 +1,99 @@
+"""POST /graphql: parse, validate against `schema.graphql`, execute with graphql-core, and answer
+in GitHub's shape (HTTP 200; errors carry their `type` at the top level, next to `path`)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from graphql import (
+    ExecutionResult,
+    GraphQLAbstractType,
+    GraphQLError,
+    GraphQLResolveInfo,
+    GraphQLSchema,
+    build_schema,
+    execute,
+    parse,
+    validate,
+)
+
+from tests.github_double.graphql_root import Root
+from tests.github_double.protocol import Request
+from tests.github_double.world import World
+
+SCHEMA_FILE = Path(__file__).with_name("schema.graphql")
+
+
+@functools.cache
+def schema() -> GraphQLSchema:
+    return build_schema(SCHEMA_FILE.read_text(encoding="utf-8"))
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _field(source: Any, info: GraphQLResolveInfo[Any], **args: Any) -> Any:
+    """Dicts answer by the GraphQL name; objects by the snake_case name, called with the arguments."""
+    name = info.field_name
+    value = source.get(name) if isinstance(source, dict) else getattr(source, _snake(name), None)
+    if callable(value):
+        return value(info, **{_snake(k): v for k, v in args.items()})
+    return value
+
+
+def _type(value: Any, info: GraphQLResolveInfo[Any], abstract: GraphQLAbstractType) -> str:
+    return str(value["typename"] if isinstance(value, dict) else value.typename)
+
+
+def error_entry(err: GraphQLError) -> dict[str, Any]:
+    entry: dict[str, Any] = {}
+    kind = (err.extensions or {}).get("type")
+    if kind:
+        entry["type"] = kind
+    if err.path:
+        entry["path"] = list(err.path)
+    if err.locations:
+        entry["locations"] = [{"line": loc.line, "column": loc.column} for loc in err.locations]
+    entry["message"] = err.message
+    return entry
+
+
+def answer(world: World, viewer: str, request: Request, rate_limits: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The response body of one GraphQL request (always HTTP 200, as GitHub answers)."""
+    data = request.json()
+    query = data.get("query") if isinstance(data, dict) else None
+    if not isinstance(query, str):
+        return {"errors": [{"message": "A query attribute must be specified and must be a string."}]}
+    try:
+        document = parse(query)
+    except GraphQLError as err:
+        return {"errors": [error_entry(err)]}
+    problems = validate(schema(), document)
+    if problems:
+        return {"errors": [error_entry(p) for p in problems]}
+    variables = data.get("variables")
+    result = execute(
+        schema(),
+        document,
+        root_value=Root(world, viewer, rate_limits),
+        variable_values=variables if isinstance(variables, dict) else None,
+        operation_name=data.get("operationName"),
+        field_resolver=_field,
+        type_resolver=_type,
+    )
+    assert isinstance(result, ExecutionResult)  # every resolver is synchronous
+    for failure in result.errors or []:
+        original = failure.original_error
+        if original is not None and not isinstance(original, GraphQLError):
+            raise original  # a bug in the double, not an answer GitHub would give
+    body: dict[str, Any] = {}
+    if result.errors:
+        body["errors"] = [error_entry(failure) for failure in result.errors]
+    if result.data is not None or not result.errors:
+        body["data"] = result.data
+    return body

@@ -1,0 +1,253 @@
+"""GraphQL objects of the double: each field of `schema.graphql` is an attribute or method here,
+named in snake_case (`defaultBranchRef` -> `default_branch_ref`); see `graphql_api`.
+
+Bots are `Bot` authors whose login comes without `[bot]`, as GitHub sends them; comment ids come
+as `fullDatabaseId` (a BigInt, so a string) and `databaseId` (a 32-bit Int that fails past 2^31).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from graphql import GraphQLError, GraphQLResolveInfo
+
+from tests.github_double.gitstore import Person
+from tests.github_double.world import World
+
+MAX_PAGE = 100
+# GitHub lists every reaction group, in this order, whether or not anyone reacted so.
+REACTION_GROUPS = ("THUMBS_UP", "THUMBS_DOWN", "LAUGH", "HOORAY", "CONFUSED", "HEART", "ROCKET", "EYES")
+REST_CONTENT = {"THUMBS_UP": "+1", "THUMBS_DOWN": "-1"}
+
+
+def error(kind: str, message: str) -> GraphQLError:
+    """An error GitHub types at the top level of its entry (`NOT_FOUND`, `STALE_DATA`, ...)."""
+    return GraphQLError(message, extensions={"type": kind})
+
+
+def _cursor(index: int) -> str:
+    return base64.b64encode(f"cursor:v2:{index}".encode()).decode()
+
+
+def _position(cursor: str | None) -> int | None:
+    if cursor is None:
+        return None
+    try:
+        return int(base64.b64decode(cursor).decode().removeprefix("cursor:v2:"))
+    except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
+        raise error("INVALID_CURSOR_ARGUMENTS", f"`{cursor}` does not appear to be a valid cursor.") from exc
+
+
+def connection(info: GraphQLResolveInfo[Any], items: list[Any], **args: Any) -> dict[str, Any]:
+    """A cursor page of `items`; `first` or `last` (1-100) is required when nodes are asked for."""
+    first, last = args.get("first"), args.get("last")
+    name = info.field_name
+    asked = {s.name.value for node in info.field_nodes for s in node.selection_set.selections if hasattr(s, "name")}  # type: ignore[union-attr]
+    if first is None and last is None and asked & {"nodes", "edges"}:
+        message = f"You must provide a `first` or `last` value to properly paginate the `{name}` connection."
+        raise error("MISSING_PAGINATION_BOUNDARIES", message)
+    for bound, value in (("first", first), ("last", last)):
+        if value is not None and value > MAX_PAGE:
+            message = (
+                f"Requesting {value} records on the `{name}` connection exceeds the `{bound}` limit of 100 records."
+            )
+            raise error("EXCESSIVE_PAGINATION", message)
+    after, before = _position(args.get("after")), _position(args.get("before"))
+    start = 0 if after is None else after + 1
+    end = len(items) if before is None else before
+    window = list(range(start, min(end, len(items))))
+    if first is not None:
+        window = window[:first]
+    if last is not None:
+        window = window[-last:] if last else []
+    return {
+        "nodes": [items[i] for i in window],
+        "totalCount": len(items),
+        "pageInfo": {
+            "startCursor": _cursor(window[0]) if window else None,
+            "endCursor": _cursor(window[-1]) if window else None,
+            "hasNextPage": bool(window) and window[-1] + 1 < min(end, len(items)),
+            "hasPreviousPage": bool(window) and window[0] > 0,
+        },
+    }
+
+
+@dataclass(frozen=True)
+class Node:
+    world: World
+    viewer: str
+
+
+@dataclass(frozen=True)
+class BlobNode(Node):
+    oid: str
+    text: str
+    typename = "Blob"
+    is_binary = False
+    is_truncated = False
+
+    @property
+    def byte_size(self) -> int:
+        return len(self.text.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class TreeNode(Node):
+    oid: str
+    typename = "Tree"
+
+
+def _actor(who: Person) -> dict[str, Any]:
+    return {"name": who.name, "email": who.email, "date": who.date, "user": {"login": who.login} if who.login else None}
+
+
+@dataclass(frozen=True)
+class CommitNode(Node):
+    oid: str
+    typename = "Commit"
+
+    @property
+    def message(self) -> str:
+        return self.world.git.commits[self.oid].message
+
+    def author(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any]:
+        return _actor(self.world.git.commits[self.oid].author)
+
+    def committer(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any]:
+        return _actor(self.world.git.commits[self.oid].committer)
+
+    def parents(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
+        found = [CommitNode(self.world, self.viewer, p) for p in self.world.git.commits[self.oid].parents]
+        return connection(info, found, **page)
+
+    def tree(self, info: GraphQLResolveInfo[Any]) -> TreeNode:
+        return TreeNode(self.world, self.viewer, self.world.git.commits[self.oid].tree)
+
+
+@dataclass(frozen=True)
+class RefNode(Node):
+    name: str
+    prefix = "refs/heads/"
+
+    def target(self, info: GraphQLResolveInfo[Any]) -> CommitNode | None:
+        oid = self.world.tip(self.name)
+        return None if oid is None else CommitNode(self.world, self.viewer, oid)
+
+
+@dataclass(frozen=True)
+class CommentNode(Node):
+    record: dict[str, Any]
+
+    def author(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any]:
+        kind = self.record.get("user_type", "User")
+        login = str(self.record["user"])
+        return {"typename": kind, "login": login.removesuffix("[bot]") if kind == "Bot" else login}
+
+    def body(self, info: GraphQLResolveInfo[Any]) -> str:
+        return str(self.record.get("body", ""))
+
+    def created_at(self, info: GraphQLResolveInfo[Any]) -> str:
+        return str(self.record["created_at"])
+
+    def database_id(self, info: GraphQLResolveInfo[Any]) -> int:
+        return int(self.record["id"])
+
+    def full_database_id(self, info: GraphQLResolveInfo[Any]) -> str:
+        return str(self.record["id"])
+
+    def last_edited_at(self, info: GraphQLResolveInfo[Any]) -> str | None:
+        edited = self.record.get("edited", False)
+        return str(self.record.get("updated_at", self.record["created_at"])) if edited else None
+
+    def reaction_groups(self, info: GraphQLResolveInfo[Any]) -> list[dict[str, Any]]:
+        mine = [r for r in self.world.records("reactions") if r["comment_id"] == self.record["id"]]
+        groups = []
+        for content in REACTION_GROUPS:
+            rest = REST_CONTENT.get(content, content.lower())
+            users = [r["user"] for r in mine if r["content"] == rest]
+            reactors = functools.partial(connection_of, users)
+            groups.append({"content": content, "viewerHasReacted": self.viewer in users, "reactors": reactors})
+        return groups
+
+
+def connection_of(items: list[Any], info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
+    return connection(info, items, **page)
+
+
+@dataclass(frozen=True)
+class IssueNode(Node):
+    record: dict[str, Any]
+
+    @property
+    def number(self) -> int:
+        return int(self.record["number"])
+
+    @property
+    def title(self) -> str:
+        return str(self.record.get("title", ""))
+
+    @property
+    def state(self) -> str:
+        return str(self.record.get("state", "open")).upper()
+
+    def state_reason(self, info: GraphQLResolveInfo[Any], enable_duplicate: bool = False) -> str | None:
+        reason = self.record.get("state_reason")
+        if reason is None or (reason == "duplicate" and not enable_duplicate):
+            return None if reason is None else "COMPLETED"
+        return str(reason).upper()
+
+    def assignees(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
+        return connection(info, [{"login": login} for login in self.record.get("assignees", [])], **page)
+
+    def labels(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
+        return connection(info, [{"name": name} for name in self.record.get("labels", [])], **page)
+
+    def comments(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
+        mine = sorted((c for c in self.world.records("comments") if c["issue"] == self.number), key=lambda c: c["id"])
+        return connection(info, [CommentNode(self.world, self.viewer, c) for c in mine], **page)
+
+
+@dataclass(frozen=True)
+class PullRequestNode(Node):
+    record: dict[str, Any]
+
+    @property
+    def number(self) -> int:
+        return int(self.record["number"])
+
+    @property
+    def title(self) -> str:
+        return str(self.record.get("title", ""))
+
+    @property
+    def body(self) -> str:
+        return str(self.record.get("body", ""))
+
+    @property
+    def head_ref_name(self) -> str:
+        return str(self.record["head"])
+
+    @property
+    def state(self) -> str:
+        return str(self.record["state"]).upper()
+
+    @property
+    def head_ref_oid(self) -> str:
+        return self.world.pull_head(self.record) or ""
+
+    @property
+    def base_ref_name(self) -> str:
+        return self.world.pull_base(self.record["number"])
+
+    @property
+    def base_ref_oid(self) -> str:
+        return self.world.tip(self.base_ref_name) or ""
+
+    def commits(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
+        head, base = self.world.pull_head(self.record), self.world.tip(self.base_ref_name)
+        found = self.world.git.only_in(head, base) if head and base else []
+        return connection(info, [{"commit": CommitNode(self.world, self.viewer, oid)} for oid in found], **page)

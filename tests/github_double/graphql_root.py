@@ -1,0 +1,171 @@
+"""The GraphQL roots: `viewer`, `repository(...)`, `rateLimit` and `createCommitOnBranch`.
+
+`object(expression: "REV:PATH")` takes REV as `HEAD`, a branch (with or without `refs/heads/`) or
+a full oid. A missing repository or issue is `null` plus a `NOT_FOUND` error, as on GitHub; a
+stale `expectedHeadOid` is a `STALE_DATA` error and writes nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from graphql import GraphQLResolveInfo
+
+from tests.github_double import branches
+from tests.github_double.gitstore import Commit, blob_oid, tree_oid
+from tests.github_double.graphql_nodes import (
+    BlobNode,
+    CommitNode,
+    IssueNode,
+    Node,
+    PullRequestNode,
+    RefNode,
+    TreeNode,
+    connection,
+    error,
+)
+from tests.github_double.world import World
+
+
+@dataclass(frozen=True)
+class RepositoryNode(Node):
+    @property
+    def name(self) -> str:
+        return self.world.repository.split("/")[1]
+
+    @property
+    def name_with_owner(self) -> str:
+        return self.world.repository
+
+    def default_branch_ref(self, info: GraphQLResolveInfo[Any]) -> RefNode | None:
+        return self.ref(info, self.world.default_branch)
+
+    def ref(self, info: GraphQLResolveInfo[Any], qualified_name: str) -> RefNode | None:
+        name = qualified_name.removeprefix("refs/heads/")
+        return RefNode(self.world, self.viewer, name) if self.world.tip(name) else None
+
+    def issue(self, info: GraphQLResolveInfo[Any], number: int) -> IssueNode:
+        record = self.world.issue(number)
+        if record is None:
+            raise error("NOT_FOUND", f"Could not resolve to an Issue with the number of {number}.")
+        return IssueNode(self.world, self.viewer, record)
+
+    def pull_requests(self, info: GraphQLResolveInfo[Any], **args: Any) -> dict[str, Any]:
+        states = args.get("states")
+        found = [
+            PullRequestNode(self.world, self.viewer, p)
+            for p in sorted(self.world.records("pulls"), key=lambda p: int(p["number"]))
+            if (states is None or str(p["state"]).upper() in states)
+            and args.get("head_ref_name") in (None, p["head"])
+            and args.get("base_ref_name") in (None, self.world.pull_base(p["number"]))
+            and not args.get("labels")  # PR records carry no labels
+        ]
+        page = {k: args[k] for k in ("first", "last", "after", "before") if k in args}
+        return connection(info, found, **page)
+
+    def object(
+        self, info: GraphQLResolveInfo[Any], expression: str | None = None, oid: str | None = None
+    ) -> Node | None:
+        if oid is not None:
+            return self._by_oid(oid)
+        if expression is None:
+            return None
+        revision, colon, path = expression.partition(":")
+        commit = self.world.tip() if revision == "HEAD" else self.world.git.resolve(revision)
+        if commit is None:
+            return None
+        if not colon:
+            return CommitNode(self.world, self.viewer, commit)
+        return self._at_path(commit, path.strip("/"))
+
+    def _by_oid(self, oid: str) -> Node | None:
+        git = self.world.git
+        if oid in git.commits:
+            return CommitNode(self.world, self.viewer, oid)
+        if oid in git.trees:
+            return TreeNode(self.world, self.viewer, oid)
+        return BlobNode(self.world, self.viewer, oid, git.blobs[oid]) if oid in git.blobs else None
+
+    def _at_path(self, commit: str, path: str) -> Node | None:
+        entries = self.world.git.trees[self.world.git.commits[commit].tree]
+        if path in entries:
+            oid = entries[path][1]
+            return BlobNode(self.world, self.viewer, oid, self.world.git.blobs[oid])
+        inside = {p.removeprefix(path + "/"): e for p, e in entries.items() if not path or p.startswith(path + "/")}
+        if inside:
+            return TreeNode(self.world, self.viewer, tree_oid(inside))
+        if commit == self.world.derived and self.world.source_files is None and not self.world.pinned:
+            # The working tree stands in for the default branch: any of its files can be read.
+            file = self.world.repo_dir / path
+            if path and file.is_file():
+                text = file.read_text(encoding="utf-8")
+                return BlobNode(self.world, self.viewer, blob_oid(text), text)
+        return None
+
+
+@dataclass(frozen=True)
+class Root:
+    world: World
+    login: str  # the token's viewer
+    rate_limits: Callable[[], dict[str, Any]]
+
+    def viewer(self, info: GraphQLResolveInfo[Any]) -> dict[str, str]:
+        return {"login": self.login}
+
+    def rate_limit(self, info: GraphQLResolveInfo[Any], dry_run: bool = False) -> dict[str, Any]:
+        return self.rate_limits()
+
+    def repository(
+        self, info: GraphQLResolveInfo[Any], owner: str, name: str, follow_renames: bool = True
+    ) -> RepositoryNode:
+        if f"{owner}/{name}".lower() != self.world.repository.lower():
+            raise error("NOT_FOUND", f"Could not resolve to a Repository with the name '{owner}/{name}'.")
+        return RepositoryNode(self.world, self.login)
+
+    def create_commit_on_branch(self, info: GraphQLResolveInfo[Any], input: dict[str, Any]) -> dict[str, Any]:
+        world, target = self.world, input["branch"]
+        if target.get("repositoryNameWithOwner", "").lower() != world.repository.lower() or not target.get(
+            "branchName"
+        ):
+            raise error("NOT_FOUND", "The double resolves a branch by repositoryNameWithOwner and branchName only.")
+        branch = target["branchName"].removeprefix("refs/heads/")
+        tip = world.tip(branch)
+        if tip is None:
+            raise error("NOT_FOUND", f'A ref named "refs/heads/{branch}" does not exist.')
+        if input["expectedHeadOid"] != tip:
+            raise error(
+                "STALE_DATA",
+                f'Expected branch to point to "{input["expectedHeadOid"]}" but it did not. Pull and try again.',
+            )
+        files = world.git.files(tip) | _additions(input.get("fileChanges") or {})
+        for deletion in (input.get("fileChanges") or {}).get("deletions") or []:
+            if files.pop(deletion["path"], None) is None:
+                message = f"A path was requested for deletion which does not exist as of commit oid `{tip}`"
+                raise error("UNPROCESSABLE", message)
+        message = input["message"]["headline"] + (
+            f"\n\n{input['message']['body']}" if input["message"].get("body") else ""
+        )
+        who = branches.person(self.login, world.now())
+        oid = world.git.put_commit(Commit(world.git.put_files(files), (tip,), message, who, who, verified=True))
+        branches.move(world, branch, oid)
+        return {
+            "clientMutationId": input.get("clientMutationId"),
+            "commit": CommitNode(world, self.login, oid),
+            "ref": RefNode(world, self.login, branch),
+        }
+
+
+def _additions(changes: dict[str, Any]) -> dict[str, str]:
+    added = {}
+    for addition in changes.get("additions") or []:
+        try:
+            added[addition["path"]] = base64.b64decode(addition["contents"], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError) as exc:
+            raise error(
+                "UNPROCESSABLE", f"The contents of {addition['path']} are not base64-encoded UTF-8 text."
+            ) from exc
+    return added

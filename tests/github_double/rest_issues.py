@@ -1,0 +1,120 @@
+"""REST endpoints on issues: comments, reactions, assignees, permissions, the repository itself.
+
+Every write goes through `OfflineGitHub`, so the state changes as an offline run changes it.
+"""
+
+from __future__ import annotations
+
+from operator import methodcaller
+from typing import Any
+
+from bot.reconcile.actions import AssignAction, CommentAction, EditCommentAction, ReactAction, Topic
+from tests.github_double import bodies
+from tests.github_double.context import Context
+from tests.github_double.protocol import Response, not_found, required, validation_failed
+
+# GitHub refuses comment bodies longer than this.
+MAX_BODY = 65536
+REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
+# The reactions perfbot makes; OfflineGitHub records these, the double records the others alike.
+BOT_REACTIONS = ("eyes", "rocket", "confused")
+# OfflineGitHub's comment writes ignore the topic, which GitHub has no notion of.
+TOPIC: Topic = "command-reply"
+
+
+def _issue(ctx: Context, number: str) -> dict[str, Any]:
+    issue = ctx.world.issue(int(number))
+    if issue is None:
+        raise not_found(ctx.docs("issues/issues#get-an-issue"))
+    return issue
+
+
+def _comment(ctx: Context, comment_id: str) -> dict[str, Any]:
+    found = ctx.world.comment(int(comment_id))
+    if found is None:
+        raise not_found(ctx.docs("issues/comments#get-an-issue-comment"))
+    return found
+
+
+def _body(ctx: Context, docs: str) -> str:
+    body: str = required(ctx.request.object(), "body", str, docs)
+    if len(body) > MAX_BODY:
+        raise validation_failed(
+            docs,
+            {
+                "resource": "IssueComment",
+                "code": "custom",
+                "field": "body",
+                "message": "body is too long (maximum is 65536 characters)",
+            },
+        )
+    return body
+
+
+def create_comment(ctx: Context, number: str) -> Response:
+    docs = ctx.docs("issues/comments#create-an-issue-comment")
+    issue = _issue(ctx, number)
+    action = CommentAction(issue=issue["number"], topic=TOPIC, body=_body(ctx, docs))
+    comment_id = ctx.world.apply(ctx.viewer, lambda offline: offline.comment(action))
+    created = bodies.comment(ctx.api, ctx.world, _comment(ctx, str(comment_id)))
+    return Response(201, created, {"location": created["url"]})
+
+
+def update_comment(ctx: Context, comment_id: str) -> Response:
+    docs = ctx.docs("issues/comments#update-an-issue-comment")
+    record = _comment(ctx, comment_id)
+    action = EditCommentAction(issue=record["issue"], comment_id=record["id"], topic=TOPIC, body=_body(ctx, docs))
+    ctx.world.apply(ctx.viewer, lambda offline: offline.edit_comment(action))
+    return Response(200, bodies.comment(ctx.api, ctx.world, record))
+
+
+def create_reaction(ctx: Context, comment_id: str) -> Response:
+    """201 for a new reaction, 200 with the existing one when the viewer already reacted so."""
+    docs = ctx.docs("reactions/reactions#create-reaction-for-an-issue-comment")
+    record = _comment(ctx, comment_id)
+    content = ctx.request.object().get("content")
+    if content not in REACTIONS:
+        raise validation_failed(docs, {"resource": "Reaction", "code": "invalid", "field": "content"})
+    wanted = {"comment_id": record["id"], "user": ctx.viewer, "content": content}
+    reactions = ctx.world.records("reactions")
+    status = 200 if wanted in reactions else 201
+    if status == 201 and content in BOT_REACTIONS:
+        action = ReactAction(issue=record["issue"], comment_id=record["id"], content=content)
+        ctx.world.apply(ctx.viewer, lambda offline: offline.react(action))
+    elif status == 201:
+        ctx.world.raw.setdefault("reactions", []).append(wanted)
+        ctx.world.save()
+    index = ctx.world.records("reactions").index(wanted)
+    return Response(status, bodies.reaction(ctx.api, index, wanted, ctx.world.now()))
+
+
+def _assign(ctx: Context, number: str, *, add: bool) -> dict[str, Any]:
+    docs = ctx.docs("issues/assignees#add-assignees-to-an-issue")
+    issue = _issue(ctx, number)
+    logins = required(ctx.request.object(), "assignees", list, docs)
+    for login in logins:
+        if isinstance(login, str):
+            action = AssignAction(issue=issue["number"], login=login, add=add)
+            ctx.world.apply(ctx.viewer, methodcaller("assign", action))
+    return bodies.issue(ctx.api, ctx.world, _issue(ctx, number))
+
+
+def add_assignees(ctx: Context, number: str) -> Response:
+    return Response(201, _assign(ctx, number, add=True))
+
+
+def remove_assignees(ctx: Context, number: str) -> Response:
+    return Response(200, _assign(ctx, number, add=False))
+
+
+def get_issue(ctx: Context, number: str) -> Response:
+    return Response(200, bodies.issue(ctx.api, ctx.world, _issue(ctx, number)))
+
+
+def permission(ctx: Context, username: str) -> Response:
+    """A login absent from the state's `permissions` has none (the offline rule)."""
+    return Response(200, bodies.permission(ctx.api, username, ctx.world.permission(username)))
+
+
+def get_repository(ctx: Context) -> Response:
+    return Response(200, bodies.repository(ctx.api, ctx.world, full=True))

@@ -1,0 +1,131 @@
+"""REST endpoints of pull requests: list, create, update (title, body, close, reopen).
+
+Creating, updating and closing go through `OfflineGitHub.pull_request`, so the PR record reads as
+an offline run writes it; GitHub's refusals come first (422 for a second PR from one head, a head
+without commits, or reopening a PR whose branch was force-pushed while it was closed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.reconcile.actions import PullRequestAction
+from tests.github_double import branches, pull_bodies
+from tests.github_double.context import Context
+from tests.github_double.protocol import Response, invalid, not_found, page, required, validation_failed
+
+STATES = ("open", "closed", "all")
+
+
+def _head_filter(ctx: Context, head: str | None) -> str | None:
+    """GitHub filters by `owner:branch` only; a bare branch name is silently ignored."""
+    if head is None or ":" not in head:
+        return None
+    owner, _, branch = head.partition(":")
+    return branch if owner == ctx.world.owner else "\0"  # another owner's fork: nothing matches
+
+
+def list_pulls(ctx: Context) -> Response:
+    docs = ctx.docs("pulls/pulls#list-pull-requests")
+    query = ctx.request.query
+    state = query.get("state", "open")
+    if state not in STATES:
+        raise validation_failed(docs, {"resource": "PullRequest", "field": "state", "code": "invalid"})
+    head, base = _head_filter(ctx, query.get("head")), query.get("base")
+    found = [
+        p
+        for p in ctx.world.records("pulls")
+        if (state == "all" or (p["state"] == "open") == (state == "open"))
+        and (head is None or p["head"] == head)
+        and (base is None or ctx.world.pull_base(p["number"]) == base)
+    ]
+    newest_first = query.get("direction", "desc") == "desc"
+    found.sort(key=lambda p: int(p["number"]), reverse=newest_first)
+    shown, headers = page(found, ctx.request, ctx.api)
+    return Response(200, [pull_bodies.simple(ctx.api, ctx.world, p) for p in shown], headers)
+
+
+def _already(ctx: Context, branch: str, docs: str) -> None:
+    if any(p["head"] == branch and p["state"] == "open" for p in ctx.world.records("pulls")):
+        message = f"A pull request already exists for {ctx.world.owner}:{branch}."
+        raise validation_failed(docs, {"resource": "PullRequest", "code": "custom", "message": message})
+
+
+def create_pull(ctx: Context) -> Response:
+    docs = ctx.docs("pulls/pulls#create-a-pull-request")
+    data = ctx.request.object()
+    title = required(data, "title", str, docs)
+    base = required(data, "base", str, docs)
+    branch = required(data, "head", str, docs).rpartition(":")[2]
+    world = ctx.world
+    for field, name in (("base", base), ("head", branch)):
+        if world.tip(name) is None:
+            raise validation_failed(docs, {"resource": "PullRequest", "field": field, "code": "invalid"})
+    _already(ctx, branch, docs)
+    head_oid, base_oid = world.tip(branch), world.tip(base)
+    assert head_oid is not None
+    assert base_oid is not None
+    if not world.git.only_in(head_oid, base_oid):
+        message = f"No commits between {base} and {branch}"
+        raise validation_failed(docs, {"resource": "PullRequest", "code": "custom", "message": message})
+    files = branches.branch_files(world, branch, base) or {}
+    body: str = data["body"] if isinstance(data.get("body"), str) else ""
+    action = PullRequestAction(operation="create", branch=branch, title=title, body=body, files=files)
+    world.apply(ctx.viewer, lambda offline: offline.pull_request(action))
+    record = max((p for p in world.records("pulls") if p["head"] == branch), key=lambda p: int(p["number"]))
+    world.pull_git[record["number"]] = {"base": base, "closed_head": None}
+    world.git_changed()
+    world.save()
+    branches.sync_pulls(world, branch)
+    return Response(201, pull_bodies.full(ctx.api, world, record))
+
+
+def _reopen(ctx: Context, record: dict[str, Any], docs: str) -> None:
+    """GitHub reopens only a PR whose branch still descends from the head it had when closed."""
+    world, branch = ctx.world, record["head"]
+    if record["state"] == "merged":
+        raise invalid("state cannot be changed. The pull request has been merged.", docs)
+    closed, tip = world.pull_git.get(record["number"], {}).get("closed_head"), world.tip(branch)
+    if tip is None or (closed is not None and not world.git.is_ancestor(closed, tip)):
+        message = f"state cannot be changed. The {branch} branch was force-pushed or recreated."
+        raise validation_failed(
+            docs, {"resource": "PullRequest", "code": "custom", "field": "state", "message": message}
+        )
+    _already(ctx, branch, docs)
+    record["state"] = "open"
+    world.pull_git.setdefault(record["number"], {"base": world.default_branch})["closed_head"] = None
+    world.git_changed()
+    world.save()
+    branches.sync_pulls(world, branch)
+
+
+def update_pull(ctx: Context, number: str) -> Response:
+    docs = ctx.docs("pulls/pulls#update-a-pull-request")
+    world, data = ctx.world, ctx.request.object()
+    record = world.pull(int(number))
+    if record is None:
+        raise not_found(docs)
+    state = data.get("state")
+    if state not in (None, "open", "closed"):
+        raise validation_failed(docs, {"resource": "PullRequest", "field": "state", "code": "invalid"})
+    if state == "open" and record["state"] != "open":
+        _reopen(ctx, record, docs)
+    title = data["title"] if isinstance(data.get("title"), str) else record["title"]
+    body = data["body"] if isinstance(data.get("body"), str) else record["body"]
+    if (title, body) != (record["title"], record["body"]) and record["state"] == "open":
+        files = branches.pull_files(world, record)
+        action = PullRequestAction(
+            operation="update", number=record["number"], branch=record["head"], title=title, body=body, files=files
+        )
+        world.apply(ctx.viewer, lambda offline: offline.pull_request(action))
+    elif (title, body) != (record["title"], record["body"]):
+        record.update(title=title, body=body)
+        world.save()
+    if state == "closed" and record["state"] == "open":
+        close = PullRequestAction(operation="close", number=record["number"], branch=record["head"])
+        world.pull_git.setdefault(record["number"], {"base": world.default_branch})["closed_head"] = world.tip(
+            record["head"]
+        )
+        world.git_changed()
+        world.apply(ctx.viewer, lambda offline: offline.pull_request(close))
+    return Response(200, pull_bodies.full(ctx.api, world, record))

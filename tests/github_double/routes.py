@@ -1,0 +1,53 @@
+"""Which handler answers which REST request (paths exactly as GitHub's REST documentation)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from urllib.parse import unquote
+
+from tests.github_double import rest_git, rest_issues, rest_pulls
+from tests.github_double.context import Context
+from tests.github_double.protocol import Response, not_found
+
+Handler = Callable[..., Response]
+REPO = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
+ISSUE = REPO + r"/issues/(?P<number>\d+)"
+COMMENT = REPO + r"/issues/comments/(?P<comment_id>\d+)"
+
+ROUTES: list[tuple[str, str, Handler]] = [
+    ("GET", REPO, rest_issues.get_repository),
+    ("GET", ISSUE, rest_issues.get_issue),
+    ("POST", ISSUE + "/comments", rest_issues.create_comment),
+    ("PATCH", COMMENT, rest_issues.update_comment),
+    ("POST", COMMENT + "/reactions", rest_issues.create_reaction),
+    ("POST", ISSUE + "/assignees", rest_issues.add_assignees),
+    ("DELETE", ISSUE + "/assignees", rest_issues.remove_assignees),
+    ("GET", REPO + r"/collaborators/(?P<username>[^/]+)/permission", rest_issues.permission),
+    ("GET", REPO + r"/git/ref/(?P<ref>.+)", rest_git.get_ref),
+    ("POST", REPO + r"/git/trees", rest_git.create_tree),
+    ("POST", REPO + r"/git/commits", rest_git.create_commit),
+    ("GET", REPO + r"/git/commits/(?P<sha>[0-9a-f]{40})", rest_git.get_commit),
+    ("POST", REPO + r"/git/refs", rest_git.create_ref),
+    ("PATCH", REPO + r"/git/refs/(?P<ref>.+)", rest_git.update_ref),
+    ("GET", REPO + r"/compare/(?P<basehead>.+)", rest_git.compare),
+    ("GET", REPO + r"/commits", rest_git.list_commits),
+    ("GET", REPO + r"/pulls", rest_pulls.list_pulls),
+    ("POST", REPO + r"/pulls", rest_pulls.create_pull),
+    ("PATCH", REPO + r"/pulls/(?P<number>\d+)", rest_pulls.update_pull),
+]
+COMPILED = [(method, re.compile(pattern), handler) for method, pattern, handler in ROUTES]
+
+
+def dispatch(ctx: Context) -> Response:
+    """The handler's answer; 404 with GitHub's body for any other path, method or repository."""
+    path = unquote(ctx.request.path.rstrip("/"))
+    for method, pattern, handler in COMPILED:
+        match = pattern.fullmatch(path)
+        if match is None or method != ctx.request.method:
+            continue
+        params = match.groupdict()
+        if f"{params.pop('owner')}/{params.pop('repo')}".lower() != ctx.world.repository.lower():
+            break
+        return handler(ctx, **params)
+    raise not_found()

@@ -1,0 +1,63 @@
+"""The double as a real HTTP server on a loopback port (stdlib `ThreadingHTTPServer`)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import traceback
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl, urlsplit
+
+from tests.github_double.double import GitHubDouble
+from tests.github_double.protocol import Request, Response, error_body
+
+
+def handler_for(double: GitHubDouble, silence: float) -> type[BaseHTTPRequestHandler]:
+    """A request handler class bound to `double`; an injected timeout keeps silent `silence` seconds."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _serve(self) -> None:
+            url = urlsplit(self.path)
+            length = int(self.headers.get("content-length") or 0)
+            request = Request(
+                method=self.command,
+                path=url.path,
+                query=dict(parse_qsl(url.query)),
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=self.rfile.read(length) if length else b"",
+                raw_path=self.path,
+            )
+            try:
+                answer = double.handle(request)
+            except Exception:
+                traceback.print_exc(file=sys.stderr)
+                answer = Response(500, error_body(500, "Server Error"))
+            if answer is None:
+                time.sleep(silence)
+                self.close_connection = True
+                return
+            content = answer.content()
+            self.send_response(answer.status)
+            for name, value in answer.headers.items():
+                self.send_header(name, value)
+            self.send_header("content-length", str(len(content)))
+            self.end_headers()
+            self.wfile.write(content)
+
+        do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _serve
+
+        def log_message(self, format: str, *args: object) -> None:
+            """The double keeps its own request log."""
+
+    return Handler
+
+
+def serve(double: GitHubDouble, port: int, host: str = "127.0.0.1", silence: float = 30.0) -> ThreadingHTTPServer:
+    """A started server (in a daemon thread); stop it with `shutdown()` then `server_close()`."""
+    server = ThreadingHTTPServer((host, port), handler_for(double, silence))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="github-double", daemon=True).start()
+    return server

@@ -1,0 +1,178 @@
+"""The double's world: the offline state (issues, comments, reactions, PRs) plus its git model.
+
+Writes to comments, reactions, assignees and PR records go through `OfflineGitHub`'s own methods,
+so the state changes exactly as an offline run would change it; the git model is kept beside it
+under the state's optional `git` key (see `state_format`).
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from bot.errors import InputError, Problem
+from bot.files import read_text, write_atomic
+from bot.github.observed import Observed
+from bot.github.offline import OfflineGitHub, parse_state
+from tests.github_double import branches
+from tests.github_double.gitstore import GitStore
+from tests.github_double.state_format import GitSection
+
+T = TypeVar("T")
+Clock = Callable[[], dt.datetime]
+
+
+def iso(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class World:
+    """One repository as the double holds it; not thread-safe (the double serialises requests)."""
+
+    def __init__(self, raw: dict[str, Any], *, path: Path | None, repo_dir: Path, clock: Clock) -> None:
+        self.path, self.repo_dir, self.clock = path, repo_dir, clock
+        self.raw: dict[str, Any] = {}
+        self.git = GitStore()
+        self.default_branch = "main"
+        self.pinned = False  # the default branch was moved by a write, so it no longer follows the files
+        self.derived: str | None = None
+        self.pull_git: dict[int, dict[str, str | None]] = {}
+        self.source_files: dict[str, str] | None = None
+        self.git_written = False
+        self._stamp: tuple[int, int] | None = None
+        self.load(raw)
+
+    @classmethod
+    def open(cls, path: Path, *, repo_dir: Path, clock: Clock) -> World:
+        world = cls(parse_state(read_text(path), str(path))[0], path=path, repo_dir=repo_dir, clock=clock)
+        world._stamp = world._file_stamp()
+        return world
+
+    # --- the state ------------------------------------------------------------------------
+    def load(self, raw: dict[str, Any]) -> None:
+        """Replace the whole world by `raw` (validated as `perfbot reconcile --offline` does)."""
+        name = str(self.path or "the state")
+        raw = copy.deepcopy(raw)
+        parse_state(json.dumps(raw), name)
+        try:
+            section = GitSection.model_validate(raw.get("git", {}))
+        except ValidationError as exc:
+            raise InputError(
+                [Problem(name, 0, 0, f"git.{'.'.join(map(str, e['loc']))}: {e['msg']}") for e in exc.errors()]
+            ) from exc
+        self.raw = raw
+        self.git = GitStore(refs=dict(section.refs))
+        self.git.load_objects({oid: record.model_dump() for oid, record in section.objects.items()})
+        self.default_branch = section.default_branch
+        self.pinned = section.default_branch in section.refs
+        self.derived = section.derived
+        self.source_files = section.files
+        self.pull_git = {int(n): p.model_dump() for n, p in section.pulls.items()}
+        self.git_written = "git" in raw
+        branches.derive_default(self)
+        branches.synthesize_pulls(self)
+
+    def refresh(self) -> None:
+        """Pick up edits made to the state file by someone else, and the working tree's files."""
+        if self.path is not None and self._file_stamp() != self._stamp:
+            self.load(parse_state(read_text(self.path), str(self.path))[0])
+            self._stamp = self._file_stamp()
+        else:
+            branches.derive_default(self)
+
+    def snapshot(self) -> dict[str, Any]:
+        """A copy of the current state, as the state file would hold it."""
+        self._sync_git()
+        return copy.deepcopy(self.raw)
+
+    def save(self) -> None:
+        self._sync_git()
+        if self.path is not None:
+            write_atomic(self.path, json.dumps(self.raw, indent=2) + "\n")
+            self._stamp = self._file_stamp()
+
+    def apply(self, viewer: str, write: Callable[[OfflineGitHub], T]) -> T:
+        """Run one of `OfflineGitHub`'s writes as `viewer`; it saves the state file itself."""
+        self._sync_git()
+        offline = OfflineGitHub(
+            self.raw, Observed(repository=self.repository, bot_login=viewer), self.clock(), self.path
+        )
+        result = write(offline)
+        self._stamp = self._file_stamp()
+        return result
+
+    def git_changed(self) -> None:
+        self.git_written = True
+
+    def _sync_git(self) -> None:
+        if not self.git_written:
+            return
+        refs = {b: oid for b, oid in self.git.refs.items() if b != self.default_branch or self.pinned}
+        tips = [*refs.values(), *([self.derived] if self.derived else [])]
+        tips += [str(p["closed_head"]) for p in self.pull_git.values() if p.get("closed_head")]
+        section: dict[str, Any] = {"default_branch": self.default_branch}
+        if self.source_files is not None:
+            section["files"] = self.source_files
+        if self.derived:
+            section["derived"] = self.derived
+        section["refs"] = dict(sorted(refs.items()))
+        section["pulls"] = {str(n): self.pull_git[n] for n in sorted(self.pull_git)}
+        section["objects"] = self.git.reachable(tips).dump_objects()
+        self.raw["git"] = section
+
+    def _file_stamp(self) -> tuple[int, int] | None:
+        if self.path is None or not self.path.exists():
+            return None
+        stat = self.path.stat()
+        return stat.st_mtime_ns, stat.st_size
+
+    # --- reading ------------------------------------------------------------------------------
+    @property
+    def repository(self) -> str:
+        return str(self.raw.get("repository", "owner/name"))
+
+    @property
+    def owner(self) -> str:
+        return self.repository.split("/")[0]
+
+    @property
+    def bot_login(self) -> str:
+        return str(self.raw.get("bot_login", "perfbot[bot]"))
+
+    def now(self) -> str:
+        return iso(self.clock())
+
+    def records(self, key: str) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = self.raw.get(key, [])
+        return found
+
+    def issue(self, number: int) -> dict[str, Any] | None:
+        return next((i for i in self.records("issues") if i["number"] == number), None)
+
+    def comment(self, comment_id: int) -> dict[str, Any] | None:
+        return next((c for c in self.records("comments") if c["id"] == comment_id), None)
+
+    def pull(self, number: int) -> dict[str, Any] | None:
+        return next((p for p in self.records("pulls") if p["number"] == number), None)
+
+    def permission(self, login: str) -> str:
+        return str(self.raw.get("permissions", {}).get(login, "none"))
+
+    def tip(self, branch: str | None = None) -> str | None:
+        return self.git.refs.get(branch or self.default_branch)
+
+    def pull_base(self, number: int) -> str:
+        return str(self.pull_git.get(number, {}).get("base") or self.default_branch)
+
+    def pull_head(self, pull: dict[str, Any]) -> str | None:
+        """The head commit: the branch tip while open, the tip it had when it was closed after."""
+        closed = self.pull_git.get(pull["number"], {}).get("closed_head")
+        if pull["state"] != "open" and closed:
+            return closed
+        return self.tip(pull["head"]) or self.tip()
