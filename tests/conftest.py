@@ -31,3 +31,16 @@ def seed_text() -> str:
 def sandbox(tmp_path: Path) -> Repo:
     """A throwaway copy of the repository with the example offline state."""
     return Repo(tmp_path)
+
+
+@pytest.fixture(params=["offline", "live"])
+def adapter(request: pytest.FixtureRequest) -> str:
+    """Each adapter of the GitHub port: the state file, and the live adapter over the GitHub double."""
+    name: str = request.param
+    return name
+
+
+@pytest.fixture
+def either(tmp_path: Path, adapter: str) -> Repo:
+    """The sandbox, reconciled through `adapter`."""
+    return Repo(tmp_path, adapter)

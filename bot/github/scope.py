@@ -17,8 +17,8 @@ from bot.github.observed import Observed
 class ReadScope:
     # Issue numbers the local snapshot names: read in the first query.
     issues: frozenset[int]
-    # Repository paths read at the default branch's tip: the snapshot first, then the page (and
-    # the lease readback when the run uses the config's).
+    # The files the regeneration PR writes, snapshot first then page: read at the default
+    # branch's tip and at the PR branch's head.
     files: tuple[str, ...]
     # The regeneration PR's branch; the PR's files are read at its head.
     branch: str
@@ -28,9 +28,15 @@ class ReadScope:
     pending_authors: Callable[[Observed], frozenset[str]]
     # The bot's login when the config pins it; else it is learnt from the token.
     bot_login: str | None = None
+    # Files read at the tip only (the lease readback, when the run uses the config's).
+    tip_only: tuple[str, ...] = ()
     # The regeneration commit's message.
     commit_message: str = "perfbot: update the snapshot and page"
 
     @property
     def snapshot_file(self) -> str:
         return self.files[0]
+
+    @property
+    def tip_files(self) -> tuple[str, ...]:
+        return (*self.files, *self.tip_only)

@@ -56,10 +56,10 @@ def committed_files(settings: Settings) -> dict[str, str]:
 
 
 def tracked_issues(model: Snapshot) -> frozenset[int]:
-    """The issues a snapshot names: packets' own and related issues, programs' authority issues,
-    constraints' review issues. A live run reads these (their state, assignees and comments)."""
-    numbers = {p.issue for p in model.work_packets} | {i for p in model.work_packets for i in p.related_issues}
-    numbers |= {p.authority_issue for p in model.programs}
+    """The issues a run decides on: packets' issues, programs' authority issues, constraints'
+    review issues. A live run reads these (state, assignees, comments); related issues such as
+    receipts are only cited, never read."""
+    numbers = {p.issue for p in model.work_packets} | {p.authority_issue for p in model.programs}
     numbers |= {n for c in model.constraints if (n := review_issue(c.review_issue, c.authority_owner)) is not None}
     return frozenset(n for n in numbers if n > 0)
 
@@ -67,7 +67,6 @@ def tracked_issues(model: Snapshot) -> frozenset[int]:
 def read_scope(settings: Settings, local: Loaded[Snapshot], leases_from_config: bool) -> ReadScope:
     """What a live run reads, from the local checkout's config and snapshot."""
     config = settings.config
-    files = (config.snapshot, config.page, *((config.leases,) if leases_from_config else ()))
     floor = local.model.commands_settled_through
 
     def pending_authors(observed: Observed) -> frozenset[str]:
@@ -75,7 +74,8 @@ def read_scope(settings: Settings, local: Loaded[Snapshot], leases_from_config: 
 
     return ReadScope(
         issues=tracked_issues(local.model),
-        files=files,
+        files=(config.snapshot, config.page),
+        tip_only=(config.leases,) if leases_from_config else (),
         branch=config.pull_request.branch,
         issues_in=lambda text: tracked_issues(parse_model(text, config.snapshot, Snapshot).model),
         pending_authors=pending_authors,

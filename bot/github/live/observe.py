@@ -31,6 +31,7 @@ class BranchState:
 
     default_branch: str
     tip: str
+    tip_tree: str = ""
     head: str | None = None  # the PR branch's commit, None when the branch does not exist
     head_is_ours: bool = True
     head_files: dict[str, str] = field(default_factory=dict)
@@ -83,16 +84,20 @@ class Reader:
     def _first(self, numbers: list[int]) -> tuple[dict[str, Any], BranchState, dict[str, str]]:
         files, name = self.scope.files, self.scope.branch
         variables: dict[str, Any] = {"branch": name, "branchRef": f"refs/heads/{name}"}
-        for i, path in enumerate(files):
+        for i, path in enumerate(self.scope.tip_files):
             variables[file_alias("tip", i)] = f"HEAD:{path}"
+        for i, path in enumerate(files):
             variables[file_alias("head", i)] = f"refs/heads/{name}:{path}"
-        document = first_query(len(files), numbers, with_viewer=not self.scope.bot_login)
+        document = first_query(len(self.scope.tip_files), len(files), numbers, with_viewer=not self.scope.bot_login)
         data = query(self.session, document, variables, "reading the repository")
         self.bot_login = self.bot_login or str((data.get("viewer") or {}).get("login") or "")
         repo = data.get("repository") or {}
         default = repo.get("defaultBranchRef") or {}
+        target = default.get("target") or {}
         branch = BranchState(
-            default_branch=str(default.get("name") or ""), tip=str((default.get("target") or {}).get("oid") or "")
+            default_branch=str(default.get("name") or ""),
+            tip=str(target.get("oid") or ""),
+            tip_tree=str((target.get("tree") or {}).get("oid") or ""),
         )
         tip_files = self._files(repo, "tip")
         head = (repo.get("branchHead") or {}).get("target")
@@ -132,7 +137,7 @@ class Reader:
 
     def _files(self, repo: dict[str, Any], where: str) -> dict[str, str]:
         files = {}
-        for i, path in enumerate(self.scope.files):
+        for i, path in enumerate(self.scope.tip_files if where == "tip" else self.scope.files):
             blob = repo.get(file_alias(where, i))
             if not blob or (blob.get("text") is None and not blob.get("isTruncated")):
                 continue  # absent, or not text

@@ -86,7 +86,7 @@ class PullWriter:
         ]
         tree = self._call(
             "writing the PR's files",
-            lambda: self._rest.git.create_tree(self._owner, self._name, base_tree=state.tip, tree=entries),
+            lambda: self._rest.git.create_tree(self._owner, self._name, base_tree=state.tip_tree, tree=entries),
         ).parsed_data.sha
         commit = self._call(
             "making the PR's commit",

@@ -65,21 +65,21 @@ def _used(document: str, fragments: str) -> str:
     return document + "\n" + "\n".join(sorted(needed)) + "\n"
 
 
-def first_query(files: int, numbers: Sequence[int], with_viewer: bool) -> str:
+def first_query(tip_files: int, head_files: int, numbers: Sequence[int], with_viewer: bool) -> str:
     """Variables: owner, name, branch, branchRef, tip0.. and head0.. (`REF:PATH` expressions)."""
-    tip_vars = "".join(f", ${file_alias('tip', i)}: String!" for i in range(files))
-    head_vars = "".join(f", ${file_alias('head', i)}: String!" for i in range(files))
+    wanted = [("tip", i) for i in range(tip_files)] + [("head", i) for i in range(head_files)]
+    tip_vars = "".join(f", ${file_alias(where, i)}: String!" for where, i in wanted)
+    head_vars = ""
     blobs = "\n".join(
         f"    {file_alias(where, i)}: object(expression: ${file_alias(where, i)}) {{ ...BlobText }}"
-        for where in ("tip", "head")
-        for i in range(files)
+        for where, i in wanted
     )
     viewer = "  viewer { login }\n" if with_viewer else ""
     variables = f"$owner: String!, $name: String!, $branch: String!, $branchRef: String!{tip_vars}{head_vars}"
     document = f"""query Observe({variables}) {{
 {viewer}  repository(owner: $owner, name: $name) {{
     nameWithOwner
-    defaultBranchRef {{ name target {{ oid }} }}
+    defaultBranchRef {{ name target {{ oid ... on Commit {{ tree {{ oid }} }} }} }}
 {blobs}
     branchHead: ref(qualifiedName: $branchRef) {{ target {{ oid ...CommitAuthor }} }}
     pullRequests(headRefName: $branch, states: [OPEN], first: 1) {{
