@@ -167,8 +167,8 @@ def move(world: World, branch: str, oid: str) -> None:
 def push(
     world: World, branch: str, files: dict[str, str], login: str, message: str, deleted: tuple[str, ...] = ()
 ) -> str:
-    """A commit by `login` on top of `branch` that writes `files` and removes `deleted`."""
-    tip = world.tip(branch)
+    """A commit by `login` on top of `branch` (a new branch starts at the default branch's tip)."""
+    tip = world.tip(branch) or world.tip()
     current = world.git.files(tip) if tip else {}
     tree = world.git.put_files({p: t for p, t in (current | files).items() if p not in deleted})
     oid = commit(world, tree, [tip] if tip else [], message, login)

@@ -21,6 +21,7 @@ from graphql import (
     validate,
 )
 
+from tests.github_double import published
 from tests.github_double.graphql_root import Root
 from tests.github_double.protocol import Request
 from tests.github_double.world import World
@@ -74,6 +75,9 @@ def answer(world: World, viewer: str, request: Request, rate_limits: Callable[[]
     except GraphQLError as err:
         return {"errors": [error_entry(err)]}
     problems = validate(schema(), document)
+    github = published.load()
+    if not problems and github is not None:
+        problems = validate(github, document)
     if problems:
         return {"errors": [error_entry(p) for p in problems]}
     variables = data.get("variables")

@@ -11,7 +11,7 @@ from typing import Any
 from bot.reconcile.actions import AssignAction, CommentAction, ReactAction, Topic
 from tests.github_double import bodies
 from tests.github_double.context import Context
-from tests.github_double.protocol import Response, not_found, required, validation_failed
+from tests.github_double.protocol import Response, not_found, page, required, validation_failed
 
 # GitHub refuses comment bodies longer than this.
 MAX_BODY = 65536
@@ -49,6 +49,13 @@ def _body(ctx: Context, docs: str) -> str:
             },
         )
     return body
+
+
+def list_comments(ctx: Context, number: str) -> Response:
+    issue = _issue(ctx, number)
+    found = sorted((c for c in ctx.world.records("comments") if c["issue"] == issue["number"]), key=lambda c: c["id"])
+    shown, headers = page(found, ctx.request, ctx.api)
+    return Response(200, [bodies.comment(ctx.api, ctx.world, c) for c in shown], headers)
 
 
 def create_comment(ctx: Context, number: str) -> Response:
@@ -92,6 +99,17 @@ def create_reaction(ctx: Context, comment_id: str) -> Response:
         ctx.world.save()
     index = ctx.world.records("reactions").index(wanted)
     return Response(status, bodies.reaction(ctx.api, index, wanted, ctx.world.now()))
+
+
+def list_reactions(ctx: Context, comment_id: str) -> Response:
+    record, content = _comment(ctx, comment_id), ctx.request.query.get("content")
+    found = [
+        (index, r)
+        for index, r in enumerate(ctx.world.records("reactions"))
+        if r["comment_id"] == record["id"] and content in (None, r["content"])
+    ]
+    shown, headers = page(found, ctx.request, ctx.api)
+    return Response(200, [bodies.reaction(ctx.api, i, r, record["created_at"]) for i, r in shown], headers)
 
 
 def _assign(ctx: Context, number: str, *, add: bool) -> dict[str, Any]:

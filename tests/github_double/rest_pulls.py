@@ -99,6 +99,13 @@ def _reopen(ctx: Context, record: dict[str, Any], docs: str) -> None:
     branches.sync_pulls(world, branch)
 
 
+def get_pull(ctx: Context, number: str) -> Response:
+    record = ctx.world.pull(int(number))
+    if record is None:
+        raise not_found(ctx.docs("pulls/pulls#get-a-pull-request"))
+    return Response(200, pull_bodies.full(ctx.api, ctx.world, record))
+
+
 def update_pull(ctx: Context, number: str) -> Response:
     docs = ctx.docs("pulls/pulls#update-a-pull-request")
     world, data = ctx.world, ctx.request.object()

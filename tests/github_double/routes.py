@@ -18,8 +18,10 @@ COMMENT = REPO + r"/issues/comments/(?P<comment_id>\d+)"
 ROUTES: list[tuple[str, str, Handler]] = [
     ("GET", REPO, rest_issues.get_repository),
     ("GET", ISSUE, rest_issues.get_issue),
+    ("GET", ISSUE + "/comments", rest_issues.list_comments),
     ("POST", ISSUE + "/comments", rest_issues.create_comment),
     ("PATCH", COMMENT, rest_issues.update_comment),
+    ("GET", COMMENT + "/reactions", rest_issues.list_reactions),
     ("POST", COMMENT + "/reactions", rest_issues.create_reaction),
     ("POST", ISSUE + "/assignees", rest_issues.add_assignees),
     ("DELETE", ISSUE + "/assignees", rest_issues.remove_assignees),
@@ -34,6 +36,7 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("GET", REPO + r"/commits", rest_git.list_commits),
     ("GET", REPO + r"/pulls", rest_pulls.list_pulls),
     ("POST", REPO + r"/pulls", rest_pulls.create_pull),
+    ("GET", REPO + r"/pulls/(?P<number>\d+)", rest_pulls.get_pull),
     ("PATCH", REPO + r"/pulls/(?P<number>\d+)", rest_pulls.update_pull),
 ]
 COMPILED = [(method, re.compile(pattern), handler) for method, pattern, handler in ROUTES]
