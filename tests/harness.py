@@ -74,7 +74,8 @@ class Repo:
         if dry_run:
             argv.append("--dry-run")
         if self.adapter == "offline":
-            assert main([*argv, "--offline", str(self.state_path)]) == 0
+            offline = [] if "--offline" in args else ["--offline", str(self.state_path)]
+            assert main([*argv, *offline]) == 0
         else:
             double = double_on(self.state_path, self.root)
             with cli_over(double):
