@@ -42,7 +42,9 @@ class Live:
         self.clock = FakeClock()
         self.double = double_on(sandbox.state_path, sandbox.root)
 
-    def run(self, *args: str, environ: dict[str, str] | None = None, command: str = "reconcile") -> tuple[int, str, str]:
+    def run(
+        self, *args: str, environ: dict[str, str] | None = None, command: str = "reconcile"
+    ) -> tuple[int, str, str]:
         self.double.requests.clear()
         argv = [command, "--config", str(self.sandbox.config), *args]
         if command == "reconcile":
@@ -147,16 +149,24 @@ def test_a_missing_issue_is_a_clear_error_naming_it(live: Live) -> None:
     live.sandbox.write_state(state)
     status, out, err = live.run()
     assert status == 1
-    assert err == f"issue #9430, named by the snapshot, is not an issue of {REPO} (missing, transferred, or a pull request)\n"
+    assert (
+        err
+        == f"issue #9430, named by the snapshot, is not an issue of {REPO} (missing, transferred, or a pull request)\n"
+    )
     assert live.writes() == []
 
 
 def test_graphql_partial_errors_stop_the_run_before_any_write(live: Live) -> None:
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
-    live.double.faults.graphql_partial(("repository", "pullRequests"), "FORBIDDEN", "Resource not accessible by integration")
+    live.double.faults.graphql_partial(
+        ("repository", "pullRequests"), "FORBIDDEN", "Resource not accessible by integration"
+    )
     status, _, err = live.run()
     assert status == 1
-    assert err == "reading the repository: GitHub answered with errors: FORBIDDEN: Resource not accessible by integration\n"
+    assert (
+        err
+        == "reading the repository: GitHub answered with errors: FORBIDDEN: Resource not accessible by integration\n"
+    )
     assert live.writes() == []
 
 
@@ -191,7 +201,10 @@ def test_a_comment_whose_answer_was_lost_is_posted_once_after_the_rerun(live: Li
     assert "commenting on #8325: GitHub's answer was lost (502" in err
     assert "this run makes no further writes" in err
     assert "Traceback" not in err
-    assert live.writes() == [f"POST /repos/{REPO}/issues/comments/101/reactions", f"POST /repos/{REPO}/issues/8325/comments"]
+    assert live.writes() == [
+        f"POST /repos/{REPO}/issues/comments/101/reactions",
+        f"POST /repos/{REPO}/issues/8325/comments",
+    ]
     assert "applied 1 actions; 4 deferred to the next run" in err
     assert live.run()[0] == 0
     replies = [c for c in bot_comments(live.sandbox.state()) if "perfbot:command-reply" in c["body"]]
@@ -253,7 +266,10 @@ def test_an_exhausted_primary_limit_stops_cleanly_and_says_when_to_retry(live: L
     assert "commenting on #8325: GitHub's rate limit is exhausted; run perfbot again after" in err
     assert "(in about 50 min)" in err
     assert max(live.clock.waits) == pytest.approx(1.0)  # write spacing only: no sleep toward the reset
-    assert live.writes() == [f"POST /repos/{REPO}/issues/comments/101/reactions", f"POST /repos/{REPO}/issues/8325/comments"]
+    assert live.writes() == [
+        f"POST /repos/{REPO}/issues/comments/101/reactions",
+        f"POST /repos/{REPO}/issues/8325/comments",
+    ]
 
 
 def test_an_exhausted_graphql_limit_stops_before_anything_is_written(live: Live) -> None:
@@ -300,4 +316,6 @@ def test_missing_permissions_are_one_clear_line(live: Live) -> None:
 def test_the_repo_flag_names_the_repository(live: Live) -> None:
     status, _, err = live.run("--repo", REPO, environ={**live_environ(REPO), "GITHUB_REPOSITORY": ""})
     assert status == 0, err
-    assert live.run("--repo", "not-a-repo", environ=live_environ(REPO))[2] == "--repo 'not-a-repo': expected OWNER/NAME\n"
+    assert (
+        live.run("--repo", "not-a-repo", environ=live_environ(REPO))[2] == "--repo 'not-a-repo': expected OWNER/NAME\n"
+    )
