@@ -3,19 +3,16 @@ how it fails (issue #8: reads, writes, retries, the tip, accounting, export-stat
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot.cli import main
 from tests.backends import NOW, FakeClock, cli_over, double_on, live_environ
-from tests.github_double import GitHubDouble
 from tests.harness import Repo, comments, pull
 from tests.paths import ROOT
 
@@ -147,7 +144,7 @@ def test_a_missing_issue_is_a_clear_error_naming_it(live: Live) -> None:
     state = live.sandbox.state()
     state["issues"] = [i for i in state["issues"] if i["number"] != 9430]
     live.sandbox.write_state(state)
-    status, out, err = live.run()
+    status, _, err = live.run()
     assert status == 1
     assert (
         err
@@ -196,7 +193,7 @@ COMMENTS = rf"/repos/{REPO}/issues/\d+/comments"
 def test_a_comment_whose_answer_was_lost_is_posted_once_after_the_rerun(live: Live) -> None:
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
     live.double.faults.lost_response("POST", COMMENTS)  # GitHub applied it, then answered 502
-    status, out, err = live.run()
+    status, _, err = live.run()
     assert status == 1
     assert "commenting on #8325: GitHub's answer was lost (502" in err
     assert "this run makes no further writes" in err
@@ -319,3 +316,20 @@ def test_the_repo_flag_names_the_repository(live: Live) -> None:
     assert (
         live.run("--repo", "not-a-repo", environ=live_environ(REPO))[2] == "--repo 'not-a-repo': expected OWNER/NAME\n"
     )
+
+
+def test_only_a_live_run_imports_githubkit(sandbox: Repo) -> None:
+    script = (
+        "import sys; from bot.cli import main; "
+        f"main(['validate', '--config', {str(sandbox.config)!r}]); "
+        f"main(['reconcile', '--config', {str(sandbox.config)!r}, '--offline', {str(sandbox.state_path)!r}, '--dry-run']); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'githubkit', 'httpx'}))"
+    )
+    found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert found.stdout.splitlines()[-1] == "[]"
+
+
+def test_ghes_api_urls_reach_graphql_at_api_graphql(live: Live) -> None:
+    status, _, err = live.run(environ={**live_environ(REPO), "GITHUB_API_URL": "https://ghe.example/api/v3"})
+    assert status == 0, err
+    assert [r["path"] for r in live.double.requests] == ["/api/graphql"]
