@@ -140,9 +140,8 @@ def main() -> None:
     for factor in (1, args.factor):
         label = "seed" if factor == 1 else f"{factor}x"
         for scenario, counts in measure(factor).items():
-            print(
-                f"| {scenario} | {label} | {counts.graphql} | {counts.rest_read} | {counts.rest_write} | {counts.total} |"
-            )
+            cells = (scenario, label, counts.graphql, counts.rest_read, counts.rest_write, counts.total)
+            print("| " + " | ".join(str(cell) for cell in cells) + " |")
 
 
 if __name__ == "__main__":
