@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -143,12 +144,14 @@ def test_the_pr_record_follows_its_branch(github: githubkit.GitHub[Any], double:
     record = double.state()["pulls"][0]
     assert (record["number"], record["head"], record["files"]) == (number, BRANCH, FILES)
     assert "foreign_commits" not in record
+    shown = github.rest.pulls.get(OWNER, NAME, number).parsed_data
+    assert (shown.changed_files, shown.commits, shown.additions) == (2, 1, 2)
     double.push(BRANCH, {PAGE: "# a person's page\n"}, login="alice")
     record = double.state()["pulls"][0]
     assert record["files"] == {SNAPSHOT: FILES[SNAPSHOT], PAGE: "# a person's page\n"}
     assert record["foreign_commits"] is True
     compared = github.rest.repos.compare_commits(OWNER, NAME, f"main...{BRANCH}").parsed_data
-    authors = [c.author.login if c.author else None for c in compared.commits]
+    authors = [getattr(c.author, "login", None) for c in compared.commits]
     assert (compared.status, authors) == ("ahead", ["perfbot[bot]", "alice"])
     listed = github.rest.repos.list_commits(OWNER, NAME, sha=BRANCH).parsed_data
     assert [c.sha for c in listed][:2] == [c.sha for c in reversed(compared.commits)]
@@ -205,3 +208,17 @@ def test_an_open_pr_record_without_a_branch_gets_one() -> None:
     head = double.tip(BRANCH) or ""
     assert double.world.git.commits[head].author.login == "octocat"
     assert "git" not in double.state()  # nothing the state does not already imply
+
+
+def test_edits_to_the_state_file_are_read_and_objects_in_flight_kept(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    double = make_double(state_path=path)
+    with client(double) as gh:
+        base_tree = gh.rest.git.get_commit(OWNER, NAME, double.tip() or "").parsed_data.tree.sha
+        entry: list[Any] = [{"path": SNAPSHOT, "mode": "100644", "type": "blob", "content": "x: 1\n"}]
+        tree = gh.rest.git.create_tree(OWNER, NAME, base_tree=base_tree, tree=entry).parsed_data.sha
+        edited = example_state(permissions={"carol": "maintain"})
+        path.write_text(json.dumps(edited), encoding="utf-8")  # someone edits the state meanwhile
+        assert gh.rest.repos.get_collaborator_permission_level(OWNER, NAME, "carol").parsed_data.role_name == "maintain"
+        made = gh.rest.git.create_commit(OWNER, NAME, message="m", tree=tree, parents=[double.tip() or ""])
+    assert made.status_code == 201

@@ -144,7 +144,8 @@ def test_the_accepted_tokens_are_configurable() -> None:
     with client(double, "test-token") as gh, pytest.raises(RequestFailed) as refused:
         gh.rest.repos.get(OWNER, NAME)
     assert refused.value.response.status_code == 401
-    assert double.state()["comments"][0]["user"] == "alice"
+    (made,) = double.state()["comments"]
+    assert (made["user"], "user_type" in made) == ("alice", False)  # a person's comment, as the state holds them
 
 
 def test_unknown_endpoints_and_repositories_get_githubs_404(double: GitHubDouble) -> None:
@@ -181,3 +182,11 @@ def test_a_comment_over_githubs_limit_is_refused(github: githubkit.GitHub[Any], 
         github.rest.issues.create_comment(OWNER, NAME, 8325, body="x" * 65537)
     assert refused.value.response.status_code == 422
     assert double.state()["comments"] == []
+
+
+def test_every_answer_is_json_with_rate_limit_headers(double: GitHubDouble) -> None:
+    with httpx.Client(transport=double.transport(), base_url="https://api.github.com") as http:
+        answers = [http.get(f"/repos/{OWNER}/{NAME}"), http.get("/", headers={"authorization": "token test-token"})]
+    for answer in answers:
+        assert answer.headers["content-type"] == "application/json; charset=utf-8"
+        assert answer.headers["x-ratelimit-limit"] == "5000"

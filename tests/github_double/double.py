@@ -18,6 +18,7 @@ from tests.github_double.context import Context
 from tests.github_double.faults import Fault, Faults, with_partial
 from tests.github_double.limits import RateLimits
 from tests.github_double.protocol import DOCS, HttpError, Request, Response, error_body
+from tests.github_double.transport import DoubleTransport
 from tests.github_double.world import Clock, World
 
 DEFAULT_TOKEN = "test-token"
@@ -31,8 +32,11 @@ def _utc_now() -> dt.datetime:
 class GitHubDouble:
     """An HTTP-level fake of the REST and GraphQL endpoints perfbot uses, over an offline state.
 
-    `tokens` maps each accepted token to its viewer's login; `token` alone is accepted as the bot
-    (the state's `bot_login`). `api_url` is where the bodies' links point.
+    `tokens` maps each accepted token to its viewer's login; `token` is accepted as the bot (the
+    state's `bot_login`), and `token=None` accepts any token as the bot. With `state_path` and no
+    `state`, the file is read (and written back on each write); with both, `state` is written there.
+    `repo_dir` holds the default branch's files unless the state carries them; `api_url` is where
+    the bodies' links point.
     """
 
     def __init__(
@@ -73,9 +77,7 @@ class GitHubDouble:
             self.world.load(state)
             self.world.save()
 
-    def transport(self) -> Any:
-        from tests.github_double.transport import DoubleTransport
-
+    def transport(self) -> DoubleTransport:
         return DoubleTransport(self)
 
     def tip(self, branch: str | None = None) -> str | None:
@@ -124,7 +126,7 @@ class GitHubDouble:
         resource = "graphql" if kind == "graphql" else "core"
         viewer = self.viewer(request)
         if viewer is None:
-            return Response(401, error_body(401, "Bad credentials", DOCS), self.rate.headers(resource))
+            return self._finish(Response(401, error_body(401, "Bad credentials", DOCS)), resource, None)
         self.rate.spend(resource)
         self.world.refresh()
         fault = self.faults.take(request)

@@ -111,13 +111,18 @@ def _file_change(api: str, world: World, path: str, old: str | None, new: str | 
     }
 
 
+def file_changes(api: str, world: World, start: str, end: str) -> list[dict[str, Any]]:
+    """The files that differ between two commits, with line counts, as compare lists them."""
+    old, new = world.git.files(start), world.git.files(end)
+    changed = sorted(p for p in old.keys() | new.keys() if old.get(p) != new.get(p))
+    return [_file_change(api, world, p, old.get(p), new.get(p), end) for p in changed]
+
+
 def comparison(api: str, world: World, base: str, head: str, merge_base: str, spec: str) -> dict[str, Any]:
     ahead, behind = world.git.only_in(head, base), world.git.only_in(base, head)
     status = (
         "identical" if not ahead and not behind else "ahead" if not behind else "behind" if not ahead else "diverged"
     )
-    old, new = world.git.files(merge_base), world.git.files(head)
-    changed = sorted(p for p in old.keys() | new.keys() if old.get(p) != new.get(p))
     html = f"{WEB}/{world.repository}/compare/{spec}"
     return {
         "url": f"{api}/repos/{world.repository}/compare/{spec}",
@@ -132,5 +137,5 @@ def comparison(api: str, world: World, base: str, head: str, merge_base: str, sp
         "behind_by": len(behind),
         "total_commits": len(ahead),
         "commits": [commit(api, world, oid) for oid in ahead],
-        "files": [_file_change(api, world, p, old.get(p), new.get(p), head) for p in changed],
+        "files": file_changes(api, world, merge_base, head),
     }

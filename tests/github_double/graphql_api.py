@@ -96,8 +96,8 @@ def answer(world: World, viewer: str, request: Request, rate_limits: Callable[[]
         if original is not None and not isinstance(original, GraphQLError):
             raise original  # a bug in the double, not an answer GitHub would give
     body: dict[str, Any] = {}
-    if result.errors:
-        body["errors"] = [error_entry(failure) for failure in result.errors]
     if result.data is not None or not result.errors:
         body["data"] = result.data
+    if result.errors:
+        body["errors"] = [error_entry(failure) for failure in result.errors]
     return body

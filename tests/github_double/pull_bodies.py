@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.github_double import branches
+from tests.github_double import branches, git_bodies
 from tests.github_double.bodies import WEB, node_id, repository, user
 from tests.github_double.branches import DERIVED_DATE, user_id
 from tests.github_double.world import World
@@ -80,8 +80,8 @@ def full(api: str, world: World, record: dict[str, Any]) -> dict[str, Any]:
     body = simple(api, world, record)
     merged = record["state"] == "merged"
     head, base = world.pull_head(record), world.tip(world.pull_base(record["number"]))
-    commits = len(world.git.only_in(head, base)) if head and base else 0
-    files = branches.pull_files(world, record) if record["state"] == "open" else dict(record.get("files", {}))
+    start = (world.git.merge_base(head, base) or base) if head and base else None
+    changes = git_bodies.file_changes(api, world, start, head) if head and start else []
     body |= {
         "merged": merged,
         "mergeable": None,
@@ -91,9 +91,9 @@ def full(api: str, world: World, record: dict[str, Any]) -> dict[str, Any]:
         "comments": 0,
         "review_comments": 0,
         "maintainer_can_modify": False,
-        "commits": commits,
-        "additions": sum(text.count("\n") for text in files.values()),
-        "deletions": 0,
-        "changed_files": len(files),
+        "commits": len(world.git.only_in(head, base)) if head and base else 0,
+        "additions": sum(c["additions"] for c in changes),
+        "deletions": sum(c["deletions"] for c in changes),
+        "changed_files": len(changes),
     }
     return body

@@ -2,7 +2,8 @@
 
 Creating, updating and closing go through `OfflineGitHub.pull_request`, so the PR record reads as
 an offline run writes it; GitHub's refusals come first (422 for a second PR from one head, a head
-without commits, or reopening a PR whose branch was force-pushed while it was closed).
+without commits, or reopening a PR whose branch was force-pushed while it was closed). Reopening
+and retitling a closed PR, which the offline adapter never does, change the record directly.
 """
 
 from __future__ import annotations

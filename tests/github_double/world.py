@@ -81,7 +81,12 @@ class World:
     def refresh(self) -> None:
         """Pick up edits made to the state file by someone else, and the working tree's files."""
         if self.path is not None and self._file_stamp() != self._stamp:
+            known = self.git
             self.load(parse_state(read_text(self.path), str(self.path))[0])
+            # Objects are content-addressed: keep those made since (a tree awaiting its commit).
+            self.git.blobs |= known.blobs
+            self.git.trees |= known.trees
+            self.git.commits |= known.commits
             self._stamp = self._file_stamp()
         else:
             branches.derive_default(self)

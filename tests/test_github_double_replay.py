@@ -1,0 +1,112 @@
+"""A real plan's actions, applied through the double's HTTP API, leave the state the offline
+adapter leaves: the two adapters of the GitHub port cannot drift apart over the double.
+
+`RestPort` is the smallest port that maps each action onto GitHub's REST calls; it exists to test
+the double, and says nothing about how the live adapter should batch, retry or read.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import githubkit
+
+from bot.config import load_settings
+from bot.github.offline import OfflineGitHub, parse_state
+from bot.reconcile import executor, gather
+from bot.reconcile.actions import AssignAction, CommentAction, EditCommentAction, PullRequestAction, ReactAction
+from bot.reconcile.plan import decide
+from tests.double_support import NAME, NOW, OWNER, client, comment, example_state, make_double
+from tests.github_double import GitHubDouble
+from tests.paths import ROOT
+
+COMMANDS = [
+    (101, 8325, "/perf complete mac.m1-streamed-q4k-no-copy result: Exact campaign accepted. receipt: #9482"),
+    (102, 8324, "/perf review metal-resident-decode by 2026-09-04"),
+    (103, 9497, "/perf claim profile.real-cuda\n/perf block profile.real-cuda waiting for an A100 window"),
+]
+
+
+class RestPort:
+    def __init__(self, gh: githubkit.GitHub[Any], double: GitHubDouble) -> None:
+        self.gh, self.double = gh, double
+
+    def comment(self, action: CommentAction) -> int:
+        return self.gh.rest.issues.create_comment(OWNER, NAME, action.issue, body=action.body).parsed_data.id
+
+    def edit_comment(self, action: EditCommentAction) -> None:
+        self.gh.rest.issues.update_comment(OWNER, NAME, action.comment_id, body=action.body)
+
+    def react(self, action: ReactAction) -> None:
+        self.gh.rest.reactions.create_for_issue_comment(OWNER, NAME, action.comment_id, content=action.content)
+
+    def assign(self, action: AssignAction) -> None:
+        call = self.gh.rest.issues.add_assignees if action.add else self.gh.rest.issues.remove_assignees
+        call(OWNER, NAME, action.issue, assignees=[action.login])
+
+    def pull_request(self, action: PullRequestAction) -> None:
+        rest = self.gh.rest
+        if action.operation == "close" and action.number is not None:
+            rest.pulls.update(OWNER, NAME, action.number, state="closed")
+            return
+        tip = rest.git.get_ref(OWNER, NAME, "heads/main").parsed_data.object_.sha
+        base_tree = rest.git.get_commit(OWNER, NAME, tip).parsed_data.tree.sha
+        entries: list[Any] = [
+            {"path": p, "mode": "100644", "type": "blob", "content": t} for p, t in action.files.items()
+        ]
+        tree = rest.git.create_tree(OWNER, NAME, base_tree=base_tree, tree=entries).parsed_data.sha
+        made = rest.git.create_commit(OWNER, NAME, message=action.title, tree=tree, parents=[tip]).parsed_data.sha
+        if self.double.tip(action.branch) is None:
+            rest.git.create_ref(OWNER, NAME, ref=f"refs/heads/{action.branch}", sha=made)
+        else:
+            rest.git.update_ref(OWNER, NAME, f"heads/{action.branch}", sha=made, force=True)
+        if action.operation == "create":
+            rest.pulls.create(OWNER, NAME, title=action.title, head=action.branch, base="main", body=action.body)
+        elif action.number is not None:
+            rest.pulls.update(OWNER, NAME, action.number, title=action.title, body=action.body)
+
+
+def start() -> dict[str, Any]:
+    return example_state(
+        comments=[comment(cid, issue, "alice", body) for cid, issue, body in COMMANDS], permissions={"alice": "write"}
+    )
+
+
+def test_a_plan_applied_over_http_leaves_the_offline_state() -> None:
+    settings = load_settings(ROOT / "config" / "perfbot.yaml")
+    initial = start()
+    raw, observed = parse_state(json.dumps(copy.deepcopy(initial)), "offline")
+    plan = decide(gather.inputs(settings, observed, NOW))
+    offline = OfflineGitHub(raw, observed, NOW)
+    executor.apply(plan, offline, budget=1000)
+
+    double = make_double(initial)
+    with client(double) as gh:
+        report = executor.apply(plan, RestPort(gh, double), budget=1000)
+    state = double.state()
+    git = state.pop("git")
+
+    assert len(report.done) == offline.writes == 13
+    assert state == offline.raw
+    (pull,) = state["pulls"]
+    assert double.files(pull["head"]) == double.files() | pull["files"]
+    assert git["refs"] == {pull["head"]: double.tip(pull["head"])}
+    assert double.kinds()["rest_write"] == 9 + 2 + 1 + 4  # comments and reactions, an assignment, the PR's writes
+
+
+def test_a_second_offline_run_over_the_doubles_state_changes_nothing(tmp_path: Path) -> None:
+    """The double's state file, `git` key and all, reads back as the offline adapter expects."""
+    settings = load_settings(ROOT / "config" / "perfbot.yaml")
+    path = tmp_path / "state.json"
+    double = make_double(start(), state_path=path)
+    _, observed = parse_state(path.read_text(encoding="utf-8"), str(path))
+    with client(double) as gh:
+        executor.apply(decide(gather.inputs(settings, observed, NOW)), RestPort(gh, double), budget=1000)
+    after = path.read_text(encoding="utf-8")
+    rerun = OfflineGitHub.open(path, NOW)
+    executor.apply(decide(gather.inputs(settings, rerun.observed, NOW)), rerun, budget=1000)
+    assert rerun.writes == 0
+    assert path.read_text(encoding="utf-8") == after
