@@ -17,7 +17,7 @@ import githubkit
 from bot.config import load_settings
 from bot.github.offline import OfflineGitHub, parse_state
 from bot.reconcile import executor, gather
-from bot.reconcile.actions import AssignAction, CommentAction, EditCommentAction, PullRequestAction, ReactAction
+from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
 from bot.reconcile.plan import decide
 from tests.double_support import NAME, NOW, OWNER, client, comment, example_state, make_double
 from tests.github_double import GitHubDouble
@@ -36,9 +36,6 @@ class RestPort:
 
     def comment(self, action: CommentAction) -> int:
         return self.gh.rest.issues.create_comment(OWNER, NAME, action.issue, body=action.body).parsed_data.id
-
-    def edit_comment(self, action: EditCommentAction) -> None:
-        self.gh.rest.issues.update_comment(OWNER, NAME, action.comment_id, body=action.body)
 
     def react(self, action: ReactAction) -> None:
         self.gh.rest.reactions.create_for_issue_comment(OWNER, NAME, action.comment_id, content=action.content)
