@@ -72,12 +72,15 @@ def read_scope(settings: Settings, local: Loaded[Snapshot], leases_from_config: 
     def pending_authors(observed: Observed) -> frozenset[str]:
         return frozenset(comment.user for comment, _ in unanswered(observed, floor, config))
 
+    issues = tracked_issues(local.model)
     return ReadScope(
-        issues=tracked_issues(local.model),
+        issues=issues,
         files=(config.snapshot, config.page),
         tip_only=(config.leases,) if leases_from_config else (),
         branch=config.pull_request.branch,
-        issues_in=lambda text: tracked_issues(parse_model(text, config.snapshot, Snapshot).model),
+        issues_in=lambda text: (
+            issues if text == local.text else tracked_issues(parse_model(text, config.snapshot, Snapshot).model)
+        ),
         pending_authors=pending_authors,
         bot_login=config.bot_login,
         commit_message=config.pull_request.title,
