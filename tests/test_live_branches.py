@@ -186,3 +186,18 @@ def test_export_state_replayed_offline_gives_the_live_plan(live: Live) -> None:
     offline_plan = json.loads(live.capsys.readouterr().out)
     assert offline_plan.pop("api") == {}
     assert offline_plan == live_plan
+
+
+@pytest.mark.parametrize("path", [rf"/repos/{REPO}/git/refs", rf"/repos/{REPO}/pulls"], ids=["branch", "pull"])
+def test_a_lost_answer_to_a_branch_or_pr_creation_leaves_one_pr_after_the_rerun(live: Live, path: str) -> None:
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    live.double.faults.lost_response("POST", path)
+    status, _, err = live.run()
+    assert status == 1
+    assert "GitHub's answer was lost (502" in err
+    assert live.run()[0] == 0
+    (record,) = live.sandbox.state()["pulls"]
+    assert record["state"] == "open"
+    assert not [w for w in live.writes() if w.endswith(("/git/commits", "/git/trees"))]  # the head already holds it
+    again = live.plan("--dry-run")
+    assert pull(again)["operation"] == "none"
