@@ -19,7 +19,7 @@ from githubkit.exception import (
 from tests import double_queries as q
 from tests.double_support import NAME, NOW, OWNER, double, github, graphql
 from tests.github_double import GitHubDouble
-from tests.github_double.faults import GRAPHQL
+from tests.github_double.faults import GRAPHQL, REST_WRITES
 
 __all__ = ["double", "github"]  # fixtures
 COMMENTS = r"/repos/[^/]+/[^/]+/issues/\d+/comments"
@@ -110,3 +110,14 @@ def test_faults_match_only_their_method_and_path(github: githubkit.GitHub[Any], 
     with pytest.raises(RequestFailed):
         github.graphql(q.VIEWER)
     assert double.faults.pending == []
+
+
+def test_a_run_can_die_after_its_kth_write(github: githubkit.GitHub[Any], double: GitHubDouble) -> None:
+    double.faults.timeout(*REST_WRITES, after=2)
+    github.rest.issues.create_comment(OWNER, NAME, 8325, body="one")
+    github.graphql(q.VIEWER)  # reads do not count
+    github.rest.issues.add_assignees(OWNER, NAME, 8325, assignees=["alice"])
+    with pytest.raises(RequestTimeout):
+        github.rest.issues.create_comment(OWNER, NAME, 8325, body="three")
+    assert comments(double) == ["one"]
+    assert [r["status"] for r in double.requests] == [201, 200, 201, None]

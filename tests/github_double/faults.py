@@ -16,22 +16,29 @@ from typing import Any
 from tests.github_double.protocol import Request, error_body
 
 GRAPHQL = ("POST", "/graphql")
+# Every REST write (method and path are regular expressions).
+REST_WRITES = ("POST|PATCH|PUT|DELETE", r"/repos/.*")
 LIMITS = "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api"
 
 
 @dataclass
 class Fault:
+    """What to do to a request whose method and path match these regular expressions."""
+
     method: str
-    path: str  # a regular expression the whole request path must match
+    path: str
     status: int = 0  # 0: answer as usual
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     apply_first: bool = False  # handle the request (its writes land), then answer with this fault
     timeout: bool = False  # send no answer at all
     partial: tuple[tuple[str | int, ...], dict[str, Any]] | None = None  # GraphQL: null this path, add this error
+    after: int = 0  # matching requests to let through first
 
     def matches(self, request: Request) -> bool:
-        return request.method == self.method and re.fullmatch(self.path, request.path) is not None
+        return (
+            re.fullmatch(self.method, request.method) is not None and re.fullmatch(self.path, request.path) is not None
+        )
 
 
 class Faults:
@@ -42,10 +49,16 @@ class Faults:
         self.pending: list[Fault] = []
 
     def take(self, request: Request) -> Fault | None:
-        found = next((f for f in self.pending if f.matches(request)), None)
-        if found is not None:
-            self.pending.remove(found)
-        return found
+        """The first pending fault this request triggers; faults still waiting count it instead."""
+        for fault in self.pending:
+            if not fault.matches(request):
+                continue
+            if fault.after:
+                fault.after -= 1
+                continue
+            self.pending.remove(fault)
+            return fault
+        return None
 
     def add(self, fault: Fault) -> Fault:
         self.pending.append(fault)
@@ -62,9 +75,12 @@ class Faults:
         body = error_body(status, "Server Error") if status != 502 else None
         return self.add(Fault(method, path, status, body, apply_first=True))
 
-    def timeout(self, method: str, path: str, *, apply: bool = False) -> Fault:
-        """Send no answer (the in-process transport raises a read timeout); `apply` lands it first."""
-        return self.add(Fault(method, path, apply_first=apply, timeout=True))
+    def timeout(self, method: str, path: str, *, apply: bool = False, after: int = 0) -> Fault:
+        """Send no answer (the in-process transport raises a read timeout); `apply` lands it first.
+
+        `timeout(*REST_WRITES, after=k)` is a run that dies after its k-th write.
+        """
+        return self.add(Fault(method, path, apply_first=apply, timeout=True, after=after))
 
     def secondary_rate_limit(self, method: str, path: str, retry_after: int = 60) -> Fault:
         message = (
