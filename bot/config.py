@@ -110,6 +110,11 @@ class BotConfig(Strict):
     owner: OwnerWording = Field(default=OwnerWording(), description="Owner text perfbot writes.")
     pull_request: PullRequestSettings = Field(default=PullRequestSettings(), description="The regeneration PR.")
     commands: CommandSettings = Field(default=CommandSettings(), description="Slash commands and their limits.")
+    bot_login: StrictStr | None = Field(
+        default=None,
+        description="The bot's GitHub login. Unset, a live run learns it from the token (GraphQL `viewer`): "
+        "`<app-slug>[bot]` for a GitHub App, `github-actions[bot]` for Actions' GITHUB_TOKEN.",
+    )
 
 
 class Settings(BaseModel):

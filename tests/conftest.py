@@ -45,3 +45,16 @@ def outside_actions(monkeypatch: pytest.MonkeyPatch) -> None:
         "GITHUB_SERVER_URL",
     ):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(params=["offline", "live"])
+def adapter(request: pytest.FixtureRequest) -> str:
+    """Each adapter of the GitHub port: the state file, and the live adapter over the GitHub double."""
+    name: str = request.param
+    return name
+
+
+@pytest.fixture
+def either(tmp_path: Path, adapter: str) -> Repo:
+    """The sandbox, reconciled through `adapter`."""
+    return Repo(tmp_path, adapter)

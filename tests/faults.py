@@ -32,6 +32,9 @@ class Faulty:
     def observe(self) -> Observed:
         return self.port.observe()
 
+    def requests(self) -> dict[str, int]:
+        return self.port.requests()
+
     def _write(self, call: Callable[[], T]) -> T:
         if self.crash_after is not None and self.writes >= self.crash_after:
             raise Crash

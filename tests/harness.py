@@ -10,12 +10,17 @@ from typing import Any
 import pytest
 
 from bot.cli import main
+from tests.backends import cli_over, double_on, live_environ
 from tests.paths import ROOT
 
 
 class Repo:
-    def __init__(self, root: Path) -> None:
+    """`adapter` is how `reconcile` reaches GitHub: `offline` (the state file) or `live` (the
+    GitHub double started on the same state file, reached over HTTP by the live adapter)."""
+
+    def __init__(self, root: Path, adapter: str = "offline") -> None:
         self.root = root
+        self.adapter = adapter
         for name in ("config", "templates", "docs", "examples"):
             shutil.copytree(ROOT / name, root / name)
         self.state_path = root / "examples" / "offline-state.json"
@@ -65,11 +70,18 @@ class Repo:
 
     def reconcile(self, capsys: pytest.CaptureFixture[str], *args: str, dry_run: bool = False) -> dict[str, Any]:
         """One run with `--json`; returns the plan."""
-        argv = ["reconcile", "--config", str(self.config), "--offline", str(self.state_path), "--json", *args]
+        argv = ["reconcile", "--config", str(self.config), "--json", *args]
         if dry_run:
             argv.append("--dry-run")
-        assert main(argv) == 0
+        if self.adapter == "offline":
+            offline = [] if "--offline" in args else ["--offline", str(self.state_path)]
+            assert main([*argv, *offline]) == 0
+        else:
+            double = double_on(self.state_path, self.root)
+            with cli_over(double):
+                assert main(argv, environ=live_environ(double.world.repository)) == 0
         plan: dict[str, Any] = json.loads(capsys.readouterr().out)
+        plan.pop("api")  # requests made: only a live run makes any
         return plan
 
     def merge(self, plan: dict[str, Any]) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import json
 from pathlib import Path
@@ -12,10 +11,11 @@ import pytest
 
 from bot.cli import main
 from bot.config import Settings, load_settings
-from bot.github.offline import OfflineGitHub, parse_state
+from bot.github.observed import Observed
 from bot.github.port import GitHubPort
 from bot.reconcile import executor, gather
 from bot.reconcile.plan import decide
+from tests.backends import Backend, backend
 from tests.faults import Crash, Faulty
 from tests.harness import Repo, comments, pull
 
@@ -41,37 +41,71 @@ def run(settings: Settings, github: GitHubPort) -> None:
     executor.apply(decide(gather.inputs(settings, github.observe(), NOW)), github, budget=1000)
 
 
-def run_file(settings: Settings, path: Path) -> None:
-    run(settings, OfflineGitHub.open(path, NOW))
+def run_on(settings: Settings, via: Backend, path: Path, **faults: int) -> Faulty:
+    """One run over the state file through `via`, with the port's writes counted (or faulted)."""
+    with via.open(settings, path, NOW) as port:
+        counted = Faulty(port, **faults)
+        run(settings, counted)
+    return counted
 
 
-def crash_everywhere(settings: Settings, root: Path, initial: str) -> int:
+def run_file(settings: Settings, path: Path, via: Backend | None = None) -> None:
+    run_on(settings, via or backend("offline"), path)
+
+
+class Stale:
+    """A run that read GitHub before the given observation went out of date: it decides on
+    `seen`, and writes through `port` on GitHub as it is now."""
+
+    def __init__(self, port: GitHubPort, seen: Observed) -> None:
+        self.port, self.seen = port, seen
+
+    def observe(self) -> Observed:
+        self.port.observe()  # the adapter learns where the branches are, as a real read would
+        return self.seen
+
+    def requests(self) -> dict[str, int]:
+        return self.port.requests()
+
+    def comment(self, action: Any) -> int:
+        return self.port.comment(action)
+
+    def react(self, action: Any) -> None:
+        self.port.react(action)
+
+    def assign(self, action: Any) -> None:
+        self.port.assign(action)
+
+    def pull_request(self, action: Any) -> None:
+        self.port.pull_request(action)
+
+
+def crash_everywhere(settings: Settings, root: Path, initial: str, via: Backend) -> int:
     """Crash after each write in turn, finish with a clean run, compare with one clean run."""
     clean = root / "clean.json"
     clean.write_text(initial, encoding="utf-8")
-    counter = Faulty(OfflineGitHub.open(clean, NOW))
-    run(settings, counter)
+    counter = run_on(settings, via, clean)
     expected = clean.read_text(encoding="utf-8")
     for k in range(counter.writes):
         path = root / f"crash-{k}.json"
         path.write_text(initial, encoding="utf-8")
         with pytest.raises(Crash):
-            run(settings, Faulty(OfflineGitHub.open(path, NOW), crash_after=k))
-        run_file(settings, path)
+            run_on(settings, via, path, crash_after=k)
+        run_on(settings, via, path)
         assert path.read_text(encoding="utf-8") == expected, f"crash after {k} writes"
-    run_file(settings, clean)
+    run_on(settings, via, clean)
     assert clean.read_text(encoding="utf-8") == expected  # and a further run changes nothing
     return counter.writes
 
 
-def test_a_crash_after_any_write_then_a_clean_run_equals_one_clean_run(sandbox: Repo) -> None:
+def test_a_crash_after_any_write_then_a_clean_run_equals_one_clean_run(sandbox: Repo, adapter: str) -> None:
     settings = load_settings(sandbox.config)
     state = state_with(sandbox, THREE)
-    writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2))
+    writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2), backend(adapter))
     assert writes == 13  # 3 x (eyes, reply, rocket), an assignment, two ready nudges, the PR
 
 
-def test_crash_safety_holds_for_an_assignee_without_write_access(sandbox: Repo) -> None:
+def test_crash_safety_holds_for_an_assignee_without_write_access(sandbox: Repo, adapter: str) -> None:
     settings = load_settings(sandbox.config)
     state = state_with(
         sandbox, [(101, 9497, "/perf block profile.real-cuda no A100 window\n/perf unclaim profile.real-cuda")]
@@ -81,25 +115,26 @@ def test_crash_safety_holds_for_an_assignee_without_write_access(sandbox: Repo) 
     for issue in state["issues"]:
         if issue["number"] == 9497:
             issue["assignees"] = ["carol"]
-    writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2))
+    writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2), backend(adapter))
     assert writes == 5  # eyes, reply, the unassignment, rocket, the PR
     final = json.loads((sandbox.root / "clean.json").read_text(encoding="utf-8"))
     assert next(i for i in final["issues"] if i["number"] == 9497)["assignees"] == []
     assert "not applied" not in next(c for c in final["comments"] if c["user"] == "perfbot[bot]")["body"]
 
 
-def test_two_concurrent_runs_then_a_third_apply_both_commands_once(sandbox: Repo) -> None:
+def test_two_concurrent_runs_then_a_third_apply_both_commands_once(sandbox: Repo, adapter: str) -> None:
     settings = load_settings(sandbox.config)
+    via = backend(adapter)
     both = state_with(sandbox, THREE[:2])
     shared = sandbox.root / "shared.json"
     shared.write_text(json.dumps(both), encoding="utf-8")
-    for seen in (THREE[:1], THREE[1:2]):  # each run started before the other's command arrived
-        view = copy.deepcopy(both)
-        view["comments"] = [c for c in view["comments"] if c["id"] in {cid for cid, _, _ in seen}]
-        raw = json.loads(shared.read_text(encoding="utf-8"))
-        github = OfflineGitHub(raw, parse_state(json.dumps(view), "view")[1], NOW, shared)
-        run(settings, github)
-    run_file(settings, shared)
+    with via.open(settings, shared, NOW) as port:
+        before = port.observe()  # both runs read GitHub before either wrote
+    for cid, _, _ in THREE[:2]:  # and each started before the other's command arrived
+        seen = before.model_copy(update={"comments": tuple(c for c in before.comments if c.id == cid)})
+        with via.open(settings, shared, NOW) as port:
+            run(settings, Stale(port, seen))
+    run_on(settings, via, shared)
     state = json.loads(shared.read_text(encoding="utf-8"))
     (pr,) = state["pulls"]
     snapshot = pr["files"]["config/snapshot.yaml"]
@@ -112,8 +147,9 @@ def test_two_concurrent_runs_then_a_third_apply_both_commands_once(sandbox: Repo
 
 
 def test_default_branch_edits_are_kept_and_lapsed_commands_reported(
-    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+    either: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    sandbox = either
     sandbox.edit_state(permissions={"alice": "write"})
     sandbox.add_comment(101, 8325, "alice", THREE[0][2])
     sandbox.add_comment(
@@ -146,36 +182,40 @@ def test_default_branch_edits_are_kept_and_lapsed_commands_reported(
     assert comments(again) == []
 
 
-def test_merged_commands_are_compacted_out_of_the_ledger(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_merged_commands_are_compacted_out_of_the_ledger(either: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    sandbox = either
     sandbox.edit_state(permissions={"alice": "write"})
     sandbox.add_comment(101, 8325, "alice", THREE[0][2])
     sandbox.merge(sandbox.reconcile(capsys, "--now", NOW.isoformat()))
     assert "comment_id: 101" in sandbox.snapshot_path.read_text(encoding="utf-8")
-    sandbox.add_comment(102, 8324, "alice", THREE[1][2], at="2026-08-27T10:05:00Z")
+    # Comment ids grow with time: the first run's replies took the next ones.
+    sandbox.add_comment(201, 8324, "alice", THREE[1][2], at="2026-08-27T10:05:00Z")
     plan = sandbox.reconcile(capsys, "--now", NOW.isoformat())
     snapshot = pull(plan)["files"]["config/snapshot.yaml"]
     assert "comment_id: 101" not in snapshot
-    assert "comment_id: 102" in snapshot
+    assert "comment_id: 201" in snapshot
     assert "commands_settled_through: 101" in snapshot
     sandbox.merge(plan)
     final = sandbox.reconcile(capsys, "--now", NOW.isoformat())
     assert pull(final)["operation"] == "none"
     assert comments(final) == []
-    assert {(c["comment_id"], c["decision"]) for c in final["commands"]} == {(102, "merged")}
+    assert {(c["comment_id"], c["decision"]) for c in final["commands"]} == {(201, "merged")}
 
 
-def test_a_failed_write_stops_the_run_and_the_report_keeps_what_was_done(sandbox: Repo) -> None:
+def test_a_failed_write_stops_the_run_and_the_report_keeps_what_was_done(sandbox: Repo, adapter: str) -> None:
     settings = load_settings(sandbox.config)
+    via = backend(adapter)
     sandbox.write_state(state_with(sandbox, THREE[:1]))
-    port = Faulty(OfflineGitHub.open(sandbox.state_path, NOW), fail_at=2)
-    plan = decide(gather.inputs(settings, port.observe(), NOW))
-    report = executor.apply(plan, port, budget=1000)
+    with via.open(settings, sandbox.state_path, NOW) as github:
+        port = Faulty(github, fail_at=2)
+        plan = decide(gather.inputs(settings, port.observe(), NOW))
+        report = executor.apply(plan, port, budget=1000)
     assert [a.kind for a in report.done] == ["react", "comment"]
     assert report.failed == plan.actions[2]
     assert report.error is not None
     assert "injected failure of write 3" in str(report.error)
     assert report.deferred == [a for a in plan.actions[3:] if a.kind != "pull_request" or a.operation != "none"]
-    run_file(settings, sandbox.state_path)  # the next run finishes what the failed one left
+    run_file(settings, sandbox.state_path, via)  # the next run finishes what the failed one left
     final = sandbox.state()
     assert len([c for c in final["comments"] if c["user"] == "perfbot[bot]" and "command-reply" in c["body"]]) == 1
 

@@ -113,9 +113,13 @@ def test_an_unobserved_issue_and_an_unknown_packet(sandbox: Repo, capsys: pytest
     )
 
 
-def test_explain_needs_offline_until_the_live_adapter(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["explain", "mac.m1-streamed-q4k-no-copy", "--config", str(sandbox.config)]) == 1
-    assert "needs --offline STATE.json" in capsys.readouterr().err
+def test_explain_without_offline_reads_github_and_needs_a_token(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["explain", "mac.m1-streamed-q4k-no-copy", "--config", str(sandbox.config)], environ={}) == 1
+    assert (
+        capsys.readouterr().err == "GITHUB_TOKEN is not set: a live run needs a token (or use --offline STATE.json)\n"
+    )
 
 
 def test_the_missing_events_are_enough_for_every_seed_packet(settings: Settings) -> None:

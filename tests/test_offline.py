@@ -46,11 +46,10 @@ def test_malformed_state_through_the_cli(sandbox: Repo, capsys: pytest.CaptureFi
     assert "Traceback" not in err
 
 
-def test_reconcile_without_offline_state_says_what_is_missing(
-    sandbox: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(["reconcile", "--config", str(sandbox.config)]) == 1
-    assert "needs --offline STATE.json" in capsys.readouterr().err
+def test_a_live_run_without_a_token_says_what_is_missing(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reconcile", "--config", str(sandbox.config)], environ={"GITHUB_REPOSITORY": "o/r"}) == 1
+    err = capsys.readouterr().err
+    assert err == "GITHUB_TOKEN is not set: a live run needs a token (or use --offline STATE.json)\n"
 
 
 def test_bad_now_is_a_usage_error() -> None:

@@ -3,6 +3,7 @@ map errors to exit codes. The only place that catches `BotError` and the only re
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -25,6 +26,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     if args.command == "schema" and not (args.check or args.write):
         sys.stdout.write(schema_text(args.kind or "snapshot"))  # needs no config: it describes the config
         return EXIT_OK
+    if getattr(args, "repo", None):
+        context = dataclasses.replace(context, repository=args.repo)
     try:
         if args.command == "init":
             return files.init(args.dir, args.action)
@@ -33,6 +36,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
             return files.validate(settings)
         if args.command == "reconcile":
             return run.reconcile(settings, args, context)
+        if args.command == "export-state":
+            return run.export_state(settings, args.out, context)
         if args.command == "schema":
             return files.schema(settings, args)
         if args.command == "reference":

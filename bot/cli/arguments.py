@@ -45,6 +45,12 @@ def parser() -> argparse.ArgumentParser:
     reconcile.add_argument("--max-writes", type=int, default=50, help="write budget of one run (default 50)")
     reconcile.add_argument("--event-name", help="the triggering event (default: $GITHUB_EVENT_NAME)")
     reconcile.add_argument("--event-path", type=Path, help="the event's JSON payload (default: $GITHUB_EVENT_PATH)")
+    reconcile.add_argument(
+        "--repo", metavar="OWNER/NAME", help="the repository of a live run (default: GITHUB_REPOSITORY)"
+    )
+    export = command("export-state", "write the live repository's state as an offline state file")
+    export.add_argument("--out", type=Path, required=True, metavar="STATE.json", help="the state file to write")
+    export.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: GITHUB_REPOSITORY)")
     reconcile.add_argument("--plan-json", type=Path, metavar="PATH", help="also write the plan JSON to PATH")
     reconcile.add_argument("--outputs", type=Path, metavar="PATH", help="append the action's outputs to PATH")
     init = sub.add_parser("init", help="scaffold a repository that adopts perfbot (writes no existing file)")

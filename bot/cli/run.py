@@ -5,15 +5,17 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
+from pathlib import Path
 
 from bot import workflow
 from bot.config import Settings
 from bot.context import RunContext
 from bot.evidence import graph as packet_graph
 from bot.evidence.explain import explain
-from bot.files import read_text
+from bot.files import read_text, write_atomic
 from bot.github.connect import open_port
 from bot.github.events import parse_event
+from bot.github.offline import state_text
 from bot.reconcile import executor, gather
 from bot.reconcile.plan import decide
 from bot.reconcile.status import status
@@ -25,15 +27,18 @@ EXIT_OK = 0
 
 def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
-    github = open_port(context, args.offline, now)
-    inputs = gather.inputs(settings, github.observe(), now, args.leases)
-    plan = decide(inputs)
-    event_path = args.event_path or context.event_path
-    if event_path is not None:
-        name = args.event_name or context.event_name or "workflow_dispatch"
-        trigger = parse_event(name, read_text(event_path), str(event_path))
-        plan = plan.model_copy(update={"trigger": trigger})
-    report = None if args.dry_run else executor.apply(plan, github, args.max_writes)
+    local = gather.snapshot(settings)
+    scope = gather.read_scope(settings, local, leases_from_config=args.leases is None)
+    with open_port(context, args.offline, now, scope) as github:
+        inputs = gather.inputs(settings, github.observe(), now, args.leases, local)
+        plan = decide(inputs)
+        event_path = args.event_path or context.event_path
+        if event_path is not None:
+            name = args.event_name or context.event_name or "workflow_dispatch"
+            trigger = parse_event(name, read_text(event_path), str(event_path))
+            plan = plan.model_copy(update={"trigger": trigger})
+        report = None if args.dry_run else executor.apply(plan, github, args.max_writes)
+        plan = plan.model_copy(update={"api": github.requests()})
     text = inputs.renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run)
     sys.stdout.write(plan.model_dump_json(indent=2) + "\n" if args.json else inert_log(text))
     if report is not None:
@@ -52,7 +57,10 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
 def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
     """explain, graph and status: what a run would see, without planning or writing anything."""
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
-    inputs = gather.inputs(settings, open_port(context, args.offline, now).observe(), now, args.leases)
+    local = gather.snapshot(settings)
+    scope = gather.read_scope(settings, local, leases_from_config=args.leases is None)
+    with open_port(context, args.offline, now, scope) as github:
+        inputs = gather.inputs(settings, github.observe(), now, args.leases, local)
     if args.command == "status":
         summary = status(decide(inputs), inputs.readback, inputs.observed, settings.config, now)
         text = (
@@ -70,4 +78,15 @@ def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> i
         return EXIT_OK
     found = explain(args.packet, seen.snapshot, seen.derivations, seen.evidence, now)
     sys.stdout.write(inputs.renderer.render("explain.md.j2", x=found, prefix=settings.config.commands.prefix))
+    return EXIT_OK
+
+
+def export_state(settings: Settings, out: Path, context: RunContext) -> int:
+    """The live repository's state, written in the offline format so a live run can be replayed."""
+    now = dt.datetime.now(dt.UTC)
+    local = gather.snapshot(settings)
+    with open_port(context, None, now, gather.read_scope(settings, local, leases_from_config=True)) as github:
+        observed = github.observe()
+    write_atomic(out, state_text(observed))
+    print(f"wrote {out}: {len(observed.issues)} issues, {len(observed.comments)} comments of {observed.repository}")
     return EXIT_OK

@@ -68,3 +68,12 @@ def read(base: Snapshot, observed: Observed, config: BotConfig, renderer: Render
         applied=list(final.applied),
         settled_through=settle.settled_through(floor, handled, work.waiting, ledger, dropped),
     )
+
+
+def unanswered(observed: Observed, floor: int, config: BotConfig) -> list[Comment]:
+    """The comments this run answers for the first time, in the order it answers them.
+
+    Their authors are the only people whose permission a run needs to know."""
+    records = recorded_decisions(observed.bot_comments())
+    work = intake.take(observed.comments, records, floor, observed.bot_login, config.commands)
+    return [item.comment for item in work.queue if isinstance(item, intake.Fresh)]

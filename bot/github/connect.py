@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from bot.context import RunContext
 from bot.github.offline import OfflineGitHub
-from bot.github.port import GitHubError, GitHubPort
+from bot.github.port import GitHubPort
+from bot.github.scope import ReadScope
 
 
-def open_port(context: RunContext, offline: Path | None, now: dt.datetime) -> GitHubPort:
-    """The offline adapter when a state file is given, else the live adapter for the context."""
+@contextmanager
+def open_port(context: RunContext, offline: Path | None, now: dt.datetime, scope: ReadScope) -> Iterator[GitHubPort]:
+    """The offline adapter when a state file is given, else the live adapter for the context,
+    open for the run (one HTTP client, closed when the run ends)."""
     if offline is not None:
-        return OfflineGitHub.open(offline, now)
-    raise GitHubError("perfbot reconcile needs --offline STATE.json: the live GitHub adapter is not available yet")
+        yield OfflineGitHub.open(offline, now)
+        return
+    # githubkit takes ~0.3 s to import: only a live run pays for it.
+    from bot.github.live.adapter import open_live
+
+    with open_live(context, scope, now) as port:
+        yield port

@@ -76,6 +76,17 @@ class PullRequest(Tolerant):
     )
 
 
+class DefaultBranch(Tolerant):
+    """The default branch's tip as GitHub holds it: its commit and the files perfbot decides on.
+
+    A run decides on these, not on a checkout that may be older (a push landed after it) or of
+    another branch; the regeneration commit's parent is this tip.
+    """
+
+    oid: str
+    files: dict[str, str] = {}
+
+
 class Observed(Tolerant):
     """Everything a run reads from GitHub, gathered before deciding."""
 
@@ -88,6 +99,10 @@ class Observed(Tolerant):
         default={}, description="Each login's repository permission; a login absent here has `none`."
     )
     pulls: tuple[PullRequest, ...] = Field(default=(), description="Pull requests; perfbot looks at its own branch.")
+    # None when the default branch was not read (an offline state without it): the local files count.
+    default_branch: DefaultBranch | None = Field(
+        default=None, description="The default branch's tip and files, when the state carries them."
+    )
 
     def issues_by_number(self) -> dict[int, Issue]:
         return {i.number: i for i in self.issues}

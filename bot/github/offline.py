@@ -39,6 +39,11 @@ def parse_state(text: str, file: str) -> tuple[dict[str, Any], Observed]:
     return raw, observed
 
 
+def state_text(observed: Observed) -> str:
+    """Observations in the state file's format: a live run's reading, replayable with --offline."""
+    return json.dumps(observed.model_dump(mode="json"), indent=2) + "\n"
+
+
 class OfflineGitHub:
     """The GitHub port over a state file (or, without a path, over state held in memory)."""
 
@@ -53,6 +58,9 @@ class OfflineGitHub:
 
     def observe(self) -> Observed:
         return self.observed
+
+    def requests(self) -> dict[str, int]:
+        return {}
 
     def text(self) -> str:
         # ASCII escapes: JSON may carry lone surrogates, which UTF-8 cannot encode.

@@ -30,6 +30,10 @@ class GitHubReader(Protocol):
         """Everything a run decides on, read before anything is decided."""
         ...
 
+    def requests(self) -> dict[str, int]:
+        """Requests made so far, by kind (`graphql`, `rest_read`, `rest_write`); empty offline."""
+        ...
+
 
 class GitHubWriter(Protocol):
     """The writes perfbot makes. Each is keyed (markers, reactions, the PR branch), so a rerun

@@ -70,6 +70,13 @@ class LeaseReport(Frozen):
     warnings: tuple[str, ...] = ()
 
 
+class TipReport(Frozen):
+    """The run decided on the default branch's tip, whose files differ from the local checkout."""
+
+    oid: str
+    files: tuple[str, ...]
+
+
 class Plan(Frozen):
     now: str
     actions: tuple[Action, ...]
@@ -80,6 +87,8 @@ class Plan(Frozen):
     # Requests made, by kind (`graphql`, `rest_read`, `rest_write`); set by a live run.
     api: dict[str, int] = {}
     trigger: Trigger | None = None
+    # Set only when the tip's files were used, so offline plans stay as they were.
+    decided_on: TipReport | None = Field(default=None, exclude_if=lambda value: value is None)
 
     def pull_request(self) -> PullRequestAction:
         return next(a for a in self.actions if isinstance(a, PullRequestAction))

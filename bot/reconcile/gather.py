@@ -1,20 +1,28 @@
-"""Gather: read every input a run decides on, validated, before anything is decided."""
+"""Gather: read every input a run decides on, validated, before anything is decided.
+
+When GitHub reports the default branch's tip, the run decides on the tip's files wherever they
+differ from the local checkout (a push landed after the checkout, or perfbot runs on another
+branch), and the plan says so.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
 
+from bot.commands.inbox import unanswered
 from bot.config import Settings
 from bot.errors import InputError, Problem
 from bot.evidence.leases import LeaseReadback, parse_leases
 from bot.files import read_text
 from bot.github.observed import Observed
+from bot.github.scope import ReadScope
+from bot.reconcile.actions import TipReport
 from bot.reconcile.plan import Inputs
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import Loaded, load_snapshot, parse_model
-from bot.snapshot.validation import validate
+from bot.snapshot.validation import review_issue, validate
 
 
 def checked(loaded: Loaded[Snapshot]) -> Loaded[Snapshot]:
@@ -47,16 +55,74 @@ def committed_files(settings: Settings) -> dict[str, str]:
     }
 
 
-def inputs(settings: Settings, observed: Observed, now: dt.datetime, leases_path: Path | None = None) -> Inputs:
-    """Everything a run decides on, read from the repository and the given observations."""
+def tracked_issues(model: Snapshot) -> frozenset[int]:
+    """The issues a run decides on: packets' issues, programs' authority issues, constraints'
+    review issues. A live run reads these (state, assignees, comments); related issues such as
+    receipts are only cited, never read."""
+    numbers = {p.issue for p in model.work_packets} | {p.authority_issue for p in model.programs}
+    numbers |= {n for c in model.constraints if (n := review_issue(c.review_issue, c.authority_owner)) is not None}
+    return frozenset(n for n in numbers if n > 0)
+
+
+def read_scope(settings: Settings, local: Loaded[Snapshot], leases_from_config: bool) -> ReadScope:
+    """What a live run reads, from the local checkout's config and snapshot."""
+    config = settings.config
+    floor = local.model.commands_settled_through
+
+    def pending_authors(observed: Observed) -> frozenset[str]:
+        return frozenset(comment.user for comment in unanswered(observed, floor, config))
+
+    issues = tracked_issues(local.model)
+    return ReadScope(
+        issues=issues,
+        files=(config.snapshot, config.page),
+        tip_only=(config.leases,) if leases_from_config else (),
+        branch=config.pull_request.branch,
+        issues_in=lambda text: (
+            issues if text == local.text else tracked_issues(parse_model(text, config.snapshot, Snapshot).model)
+        ),
+        pending_authors=pending_authors,
+        bot_login=config.bot_login,
+        commit_message=config.pull_request.title,
+    )
+
+
+def inputs(
+    settings: Settings,
+    observed: Observed,
+    now: dt.datetime,
+    leases_path: Path | None = None,
+    local: Loaded[Snapshot] | None = None,
+) -> Inputs:
+    """Everything a run decides on, read from the repository (or the tip GitHub reports) and the
+    given observations."""
+    config = settings.config
+    committed = committed_files(settings)
+    loaded = local or snapshot(settings)
+    readback: LeaseReadback | None = None
+    tip, report = observed.default_branch, None
+    if tip is not None:
+        local_files = {**committed}
+        if leases_path is None and config.leases in tip.files:
+            local_files[config.leases] = read_text(settings.leases_path)
+        differing = tuple(path for path, text in tip.files.items() if path in local_files and local_files[path] != text)
+        if differing:
+            report = TipReport(oid=tip.oid, files=differing)
+            where = f" at {tip.oid[:12]}"
+            if config.snapshot in differing:
+                loaded = snapshot_from_text(tip.files[config.snapshot], config.snapshot + where)
+            committed.update({p: tip.files[p] for p in differing if p in committed})
+            if config.leases in differing:
+                readback = parse_leases(tip.files[config.leases], config.leases + where)
     return Inputs(
-        snapshot=snapshot(settings),
-        snapshot_path=settings.config.snapshot,
-        page_path=settings.config.page,
-        committed=committed_files(settings),
-        readback=leases(leases_path or settings.leases_path),
+        snapshot=loaded,
+        snapshot_path=config.snapshot,
+        page_path=config.page,
+        committed=committed,
+        readback=readback or leases(leases_path or settings.leases_path),
         observed=observed,
-        config=settings.config,
+        config=config,
         renderer=Renderer.from_directory(settings.templates_path),
         now=now,
+        decided_on=report,
     )

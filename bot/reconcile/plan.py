@@ -20,6 +20,7 @@ from bot.reconcile.actions import (
     LeaseReport,
     Plan,
     PullRequestAction,
+    TipReport,
 )
 from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.reconcile.view import changed_graph, evidence_for
@@ -43,6 +44,8 @@ class Inputs:
     config: BotConfig
     renderer: Renderer
     now: dt.datetime
+    # The default branch's tip, when its files (not the local checkout's) were decided on.
+    decided_on: TipReport | None = None
 
 
 def decide(inputs: Inputs) -> Plan:
@@ -78,6 +81,7 @@ def decide(inputs: Inputs) -> Plan:
     actions.append(pull_request(inputs, derivations, files, inbox.applied))
     return Plan(
         now=inputs.now.isoformat(),
+        decided_on=inputs.decided_on,
         commands=tuple(inbox.reports),
         actions=tuple(actions),
         packets=tuple(derivations),

@@ -8,6 +8,7 @@ differs from the merge base, with the content at the head.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 from operator import methodcaller
 from pathlib import Path
@@ -43,6 +44,7 @@ def commit(world: World, tree: str, parents: list[str], message: str, login: str
     return world.git.put_commit(Commit(tree, tuple(parents), message, who, who, verified=True))
 
 
+@functools.lru_cache(maxsize=8)  # read on every request; parsing it each time dominated a run's cost
 def _config(text: str | None, file: str) -> BotConfig | None:
     if text is None:
         return None

@@ -1,0 +1,148 @@
+"""Counts the requests a live run makes on the GitHub double, at seed scale and at 10x (10x the
+issues and 10x the comments), against a naive REST reader (per issue: the issue, its comments,
+the reactions of each comment; the permission of each commenter).
+
+Run: python -m benchmarks.api [--factor 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import io
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import githubkit
+
+from benchmarks.synthetic import scaled
+from bot.cli import main as perfbot
+from bot.config import load_settings
+from bot.reconcile import gather
+from bot.render import Renderer
+from bot.snapshot import store_rewrite
+from tests.backends import API_URL, cli_over, double_on, live_environ
+from tests.github_double import DEFAULT_TOKEN, GitHubDouble
+
+NOW = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)
+COMMENTS_PER_ISSUE = 5
+COMMAND = "/perf review metal-resident-decode by 2026-09-04"
+
+
+@dataclass
+class Counts:
+    graphql: int
+    rest_read: int
+    rest_write: int
+
+    @property
+    def total(self) -> int:
+        return self.graphql + self.rest_read + self.rest_write
+
+
+def repository(root: Path, factor: int) -> tuple[Path, str]:
+    """A copy of this repository whose snapshot is `factor` times the seed's, with its state file."""
+    for name in ("config", "templates", "docs"):
+        shutil.copytree(Path(name), root / name)
+    settings = load_settings(root / "config" / "perfbot.yaml")
+    seed = gather.snapshot(settings).model
+    big = scaled(seed, factor)
+    (root / settings.config.snapshot).write_text(store_rewrite.dump_new(big), encoding="utf-8")
+    page = Renderer.from_directory(settings.templates_path).page(big, settings.config.page_text)
+    (root / settings.config.page).write_text(page, encoding="utf-8")
+    issues = sorted(gather.tracked_issues(big))
+    comments = [
+        {
+            "id": 1_000_000 + n * COMMENTS_PER_ISSUE + k,
+            "issue": number,
+            "user": f"person{k}",
+            "created_at": "2026-08-27T09:00:00Z",
+            "body": f"remark {k} on #{number}",
+        }
+        for n, number in enumerate(issues)
+        for k in range(COMMENTS_PER_ISSUE)
+    ]
+    state = {
+        "repository": "anthony-chaudhary/fak",
+        "bot_login": "perfbot[bot]",
+        "issues": [{"number": n, "title": f"issue {n}", "state": "open", "assignees": []} for n in issues],
+        "comments": comments,
+        "permissions": {"alice": "write"},
+    }
+    path = root / "state.json"
+    path.write_text(json.dumps(state), encoding="utf-8")
+    return path, str(settings.file)
+
+
+def live_run(state: Path, config: str, root: Path) -> Counts:
+    double = double_on(state, root, NOW)
+    with cli_over(double), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        status = perfbot(
+            ["reconcile", "--config", config, "--now", NOW.isoformat(), "--json"],
+            environ=live_environ(double.world.repository),
+        )
+    if status != 0:
+        raise SystemExit(f"perfbot exited {status}")
+    counts = double.kinds()
+    return Counts(counts["graphql"], counts["rest_read"], counts["rest_write"])
+
+
+def naive_reader(state: Path, root: Path) -> Counts:
+    """What reading the same issues costs one REST request at a time."""
+    double: GitHubDouble = double_on(state, root, NOW)
+    owner, name = double.world.repository.split("/")
+    numbers = [issue["number"] for issue in double.world.records("issues")]
+    with githubkit.GitHub(
+        DEFAULT_TOKEN, base_url=API_URL + "/", transport=double.transport(), http_cache=False, auto_retry=False
+    ) as github:
+        commenters: set[str] = set()
+        for number in numbers:
+            github.rest.issues.get(owner, name, number)
+            found: Any = github.rest.paginate(
+                github.rest.issues.list_comments, owner=owner, repo=name, issue_number=number, per_page=100
+            )
+            for comment in found:
+                github.rest.reactions.list_for_issue_comment(owner, name, comment.id)
+                if comment.user:
+                    commenters.add(comment.user.login)
+        for login in sorted(commenters):
+            github.rest.repos.get_collaborator_permission_level(owner, name, login)
+    counts = double.kinds()
+    return Counts(counts["graphql"], counts["rest_read"], counts["rest_write"])
+
+
+def measure(factor: int) -> dict[str, Counts]:
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        state, config = repository(root, factor)
+        live_run(state, config, root)  # the first run answers and proposes; later runs are measured
+        no_change = live_run(state, config, root)
+        raw = json.loads(state.read_text(encoding="utf-8"))
+        raw["comments"].append(
+            {"id": 9_000_000, "issue": 8324, "user": "alice", "created_at": "2026-08-27T12:00:00Z", "body": COMMAND}
+        )
+        state.write_text(json.dumps(raw), encoding="utf-8")
+        command = live_run(state, config, root)
+        return {"no-change run": no_change, "one new command": command, "naive reader": naive_reader(state, root)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--factor", type=int, default=10)
+    args = parser.parse_args()
+    print("| scenario | scale | GraphQL | REST reads | REST writes | total |")
+    print("|---|---|---:|---:|---:|---:|")
+    for factor in (1, args.factor):
+        label = "seed" if factor == 1 else f"{factor}x"
+        for scenario, counts in measure(factor).items():
+            cells = (scenario, label, counts.graphql, counts.rest_read, counts.rest_write, counts.total)
+            print("| " + " | ".join(str(cell) for cell in cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""The live GitHub port: one client per run, one read, then REST writes.
+
+`open_live` is the only entry point (`github/connect.py` imports it lazily, so a run that never
+talks to GitHub never loads githubkit). The clock, the wait and the transport are `Hooks`: real
+ones by default, a fake clock and an in-process GitHub double in tests.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import httpx
+
+from bot.context import RunContext
+from bot.github.live import writes
+from bot.github.live.client import Session, build_client, connection
+from bot.github.live.observe import BranchState, Reader
+from bot.github.live.pull import PullWriter
+from bot.github.live.traffic import Traffic
+from bot.github.observed import Observed
+from bot.github.port import GitHubError
+from bot.github.scope import ReadScope
+from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
+
+
+@dataclass(frozen=True)
+class Hooks:
+    wait: Callable[[float], None] = time.sleep
+    monotonic: Callable[[], float] = time.monotonic
+    transport: httpx.BaseTransport | None = None
+
+
+DEFAULT_HOOKS = Hooks()
+
+
+class LiveGitHub:
+    """The GitHub port over the REST and GraphQL APIs of one repository."""
+
+    def __init__(self, session: Session, scope: ReadScope) -> None:
+        self.session, self.scope = session, scope
+        self.branch: BranchState | None = None
+
+    def observe(self) -> Observed:
+        observed, self.branch = Reader(self.session, self.scope).observe()
+        return observed
+
+    def requests(self) -> dict[str, int]:
+        return self.session.traffic.summary()
+
+    def comment(self, action: CommentAction) -> int:
+        return writes.comment(self.session, action)
+
+    def react(self, action: ReactAction) -> None:
+        writes.react(self.session, action)
+
+    def assign(self, action: AssignAction) -> None:
+        writes.assign(self.session, action)
+
+    def pull_request(self, action: PullRequestAction) -> None:
+        if self.branch is None:
+            raise GitHubError("the PR is written only after the repository was read in the same run")
+        PullWriter(self.session, self.branch, self.scope.branch, self.scope.commit_message).apply(action)
+
+
+@contextmanager
+def open_live(
+    context: RunContext, scope: ReadScope, now: dt.datetime, hooks: Hooks | None = None
+) -> Iterator[LiveGitHub]:
+    hooks = hooks or DEFAULT_HOOKS
+    conn = connection(context.token, context.repository, context.api_url)
+    traffic = Traffic(hooks.monotonic, hooks.wait)
+    github = build_client(conn, traffic, hooks.wait, hooks.transport)
+    with github:
+        yield LiveGitHub(Session(github, conn, traffic, hooks.wait, now), scope)

@@ -1,0 +1,83 @@
+"""githubkit's exceptions as perfbot's errors: one line a person can act on, and whether a write
+may have landed (`AmbiguousWriteError`) or certainly did not (`GitHubError`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import httpx
+from githubkit.exception import GitHubException, RateLimitExceeded, RequestError, RequestFailed, RequestTimeout
+
+from bot.github.live.retry import READ_TRIES
+from bot.github.port import AmbiguousWriteError, GitHubError
+from bot.untrusted import neutral
+
+PERMISSIONS = "issues: write, pull-requests: write and contents: write"
+
+
+def github_message(exc: RequestFailed) -> str:
+    """GitHub's own `message` from an error body, made inert for a terminal or an Actions log."""
+    try:
+        body = exc.response.raw_response.json()
+    except ValueError:
+        return ""
+    message = body.get("message") if isinstance(body, dict) else None
+    return neutral(str(message), 200) if message else ""
+
+
+def rate_limited(what: str, wait: dt.timedelta, now: dt.datetime) -> GitHubError:
+    when = (now + wait).astimezone(dt.UTC)
+    minutes = max(1, round(wait.total_seconds() / 60))
+    return GitHubError(
+        f"{what}: GitHub's rate limit is exhausted; run perfbot again after {when:%Y-%m-%d %H:%M} UTC "
+        f"(in about {minutes} min). Nothing after this point was written."
+    )
+
+
+def _status(exc: RequestFailed, what: str) -> GitHubError:
+    code = exc.response.status_code
+    said = github_message(exc)
+    detail = f"{code} {said}".strip()
+    if code == 401:
+        return GitHubError(f"{what}: GitHub refused the token ({detail}); set GITHUB_TOKEN to a valid token")
+    if code == 403:
+        return GitHubError(f"{what}: GitHub refused ({detail}); the token needs {PERMISSIONS}")
+    if code == 404:
+        return GitHubError(f"{what}: not found ({detail}); check the repository name and that the token can see it")
+    return GitHubError(f"{what}: GitHub refused ({detail})")
+
+
+def _reason(exc: GitHubException) -> str:
+    if isinstance(exc, RequestFailed):
+        return f"{exc.response.status_code} {github_message(exc)}".strip()
+    if isinstance(exc, RequestTimeout):
+        return "timed out"
+    if isinstance(exc, RequestError):
+        return neutral(str(exc.exc) or type(exc.exc).__name__, 200)
+    return neutral(repr(exc), 200)
+
+
+def not_sent(exc: GitHubException) -> bool:
+    """The request never left: nothing can have been applied."""
+    return isinstance(exc, RequestError) and isinstance(exc.exc, httpx.ConnectError | httpx.ConnectTimeout)
+
+
+def failure(exc: GitHubException, what: str, now: dt.datetime, *, repeatable: bool = True) -> GitHubError:
+    """The error for a request that failed for good (after the retry policy gave up).
+
+    `repeatable` is False for writes that would be duplicated if sent twice (a comment, a commit,
+    a new branch, a new PR): when such a write may have landed, the run must stop writing.
+    """
+    if isinstance(exc, RateLimitExceeded):
+        return rate_limited(what, exc.retry_after, now)
+    if isinstance(exc, RequestFailed) and exc.response.status_code < 500:
+        return _status(exc, what)
+    if not repeatable and not not_sent(exc):
+        return AmbiguousWriteError(
+            f"{what}: GitHub's answer was lost ({_reason(exc)}), so it may have been applied; this run makes no "
+            "further writes, and the next run reads what landed and finishes the rest"
+        )
+    if not_sent(exc):
+        return GitHubError(f"{what}: cannot reach GitHub ({_reason(exc)})")
+    tries = f" after {READ_TRIES} tries" if repeatable else ""
+    return GitHubError(f"{what}: GitHub failed ({_reason(exc)}){tries}; run perfbot again later")

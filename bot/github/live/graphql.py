@@ -1,0 +1,51 @@
+"""Sending a GraphQL query: partial data with errors is a clear error, never half a reading."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from githubkit.exception import GitHubException, GraphQLFailed, RateLimitExceeded
+from githubkit.graphql import GraphQLResponse
+
+from bot.github.live.client import Session
+from bot.github.live.failures import failure, rate_limited
+from bot.github.live.retry import MAX_WAIT_SECONDS
+from bot.github.port import GitHubError
+from bot.untrusted import neutral
+
+
+def query(session: Session, document: str, variables: dict[str, Any], what: str) -> dict[str, Any]:
+    """The `data` of a query. GitHub reports a primary limit as a 200 with an error, which the
+    retry policy never sees: it is waited out here once, when the wait is short."""
+    for attempt in range(2):
+        try:
+            return session.github.graphql.request(
+                document, {"owner": session.conn.owner, "name": session.conn.name, **variables}
+            )
+        except GraphQLFailed as exc:
+            raise _errors(exc.response, session.conn.repository, what) from exc
+        except RateLimitExceeded as exc:
+            wait = exc.retry_after.total_seconds()
+            if attempt > 0 or wait > MAX_WAIT_SECONDS:
+                raise rate_limited(what, exc.retry_after, session.now) from exc
+            session.wait(wait)
+        except GitHubException as exc:
+            raise failure(exc, what, session.now) from exc
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _errors(response: GraphQLResponse, repository: str, what: str) -> GitHubError:
+    messages = []
+    for error in response.errors or []:
+        path = [str(p) for p in error.path or []]
+        if error.type == "NOT_FOUND" and path == ["repository"]:
+            return GitHubError(
+                f"repository {repository} not found, or the token cannot see it; check GITHUB_REPOSITORY or --repo"
+            )
+        if error.type == "NOT_FOUND" and len(path) == 2 and path[1][1:].isdigit():
+            return GitHubError(
+                f"issue #{path[1][1:]}, named by the snapshot, is not an issue of {repository} "
+                "(missing, transferred, or a pull request)"
+            )
+        messages.append(neutral(f"{error.type or 'error'}: {error.message}", 300))
+    return GitHubError(f"{what}: GitHub answered with errors: " + "; ".join(messages))

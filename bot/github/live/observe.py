@@ -1,0 +1,197 @@
+"""Reading a repository live: the queries of `query.py`, mapped into one `Observed`.
+
+At seed scale a run costs one GraphQL request; more only for more than 50 issues, issues that
+only the tip's snapshot names, issues past 100 comments, a file too big for GraphQL, and one
+REST read per author of a command not yet answered (their collaborator permission).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from githubkit.exception import GitHubException, RequestFailed
+
+from bot.github.live import mapping
+from bot.github.live.client import Session
+from bot.github.live.failures import failure
+from bot.github.live.graphql import query
+from bot.github.live.query import ISSUES_PER_QUERY, comments_query, file_alias, first_query, issue_alias, issues_query
+from bot.github.observed import Comment, DefaultBranch, Issue, Observed, Permission, PullRequest, Reaction
+from bot.github.scope import ReadScope
+
+ROLES: frozenset[str] = frozenset({"none", "read", "triage", "write", "maintain", "admin"})
+
+
+@dataclass
+class BranchState:
+    """What the writer needs of the read: the tip to build on, and the PR branch as it was."""
+
+    default_branch: str
+    tip: str
+    tip_tree: str = ""
+    head: str | None = None  # the PR branch's commit, None when the branch does not exist
+    head_is_ours: bool = True
+    head_files: dict[str, str] = field(default_factory=dict)
+    pull: int | None = None
+    pull_title: str = ""
+    pull_body: str = ""
+
+
+@dataclass
+class _Collected:
+    issues: dict[int, Issue] = field(default_factory=dict)
+    comments: list[Comment] = field(default_factory=list)
+    reactions: list[Reaction] = field(default_factory=list)
+    cursors: dict[int, str] = field(default_factory=dict)
+
+
+def batches(numbers: Iterable[int], size: int = ISSUES_PER_QUERY) -> list[list[int]]:
+    ordered = sorted(set(numbers))
+    return [ordered[i : i + size] for i in range(0, len(ordered), size)]
+
+
+class Reader:
+    def __init__(self, session: Session, scope: ReadScope) -> None:
+        self.session, self.scope = session, scope
+        self.bot_login = scope.bot_login or ""
+        self.found = _Collected()
+
+    def observe(self) -> tuple[Observed, BranchState]:
+        groups = batches(self.scope.issues) or [[]]
+        repo, branch, tip_files = self._first(groups[0])
+        more = {n for group in groups[1:] for n in group}
+        snapshot = tip_files.get(self.scope.snapshot_file)
+        if snapshot is not None:
+            more |= set(self.scope.issues_in(snapshot)) - set(self.found.issues) - set(groups[0])
+        for group in batches(more):
+            self._issues(query(self.session, issues_query(group), {}, "reading issues").get("repository") or {})
+        self._more_comments()
+        observed = Observed(
+            repository=str(repo.get("nameWithOwner") or self.session.conn.repository),
+            bot_login=self.bot_login,
+            issues=tuple(self.found.issues[n] for n in sorted(self.found.issues)),
+            comments=tuple(sorted(self.found.comments, key=lambda c: c.id)),
+            reactions=tuple(self.found.reactions),
+            pulls=self._pulls(branch),
+            default_branch=DefaultBranch(oid=branch.tip, files=tip_files),
+        )
+        permissions = {login: self._permission(login) for login in sorted(self.scope.pending_authors(observed))}
+        return observed.model_copy(update={"permissions": permissions}), branch
+
+    def _first(self, numbers: list[int]) -> tuple[dict[str, Any], BranchState, dict[str, str]]:
+        files, name = self.scope.files, self.scope.branch
+        variables: dict[str, Any] = {"branch": name, "branchRef": f"refs/heads/{name}"}
+        for i, path in enumerate(self.scope.tip_files):
+            variables[file_alias("tip", i)] = f"HEAD:{path}"
+        for i, path in enumerate(files):
+            variables[file_alias("head", i)] = f"refs/heads/{name}:{path}"
+        document = first_query(len(self.scope.tip_files), len(files), numbers, with_viewer=not self.scope.bot_login)
+        data = query(self.session, document, variables, "reading the repository")
+        self.bot_login = self.bot_login or str((data.get("viewer") or {}).get("login") or "")
+        repo = data.get("repository") or {}
+        default = repo.get("defaultBranchRef") or {}
+        target = default.get("target") or {}
+        branch = BranchState(
+            default_branch=str(default.get("name") or ""),
+            tip=str(target.get("oid") or ""),
+            tip_tree=str((target.get("tree") or {}).get("oid") or ""),
+        )
+        tip_files = self._files(repo, "tip")
+        head = (repo.get("branchHead") or {}).get("target")
+        if head:
+            branch.head, branch.head_is_ours = str(head["oid"]), mapping.made_by(head, self.bot_login)
+            branch.head_files = self._files(repo, "head")
+        pulls = (repo.get("pullRequests") or {}).get("nodes") or []
+        if pulls and pulls[0]:
+            self._pull(pulls[0], branch)
+        self._issues(repo)
+        return repo, branch, tip_files
+
+    def _pull(self, node: dict[str, Any], branch: BranchState) -> None:
+        commits = node.get("commits") or {}
+        nodes = [n.get("commit") for n in commits.get("nodes") or [] if n]
+        ours = commits.get("totalCount") == 1 and all(mapping.made_by(c, self.bot_login) for c in nodes)
+        branch.pull, branch.pull_title, branch.pull_body = (
+            int(node["number"]),
+            node.get("title") or "",
+            node.get("body") or "",
+        )
+        branch.head_is_ours = branch.head_is_ours and ours and node.get("headRefOid") == branch.head
+
+    def _pulls(self, branch: BranchState) -> tuple[PullRequest, ...]:
+        if branch.pull is None:
+            return ()
+        return (
+            PullRequest(
+                number=branch.pull,
+                head=self.scope.branch,
+                title=branch.pull_title,
+                body=branch.pull_body,
+                files=branch.head_files,
+                foreign_commits=not branch.head_is_ours,
+            ),
+        )
+
+    def _files(self, repo: dict[str, Any], where: str) -> dict[str, str]:
+        files = {}
+        for i, path in enumerate(self.scope.tip_files if where == "tip" else self.scope.files):
+            blob = repo.get(file_alias(where, i))
+            if not blob or (blob.get("text") is None and not blob.get("isTruncated")):
+                continue  # absent, or not text
+            files[path] = self._blob(str(blob["oid"]), path) if blob.get("isTruncated") else str(blob["text"])
+        return files
+
+    def _blob(self, oid: str, path: str) -> str:
+        """A file too large for GraphQL's `text`, read whole through the git data API."""
+        conn = self.session.conn
+        try:
+            blob = self.session.github.rest.git.get_blob(conn.owner, conn.name, oid).parsed_data
+        except GitHubException as exc:
+            raise failure(exc, f"reading {path}", self.session.now) from exc
+        return base64.b64decode(blob.content).decode("utf-8", errors="replace")
+
+    def _issues(self, repo: dict[str, Any]) -> None:
+        for key, node in repo.items():
+            if not key.startswith("i") or not key[1:].isdigit() or not node:
+                continue
+            found = mapping.issue(node)
+            self.found.issues[found.number] = found
+            self._page(found.number, node.get("comments") or {})
+
+    def _page(self, number: int, page: dict[str, Any]) -> None:
+        comments, reactions = mapping.comments(number, page, self.bot_login)
+        self.found.comments += comments
+        self.found.reactions += reactions
+        cursor = mapping.next_cursor(page)
+        if cursor is None:
+            self.found.cursors.pop(number, None)
+        else:
+            self.found.cursors[number] = cursor
+
+    def _more_comments(self) -> None:
+        while self.found.cursors:
+            for group in batches(self.found.cursors):
+                variables = {f"c{n}": self.found.cursors[n] for n in group}
+                data = query(self.session, comments_query(group), variables, "reading comments")
+                repo = data.get("repository") or {}
+                for n in group:
+                    self._page(n, ((repo.get(issue_alias(n)) or {}).get("comments")) or {})
+
+    def _permission(self, login: str) -> Permission:
+        """The collaborator permission (finer role when GitHub names one); unknown people have none."""
+        conn = self.session.conn
+        try:
+            found = self.session.github.rest.repos.get_collaborator_permission_level(conn.owner, conn.name, login)
+        except RequestFailed as exc:
+            if exc.response.status_code == 404:
+                return "none"
+            raise failure(exc, f"reading {login}'s permission", self.session.now) from exc
+        except GitHubException as exc:
+            raise failure(exc, f"reading {login}'s permission", self.session.now) from exc
+        data = found.parsed_data
+        role = str(data.role_name or "")
+        chosen = role if role in ROLES else str(data.permission)
+        return chosen if chosen in ROLES else "none"  # type: ignore[return-value]

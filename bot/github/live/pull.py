@@ -1,0 +1,156 @@
+"""The regeneration PR through the git data API: one bot commit on top of the default branch's tip.
+
+The commit's parent is the tip the run read and decided on. Before a ref moves, the tip (and
+the PR branch, when it exists) are read again: if either moved, nothing is moved and the next
+run starts over from what is there then. A branch holding a commit perfbot did not make is
+never force-moved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from githubkit.exception import GitHubException, RequestFailed
+from githubkit.versions import RestVersionSwitcher as RestNamespace
+from githubkit_schemas.latest.types import ReposOwnerRepoGitTreesPostBodyPropTreeItemsType as TreeEntry
+
+from bot.github.live.client import Session
+from bot.github.live.failures import failure, github_message
+from bot.github.live.observe import BranchState
+from bot.github.port import GitHubError
+from bot.reconcile.actions import PullRequestAction
+
+T = TypeVar("T")
+
+
+class PullWriter:
+    def __init__(self, session: Session, state: BranchState, branch: str, message: str) -> None:
+        self.session, self.state, self.branch, self.message = session, state, branch, message
+
+    def apply(self, action: PullRequestAction) -> None:
+        if action.operation == "none":
+            return
+        if action.operation == "close":
+            self._close(action)
+            return
+        if self.state.head is None or action.files != self.state.head_files:
+            self._commit(action.files)
+        number = action.number
+        if action.operation == "update" and number is not None:
+            if (action.title, action.body) != (self.state.pull_title, self.state.pull_body):
+                self._call(
+                    f"updating PR #{number}",
+                    lambda: self._rest.pulls.update(
+                        self._owner, self._name, number, title=action.title, body=action.body
+                    ),
+                )
+            return
+        self._create(action)
+
+    @property
+    def _rest(self) -> RestNamespace:
+        return self.session.github.rest
+
+    @property
+    def _owner(self) -> str:
+        return self.session.conn.owner
+
+    @property
+    def _name(self) -> str:
+        return self.session.conn.name
+
+    def _call(self, what: str, request: Callable[[], T], *, repeatable: bool = True) -> T:
+        try:
+            return request()
+        except GitHubException as exc:
+            raise failure(exc, what, self.session.now, repeatable=repeatable) from exc
+
+    def _close(self, action: PullRequestAction) -> None:
+        number = action.number
+        if number is None:
+            return
+        self._call(
+            f"closing PR #{number}", lambda: self._rest.pulls.update(self._owner, self._name, number, state="closed")
+        )
+
+    def _commit(self, files: dict[str, str]) -> None:
+        state = self.state
+        if state.head is not None and not state.head_is_ours:
+            raise GitHubError(
+                f"branch {self.branch} holds commit {state.head[:12]}, which perfbot did not make; it is left as it "
+                f"is. Merge or close its PR, or delete the branch, and perfbot proposes its change again"
+            )
+        entries: list[TreeEntry] = [
+            {"path": path, "mode": "100644", "type": "blob", "content": text} for path, text in sorted(files.items())
+        ]
+        tree = self._call(
+            "writing the PR's files",
+            lambda: self._rest.git.create_tree(self._owner, self._name, base_tree=state.tip_tree, tree=entries),
+        ).parsed_data.sha
+        commit = self._call(
+            "making the PR's commit",
+            lambda: self._rest.git.create_commit(
+                self._owner, self._name, message=self.message, tree=tree, parents=[state.tip]
+            ),
+        ).parsed_data.sha
+        self._expect(f"heads/{state.default_branch}", state.tip, f"the default branch {state.default_branch}")
+        if state.head is None:
+            self._call(
+                f"creating branch {self.branch}",
+                lambda: self._rest.git.create_ref(self._owner, self._name, ref=f"refs/heads/{self.branch}", sha=commit),
+                repeatable=False,
+            )
+        else:
+            self._expect(f"heads/{self.branch}", state.head, f"branch {self.branch}")
+            self._call(
+                f"moving branch {self.branch}",
+                lambda: self._rest.git.update_ref(
+                    self._owner, self._name, f"heads/{self.branch}", sha=commit, force=True
+                ),
+            )
+        state.head, state.head_files = commit, dict(files)
+
+    def _expect(self, ref: str, oid: str, what: str) -> None:
+        """Refuse to move a ref when `ref` no longer points where this run read it."""
+        found = self._call(f"reading {what}", lambda: self._rest.git.get_ref(self._owner, self._name, ref))
+        now = found.parsed_data.object_.sha
+        if now != oid:
+            raise GitHubError(
+                f"{what} moved from {oid[:12]} to {now[:12]} while perfbot ran; nothing was moved, and the next run "
+                "starts over from there"
+            )
+
+    def _create(self, action: PullRequestAction) -> None:
+        state = self.state
+        try:
+            made = self._rest.pulls.create(
+                self._owner,
+                self._name,
+                title=action.title,
+                head=self.branch,
+                base=state.default_branch,
+                body=action.body,
+            )
+        except RequestFailed as exc:
+            if exc.response.status_code == 422 and "already exists" in github_message(exc):
+                self._update_existing(action)
+                return
+            raise failure(exc, "opening the PR", self.session.now, repeatable=False) from exc
+        except GitHubException as exc:
+            raise failure(exc, "opening the PR", self.session.now, repeatable=False) from exc
+        state.pull, state.pull_title, state.pull_body = made.parsed_data.number, action.title, action.body
+
+    def _update_existing(self, action: PullRequestAction) -> None:
+        """GitHub refuses a second PR from one head; like create-pull-request, update the open one."""
+        found = self._call(
+            "finding the open PR",
+            lambda: self._rest.pulls.list(self._owner, self._name, head=f"{self._owner}:{self.branch}", state="open"),
+        ).parsed_data
+        if not found:
+            raise GitHubError(f"GitHub says a PR from {self.branch} exists, but none is open; run perfbot again")
+        number = found[0].number
+        self._call(
+            f"updating PR #{number}",
+            lambda: self._rest.pulls.update(self._owner, self._name, number, title=action.title, body=action.body),
+        )

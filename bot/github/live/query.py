@@ -1,0 +1,122 @@
+"""The GraphQL documents a run sends: one query reads everything a run decides on at seed scale.
+
+The first query reads the viewer, the default branch's tip and its files, the regeneration PR
+(with its files and commits) and up to `ISSUES_PER_QUERY` issues with their first 100 comments.
+Follow-up queries read further issues (more than fit, or named only by the tip's snapshot) and
+further pages of comments. Paths and branch names travel as variables; issue numbers are ints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+ISSUES_PER_QUERY = 50
+COMMENTS_PER_PAGE = 100
+
+_FRAGMENTS = """
+fragment BlobText on Blob { oid text isTruncated }
+fragment CommitAuthor on Commit { author { name user { login } } }
+fragment CommentPage on IssueCommentConnection {
+  pageInfo { hasNextPage endCursor }
+  nodes {
+    fullDatabaseId
+    author { __typename login }
+    createdAt
+    lastEditedAt
+    body
+    reactionGroups { content viewerHasReacted }
+  }
+}
+fragment IssueFields on Issue {
+  number
+  title
+  state
+  stateReason
+  assignees(first: 100) { nodes { login } }
+  comments(first: 100) { ...CommentPage }
+}
+"""
+
+
+def issue_alias(number: int) -> str:
+    return f"i{number}"
+
+
+def file_alias(where: str, index: int) -> str:
+    return f"{where}{index}"
+
+
+def _issues(numbers: Iterable[int]) -> str:
+    return "\n".join(f"    {issue_alias(n)}: issue(number: {int(n)}) {{ ...IssueFields }}" for n in numbers)
+
+
+def _used(document: str, fragments: str) -> str:
+    """Only the fragments a document uses (GraphQL refuses unused ones)."""
+    blocks = ["fragment " + block.strip() for block in fragments.split("fragment ") if block.strip()]
+    needed: list[str] = []
+    pending = [document]
+    while pending:
+        text = pending.pop()
+        for block in blocks:
+            name = block.split()[1]
+            if block not in needed and f"...{name}" in text:
+                needed.append(block)
+                pending.append(block)
+    return document + "\n" + "\n".join(sorted(needed)) + "\n"
+
+
+def first_query(tip_files: int, head_files: int, numbers: Sequence[int], with_viewer: bool) -> str:
+    """Variables: owner, name, branch, branchRef, tip0.. and head0.. (`REF:PATH` expressions)."""
+    wanted = [("tip", i) for i in range(tip_files)] + [("head", i) for i in range(head_files)]
+    tip_vars = "".join(f", ${file_alias(where, i)}: String!" for where, i in wanted)
+    head_vars = ""
+    blobs = "\n".join(
+        f"    {file_alias(where, i)}: object(expression: ${file_alias(where, i)}) {{ ...BlobText }}"
+        for where, i in wanted
+    )
+    viewer = "  viewer { login }\n" if with_viewer else ""
+    variables = f"$owner: String!, $name: String!, $branch: String!, $branchRef: String!{tip_vars}{head_vars}"
+    document = f"""query Observe({variables}) {{
+{viewer}  repository(owner: $owner, name: $name) {{
+    nameWithOwner
+    defaultBranchRef {{ name target {{ oid ... on Commit {{ tree {{ oid }} }} }} }}
+{blobs}
+    branchHead: ref(qualifiedName: $branchRef) {{ target {{ oid ...CommitAuthor }} }}
+    pullRequests(headRefName: $branch, states: [OPEN], first: 1) {{
+      nodes {{
+        number
+        title
+        body
+        headRefOid
+        commits(last: 2) {{ totalCount nodes {{ commit {{ oid ...CommitAuthor }} }} }}
+      }}
+    }}
+{_issues(numbers)}
+  }}
+}}"""
+    return _used(document, _FRAGMENTS)
+
+
+def issues_query(numbers: Sequence[int]) -> str:
+    document = f"""query MoreIssues($owner: String!, $name: String!) {{
+  repository(owner: $owner, name: $name) {{
+{_issues(numbers)}
+  }}
+}}"""
+    return _used(document, _FRAGMENTS)
+
+
+def comments_query(numbers: Sequence[int]) -> str:
+    """The next page of comments of each issue; variable `cN` is issue N's cursor."""
+    variables = "".join(f", $c{int(n)}: String!" for n in numbers)
+    pages = "\n".join(
+        f"    {issue_alias(n)}: issue(number: {int(n)}) {{ comments(first: {COMMENTS_PER_PAGE}, after: $c{int(n)}) "
+        "{ ...CommentPage } }"
+        for n in numbers
+    )
+    document = f"""query MoreComments($owner: String!, $name: String!{variables}) {{
+  repository(owner: $owner, name: $name) {{
+{pages}
+  }}
+}}"""
+    return _used(document, _FRAGMENTS)

@@ -1,0 +1,100 @@
+"""The live adapter's GraphQL documents and their mapping, without a server: every document
+validates against GitHub's published schema, batches stay within 50 aliases, and GitHub's
+spellings (Bot logins, deleted authors, reaction names, BigInt ids) map onto `Observed`."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from graphql import GraphQLSchema, parse, validate
+
+from bot.github.live import mapping
+from bot.github.live.observe import batches
+from bot.github.live.query import ISSUES_PER_QUERY, comments_query, first_query, issues_query
+from tests.github_double import published
+
+
+@pytest.fixture(scope="module")
+def github_schema() -> GraphQLSchema:
+    schema = published.load()
+    if schema is None:
+        why = f"GitHub's GraphQL schema is not at {published.location()}; run .ci/fetch-graphql-schema to fetch it"
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)
+    return schema
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        first_query(3, 2, [8324, 8325], with_viewer=True),
+        first_query(2, 2, [], with_viewer=False),
+        first_query(2, 2, list(range(1, ISSUES_PER_QUERY + 1)), with_viewer=True),
+        issues_query([9420]),
+        comments_query([9420, 9497]),
+    ],
+    ids=["first", "first-pinned-login", "first-full", "issues", "comments"],
+)
+def test_every_document_validates_against_githubs_schema(github_schema: GraphQLSchema, document: str) -> None:
+    assert validate(github_schema, parse(document)) == []
+
+
+def test_issues_are_read_at_most_fifty_to_a_query() -> None:
+    groups = batches(range(1, 131))
+    assert [len(g) for g in groups] == [50, 50, 30]
+    assert batches([5, 3, 5]) == [[3, 5]]
+
+
+def test_authors_map_to_rest_logins() -> None:
+    assert mapping.login_of({"__typename": "Bot", "login": "perfbot"}) == ("perfbot[bot]", "Bot")
+    assert mapping.login_of({"__typename": "User", "login": "alice"}) == ("alice", "User")
+    assert mapping.login_of({"__typename": "Organization", "login": "acme"}) == ("acme", "Organization")
+    assert mapping.login_of(None) == ("ghost", "User")
+
+
+def test_comments_carry_big_ids_edits_and_the_bots_own_reactions() -> None:
+    page = {
+        "pageInfo": {"hasNextPage": True, "endCursor": "Y3Vyc29y"},
+        "nodes": [
+            {
+                "fullDatabaseId": "5428177527",
+                "author": {"__typename": "User", "login": "alice"},
+                "createdAt": "2026-08-27T10:00:00Z",
+                "lastEditedAt": "2026-08-27T10:05:00Z",
+                "body": "/perf help",
+                "reactionGroups": [
+                    {"content": "EYES", "viewerHasReacted": True},
+                    {"content": "THUMBS_UP", "viewerHasReacted": True},
+                    {"content": "ROCKET", "viewerHasReacted": False},
+                ],
+            }
+        ],
+    }
+    (comment,), reactions = mapping.comments(8325, page, "perfbot[bot]")
+    assert (comment.id, comment.issue, comment.user, comment.edited) == (5428177527, 8325, "alice", True)
+    assert [(r.comment_id, r.user, r.content) for r in reactions] == [
+        (5428177527, "perfbot[bot]", "eyes"),
+        (5428177527, "perfbot[bot]", "+1"),
+    ]
+    assert mapping.next_cursor(page) == "Y3Vyc29y"
+
+
+def test_issue_state_and_reason_use_rests_spelling() -> None:
+    node = {
+        "number": 7,
+        "title": "t",
+        "state": "CLOSED",
+        "stateReason": "REOPENED",
+        "assignees": {"nodes": [{"login": "a"}]},
+    }
+    issue = mapping.issue(node)
+    assert (issue.state, issue.state_reason, issue.assignees) == ("closed", "reopened", ("a",))
+
+
+def test_a_commit_is_the_bots_by_its_author_login_or_name() -> None:
+    assert mapping.made_by({"author": {"name": "perfbot[bot]", "user": None}}, "perfbot[bot]")
+    assert mapping.made_by({"author": {"name": "x", "user": {"login": "perfbot[bot]"}}}, "perfbot[bot]")
+    assert not mapping.made_by({"author": {"name": "octocat", "user": {"login": "octocat"}}}, "perfbot[bot]")
+    assert not mapping.made_by(None, "perfbot[bot]")
