@@ -279,3 +279,20 @@ def test_offline_publish_keeps_the_file_in_the_state(sandbox: Repo, tmp_path: Pa
     plan = sandbox.reconcile(capsys, "--now", NOW.isoformat(), "--leases", WHERE, dry_run=True)
     assert plan["leases"]["format"] == "published"
     assert plan["leases"]["live"] == 2
+
+
+def test_the_double_serves_the_states_branch_files_and_keeps_them_current(
+    sandbox: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.evidence.published import published_text
+
+    exported = published_text(parse_leases("[]", "live.json"), READ_AT)
+    sandbox.edit_state(branch_files={BRANCH: {FILE: exported}})
+    live = Live(sandbox, capsys)
+    assert live.double.files(BRANCH) == {FILE: exported}
+    assert live.plan("--leases", WHERE, "--dry-run")["leases"]["live"] == 0
+    assert publish(live, "--from", str(fleet_journal(tmp_path)), at=READ_AT + dt.timedelta(minutes=1))[0] == 0
+    published = sandbox.state()["branch_files"][BRANCH][FILE]
+    assert published == live.double.files(BRANCH)[FILE] != exported
+    offline = sandbox.reconcile(capsys, "--now", NOW.isoformat(), "--leases", WHERE, dry_run=True)
+    assert offline["leases"]["live"] == 2
