@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator, model_validator
 
+from bot.evidence.published import branch_file
 from bot.snapshot.store import load_model
 
 # The templates shipped inside the package (a link to the repository's `templates/` in a checkout).
@@ -46,6 +47,27 @@ class LeaseRules(Strict):
     grace_minutes: StrictInt = Field(
         default=5, ge=0, description="Minutes added to `ttl_minutes`; stale leases are reported and still counted."
     )
+    readback_max_age_minutes: StrictInt = Field(
+        default=120,
+        gt=0,
+        description="A published readback read back longer ago than this is a warning in the plan, the job "
+        "summary and the PR body; its leases still count.",
+    )
+    readback_refresh_minutes: StrictInt = Field(
+        default=60,
+        gt=0,
+        description="`perfbot publish-leases` commits unchanged leases again once the published readback is "
+        "this old, so a quiet fleet does not look stale; below `readback_max_age_minutes`.",
+    )
+
+    @model_validator(mode="after")
+    def _refresh_before_stale(self) -> LeaseRules:
+        if self.readback_refresh_minutes >= self.readback_max_age_minutes:
+            raise ValueError(
+                "readback_refresh_minutes must be below readback_max_age_minutes, or an unchanged readback "
+                "looks stale before it is refreshed"
+            )
+        return self
 
 
 class OwnerWording(Strict):
@@ -99,7 +121,9 @@ class BotConfig(Strict):
     )
     page: StrictStr = Field(description="The generated page (relative to the repository root).")
     leases: StrictStr = Field(
-        description="The lease readback: a `dos lease-lane live` JSON array or a dos lane journal (JSONL)."
+        description="The lease readback: a path in the repository (a `dos lease-lane live` JSON array, a dos lane "
+        "journal (JSONL) or a published readback), or `BRANCH:PATH`, e.g. `perfbot/leases:leases.json`, where "
+        "`perfbot publish-leases` publishes it."
     )
     templates: StrictStr | None = Field(
         default=None,
@@ -115,6 +139,12 @@ class BotConfig(Strict):
         description="The bot's GitHub login. Unset, a live run learns it from the token (GraphQL `viewer`): "
         "`<app-slug>[bot]` for a GitHub App, `github-actions[bot]` for Actions' GITHUB_TOKEN.",
     )
+
+    @field_validator("leases")
+    @classmethod
+    def _leases_source(cls, value: str) -> str:
+        branch_file(value)  # a branch with a bad path is refused here, where the config names it
+        return value
 
 
 class Settings(BaseModel):

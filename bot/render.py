@@ -11,6 +11,7 @@ from jinja2 import BaseLoader, DictLoader, Environment, StrictUndefined
 from bot.config import PageText
 from bot.evidence import graph as packet_graph
 from bot.snapshot.model import Snapshot, WorkPacket
+from bot.timestamps import duration
 from bot.untrusted import code_span, dot_text, mermaid_text, neutral, table_code
 
 
@@ -68,6 +69,7 @@ def environment(loader: BaseLoader) -> Environment:
         cell=table_code,
         mermaid=mermaid_text,
         dot=dot_text,
+        duration=duration,
     )
     return env
 

@@ -14,6 +14,15 @@ def parse_timestamp(text: str) -> dt.datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
+def duration(minutes: int) -> str:
+    """`45 min`, `1 h 35 min`, `2 d 3 h`: a length of time as people read it (negative reads as 0)."""
+    days, rest = divmod(max(minutes, 0), 24 * 60)
+    hours, rest = divmod(rest, 60)
+    if days:
+        return f"{days} d {hours} h"
+    return f"{hours} h {rest} min" if hours else f"{rest} min"
+
+
 def utc_stamp(moment: dt.datetime) -> str:
     """`2026-08-27T10:00:00Z`: the form GitHub uses, written into comments, the ledger and the state file."""
     return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -91,7 +91,7 @@ class Live:
         double = double_on(path, settings.root, now)
         hooks = Hooks(wait=self.clock.wait, monotonic=self.clock.monotonic, transport=double.transport())
         context = RunContext(token=DEFAULT_TOKEN, repository=double.world.repository, api_url=API_URL)
-        scope = gather.read_scope(settings, gather.snapshot(settings), leases_from_config=True)
+        scope = gather.read_scope(settings, gather.snapshot(settings))
         try:
             with open_live(context, scope, now, hooks) as port:
                 yield port

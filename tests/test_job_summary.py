@@ -198,3 +198,30 @@ def test_the_readback_age(
     text = summarise(sandbox, tmp_path, monkeypatch, "--now", "2026-08-29T18:30:00Z", "--dry-run")
     capsys.readouterr()
     assert "its newest lease activity is `2026-08-27T16:24:05+00:00`, 2 d 2 h before this run" in text
+
+
+def test_a_published_readback_shows_its_own_time_and_a_stale_one_warns(
+    sandbox: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hostile_inputs(sandbox)  # a holder full of tricks, published like any other
+    publish = ["publish-leases", "--config", str(sandbox.config), "--offline", str(sandbox.state_path)]
+    source = str(sandbox.root / "config" / "leases.json")
+    assert main([*publish, "--from", source, "--now", "2026-08-27T17:00:00Z"]) == 0
+    args = ("--leases", "perfbot/leases:leases.json", "--dry-run")
+    fresh = summarise(sandbox, tmp_path, monkeypatch, "--now", "2026-08-27T18:59:00Z", *args)
+    stale = summarise(sandbox, tmp_path, monkeypatch, "--now", "2026-08-27T19:01:00Z", *args)
+    capsys.readouterr()
+    assert "- Age: read back at `2026-08-27T17:00:00Z`, 1 h 59 min before this run.\n" in fresh
+    assert "Warning" not in fresh
+    assert "newest lease activity" not in fresh  # the readback's own time, not a guess from its leases
+    warning = (
+        "- **Warning: a stale readback.** It is older than 2 h 0 min (`leases_rules.readback_max_age_minutes`): "
+        "the host that runs dos has not published one since. Its leases still count.\n"
+    )
+    assert warning in stale
+    reading = read(stale)
+    assert_tables_whole(reading)
+    outside = "".join(reading.outside)
+    for trick in ("<img", "@everyone", "**bold**", "::error", "pwned", "issue-1-", "perfbot/leases:leases.json"):
+        assert trick not in outside
+    assert "<strong>Warning: a stale readback.</strong>" in cmarkgfm.github_flavored_markdown_to_html(stale)

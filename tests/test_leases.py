@@ -110,15 +110,29 @@ def test_torn_last_line_is_ignored_and_corrupt_middle_reported() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("this is not a lease file\nat all\n", "j:1:1: not a dos lane journal or a lease array"),
+        ("this is not a lease file\nat all\n", "j:1:1: not a dos lane journal, a lease array or a published readback"),
         ('[{"lane": "m", "loop_ts": "t", "tree": []}]', "j:1:1: lease 1 (m) has an empty path list"),
         (
             '[\n  {"lane": "m", "loop_ts": "t", "tree": ["a"]},\n  {"lane": "n", "tree": ["b"]}\n]',
             "j:3:1: lease 2: loop_ts: required key is missing",
         ),
         ("[1, 2", "j:1:6: not a lease array: Expecting ',' delimiter"),
-        ('{"a": 1}', "j:1:1: not a dos lane journal or a lease array"),
+        ('{"a": 1}', "j:1:1: not a dos lane journal, a lease array or a published readback"),
         (journal(acquire("model", "a", [])), "j:1:1: ACQUIRE entry (model) has an empty path list"),
+        ('{"leases": []}', "j:1:1: published readback: readback_at: required key is missing"),
+        (
+            '{"readback_at": "2026-08-27T17:00:00Z", "source": "live-array", "leases": [], "extra": 1}',
+            "j:1:1: published readback: extra: unknown key",
+        ),
+        (
+            '{"readback_at": "2026-08-27T17:00:00", "source": "live-array", "leases": []}',
+            "j:1:1: published readback: readback_at: Input should have timezone info",
+        ),
+        (
+            '{\n  "readback_at": "2026-08-27T17:00:00Z",\n  "source": "journal",\n  "leases": [\n'
+            '    {"lane": "m", "loop_ts": "t", "tree": ["a"]},\n    {"lane": "n", "loop_ts": "t", "tree": []}\n  ]\n}',
+            "j:6:1: lease 2 (n) has an empty path list",
+        ),
     ],
 )
 def test_bad_lease_files_are_clear_errors(text: str, message: str) -> None:

@@ -11,6 +11,7 @@ from graphql import GraphQLSchema, parse, validate
 
 from bot.github.live import mapping
 from bot.github.live.observe import batches
+from bot.github.live.publish import PUBLISHED_QUERY
 from bot.github.live.query import ISSUES_PER_QUERY, comments_query, first_query, issues_query
 from tests.github_double import published
 
@@ -34,8 +35,10 @@ def github_schema() -> GraphQLSchema:
         first_query(2, 2, list(range(1, ISSUES_PER_QUERY + 1)), with_viewer=True),
         issues_query([9420]),
         comments_query([9420, 9497]),
+        first_query(2, 2, [8324], with_viewer=True, branch_files=1),
+        PUBLISHED_QUERY,
     ],
-    ids=["first", "first-pinned-login", "first-full", "issues", "comments"],
+    ids=["first", "first-pinned-login", "first-full", "issues", "comments", "first-readback", "published"],
 )
 def test_every_document_validates_against_githubs_schema(github_schema: GraphQLSchema, document: str) -> None:
     assert validate(github_schema, parse(document)) == []
@@ -98,3 +101,11 @@ def test_a_commit_is_the_bots_by_its_author_login_or_name() -> None:
     assert mapping.made_by({"author": {"name": "x", "user": {"login": "perfbot[bot]"}}}, "perfbot[bot]")
     assert not mapping.made_by({"author": {"name": "octocat", "user": {"login": "octocat"}}}, "perfbot[bot]")
     assert not mapping.made_by(None, "perfbot[bot]")
+
+
+def test_the_readback_is_one_more_field_of_the_first_query() -> None:
+    plain, with_readback = first_query(2, 2, [8324], True), first_query(2, 2, [8324], True, branch_files=1)
+    assert first_query(2, 2, [8324], True, branch_files=0) == plain
+    assert "$branchFile0: String!" in with_readback
+    assert "branchFile0: object(expression: $branchFile0) { ...BlobText }" in with_readback
+    assert len(with_readback.splitlines()) == len(plain.splitlines()) + 1

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from bot import workflow
-from bot.cli import files, run
+from bot.cli import files, publish, run
 from bot.cli.arguments import parser
 from bot.config import load_settings
 from bot.context import RunContext
@@ -38,6 +38,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
             return run.reconcile(settings, args, context)
         if args.command == "export-state":
             return run.export_state(settings, args.out, context)
+        if args.command == "publish-leases":
+            return publish.publish_leases(settings, args, context, sys.stdin)
         if args.command == "schema":
             return files.schema(settings, args)
         if args.command == "reference":

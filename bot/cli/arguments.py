@@ -9,6 +9,9 @@ from pathlib import Path
 from bot.snapshot.schema import KINDS
 from bot.timestamps import parse_timestamp
 
+LEASES_METAVAR = "PATH|BRANCH:PATH"
+LEASES_HELP = "lease readback: a path, or BRANCH:PATH read from GitHub (default: the config's `leases`)"
+
 
 def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="perfbot", description=__doc__)
@@ -27,7 +30,7 @@ def parser() -> argparse.ArgumentParser:
     def observing(name: str, help_text: str) -> argparse.ArgumentParser:
         p = command(name, help_text)
         p.add_argument("--offline", type=Path, metavar="STATE.json", help="a state file standing in for GitHub")
-        p.add_argument("--leases", type=Path, help="lease readback (default: the config's `leases`)")
+        p.add_argument("--leases", metavar=LEASES_METAVAR, help=LEASES_HELP)
         p.add_argument("--now", type=timestamp, help="the current time, ISO-8601 (default: the clock)")
         return p
 
@@ -38,7 +41,7 @@ def parser() -> argparse.ArgumentParser:
     mode.add_argument("--write", action="store_true", help="write the page to the path the config names")
     reconcile = command("reconcile", "one full run: gather, decide, act")
     reconcile.add_argument("--offline", type=Path, metavar="STATE.json", help="a state file standing in for GitHub")
-    reconcile.add_argument("--leases", type=Path, help="lease readback (default: the config's `leases`)")
+    reconcile.add_argument("--leases", metavar=LEASES_METAVAR, help=LEASES_HELP)
     reconcile.add_argument("--now", type=timestamp, help="the current time, ISO-8601 (default: the clock)")
     reconcile.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
     reconcile.add_argument("--json", action="store_true", help="print the plan as JSON")
@@ -53,6 +56,7 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: GITHUB_REPOSITORY)")
     reconcile.add_argument("--plan-json", type=Path, metavar="PATH", help="also write the plan JSON to PATH")
     reconcile.add_argument("--outputs", type=Path, metavar="PATH", help="append the action's outputs to PATH")
+    publish_leases(command("publish-leases", "commit the live leases to a branch where runs read them (next to dos)"))
     init = sub.add_parser("init", help="scaffold a repository that adopts perfbot (writes no existing file)")
     init.add_argument("--dir", type=Path, default=Path(), help="the repository's root (default: here)")
     init.add_argument("--action", metavar="OWNER/REPO@SHA", help="the perfbot action the workflow uses, pinned")
@@ -69,6 +73,25 @@ def parser() -> argparse.ArgumentParser:
     check_or_write(schema, "schema/*.schema.json")
     check_or_write(command("reference", "print docs/reference.md with its generated parts renewed"), "reference")
     return parser
+
+
+def publish_leases(p: argparse.ArgumentParser) -> None:
+    """`publish-leases`: where the leases come from and where they go."""
+    p.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        metavar="FILE|-",
+        help="`dos lease-lane live` output or the dos lane journal; `-` reads standard input",
+    )
+    p.add_argument(
+        "--to",
+        metavar="BRANCH:PATH",
+        help="where to publish (default: the config's `leases` if it is BRANCH:PATH, else perfbot/leases:leases.json)",
+    )
+    p.add_argument("--offline", type=Path, metavar="STATE.json", help="a state file standing in for GitHub")
+    p.add_argument("--now", type=timestamp, help="the readback time, ISO-8601 (default: the clock)")
+    p.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: GITHUB_REPOSITORY)")
 
 
 def check_or_write(p: argparse.ArgumentParser, what: str) -> None:

@@ -28,7 +28,7 @@ EXIT_OK = 0
 def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
     local = gather.snapshot(settings)
-    scope = gather.read_scope(settings, local, leases_from_config=args.leases is None)
+    scope = gather.read_scope(settings, local, args.leases)
     with open_port(context, args.offline, now, scope) as github:
         inputs = gather.inputs(settings, github.observe(), now, args.leases, local)
         plan = decide(inputs)
@@ -58,7 +58,7 @@ def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> i
     """explain, graph and status: what a run would see, without planning or writing anything."""
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
     local = gather.snapshot(settings)
-    scope = gather.read_scope(settings, local, leases_from_config=args.leases is None)
+    scope = gather.read_scope(settings, local, args.leases)
     with open_port(context, args.offline, now, scope) as github:
         inputs = gather.inputs(settings, github.observe(), now, args.leases, local)
     if args.command == "status":
@@ -85,7 +85,7 @@ def export_state(settings: Settings, out: Path, context: RunContext) -> int:
     """The live repository's state, written in the offline format so a live run can be replayed."""
     now = dt.datetime.now(dt.UTC)
     local = gather.snapshot(settings)
-    with open_port(context, None, now, gather.read_scope(settings, local, leases_from_config=True)) as github:
+    with open_port(context, None, now, gather.read_scope(settings, local)) as github:
         observed = github.observe()
     write_atomic(out, state_text(observed))
     print(f"wrote {out}: {len(observed.issues)} issues, {len(observed.comments)} comments of {observed.repository}")

@@ -1,4 +1,5 @@
-"""Live leases: read a dos lane journal (JSONL) or a `dos lease-lane live` array, fold, judge staleness.
+"""Live leases: read a dos lane journal (JSONL), a `dos lease-lane live` array or the readback
+`perfbot publish-leases` publishes (that array with its readback time), fold, judge staleness.
 
 The journal fold follows dos-kernel: ACQUIRE/RECONCILE add or replace a lease keyed on
 (loop_ts, lane), RELEASE/SCAVENGE remove it, HEARTBEAT/ADOPT update it, CHECKPOINT resets the
@@ -14,12 +15,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
 
 from bot.errors import InputError, Problem, validation_problems
 from bot.timestamps import parse_timestamp
 
-LeaseFormat = Literal["journal", "live-array"]
+LeaseFormat = Literal["journal", "live-array", "published"]
 _ADD, _REMOVE = frozenset({"ACQUIRE", "RECONCILE"}), frozenset({"RELEASE", "SCAVENGE"})
 # Fields dos rebuilds a lease from when an ACQUIRE entry carries no nested `lease` record.
 _FLAT_FIELDS = (
@@ -86,6 +87,8 @@ class LeaseReadback:
     live: tuple[Lease, ...]
     released: tuple[Lease, ...] = ()
     warnings: tuple[str, ...] = field(default=())
+    # When the leases were read back on the fleet host; only a published readback carries it.
+    readback_at: dt.datetime | None = None
 
     def stale(self, now: dt.datetime, default_ttl: int, grace: int) -> tuple[Lease, ...]:
         return tuple(lease for lease in self.live if lease.is_stale(now, default_ttl, grace))
@@ -95,15 +98,50 @@ def _stamp(text: str | None) -> dt.datetime | None:
     return parse_timestamp(text) if text else None
 
 
+class PublishedReadback(BaseModel):
+    """The file `perfbot publish-leases` writes: the live set and when it was read back."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    readback_at: AwareDatetime
+    source: Literal["journal", "live-array"]
+    leases: list[Any]
+
+
 def detect_format(text: str) -> LeaseFormat:
-    return "live-array" if text.lstrip().startswith("[") else "journal"
+    """An array is dos's live set; one JSON object with `leases` (and no journal `op`) is a
+    published readback; anything else is read as a journal, line by line."""
+    start = text.lstrip()[:1]
+    if start == "[":
+        return "live-array"
+    if start == "{":
+        try:
+            whole = json.loads(text)
+        except json.JSONDecodeError:
+            return "journal"  # several lines of JSONL, or a torn file: the journal reader says which
+        if isinstance(whole, dict) and "leases" in whole and "op" not in whole:
+            return "published"
+    return "journal"
 
 
 def parse_leases(text: str, file: str) -> LeaseReadback:
-    """Read either lease format; garbage and empty trees are errors naming file and line."""
-    if detect_format(text) == "live-array":
+    """Read any lease format; garbage and empty trees are errors naming file and line."""
+    found = detect_format(text)
+    if found == "live-array":
         return _parse_array(text, file)
+    if found == "published":
+        return _parse_published(text, file)
     return _parse_journal(text, file)
+
+
+def _parse_published(text: str, file: str) -> LeaseReadback:
+    try:
+        published = PublishedReadback.model_validate_json(text)
+    except ValidationError as exc:
+        raise InputError(validation_problems(exc, file, lambda loc: (1, 1), "published readback: ")[:1]) from exc
+    lines = _element_lines(text, len(published.leases), depth=3)
+    leases = tuple(_lease(item, file, lines[i], f"lease {i + 1}") for i, item in enumerate(published.leases))
+    return LeaseReadback(file, "published", leases, readback_at=published.readback_at)
 
 
 def _parse_array(text: str, file: str) -> LeaseReadback:
@@ -118,18 +156,18 @@ def _parse_array(text: str, file: str) -> LeaseReadback:
     return LeaseReadback(file, "live-array", leases)
 
 
-def _element_lines(text: str, count: int) -> list[int]:
-    """Best-effort line of each top-level array element (for messages)."""
-    lines, depth, line = [], 0, 1
+def _element_lines(text: str, count: int, depth: int = 2) -> list[int]:
+    """Best-effort line of each lease object, `depth` brackets deep (for messages)."""
+    lines, level, line = [], 0, 1
     for ch in text:
         if ch == "\n":
             line += 1
         elif ch in "[{":
-            depth += 1
-            if depth == 2 and ch == "{":
+            level += 1
+            if level == depth and ch == "{":
                 lines.append(line)
         elif ch in "]}":
-            depth -= 1
+            level -= 1
     return (lines + [1] * count)[:count]
 
 
@@ -149,7 +187,8 @@ def _parse_journal(text: str, file: str) -> LeaseReadback:
         if isinstance(entry, dict):
             entries.append((number, entry))
     if numbered and not any("op" in entry for _, entry in entries):
-        raise InputError([Problem(file, numbered[0][0], 1, "not a dos lane journal or a lease array")])
+        message = "not a dos lane journal, a lease array or a published readback"
+        raise InputError([Problem(file, numbered[0][0], 1, message)])
     live, released = _fold(entries, file)
     return LeaseReadback(file, "journal", tuple(live.values()), tuple(released), tuple(warnings))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bot.context import RunContext
 from bot.github.offline import OfflineGitHub
-from bot.github.port import GitHubPort
+from bot.github.port import GitHubPort, ReadbackPublisher
 from bot.github.scope import ReadScope
 
 
@@ -18,10 +18,22 @@ def open_port(context: RunContext, offline: Path | None, now: dt.datetime, scope
     """The offline adapter when a state file is given, else the live adapter for the context,
     open for the run (one HTTP client, closed when the run ends)."""
     if offline is not None:
-        yield OfflineGitHub.open(offline, now)
+        yield OfflineGitHub.open(offline, now, scope.branch_files)
         return
     # githubkit takes ~0.3 s to import: only a live run pays for it.
     from bot.github.live.adapter import open_live
 
     with open_live(context, scope, now) as port:
         yield port
+
+
+@contextmanager
+def open_publisher(context: RunContext, offline: Path | None, now: dt.datetime) -> Iterator[ReadbackPublisher]:
+    """Where `publish-leases` writes: the state file, or the repository through the live API."""
+    if offline is not None:
+        yield OfflineGitHub.open(offline, now)
+        return
+    from bot.github.live.publish import open_live_publisher
+
+    with open_live_publisher(context, now) as publisher:
+        yield publisher

@@ -103,6 +103,13 @@ class Observed(Tolerant):
     default_branch: DefaultBranch | None = Field(
         default=None, description="The default branch's tip and files, when the state carries them."
     )
+    # Files read on other branches: the published lease readback when `leases` is `BRANCH:PATH`.
+    branch_files: dict[str, dict[str, str]] = Field(
+        default={},
+        description="Files on branches other than the default one, branch -> path -> text: where a `leases` "
+        "of the form `BRANCH:PATH` (the readback `perfbot publish-leases` publishes) is read.",
+        exclude_if=lambda files: not files,
+    )
 
     def issues_by_number(self) -> dict[int, Issue]:
         return {i.number: i for i in self.issues}

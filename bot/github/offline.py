@@ -1,5 +1,7 @@
 """The offline GitHub: a JSON state file read as observations and written as the effect of actions.
 
+A file on another branch (the published lease readback) comes from the state's `branch_files`,
+else from the `git` section the GitHub double keeps (`refs` and `objects`), when either has it.
 Each write is made durable on its own (temporary file, then rename), as a real GitHub write
 would be: a run that stops halfway leaves exactly the writes it made, never half a file.
 """
@@ -14,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.errors import InputError, Problem, validation_problems
+from bot.evidence.published import BranchFile
 from bot.files import parse_object, read_text, write_atomic
 from bot.github.observed import Observed
 from bot.github.port import GitHubError
@@ -39,6 +42,19 @@ def parse_state(text: str, file: str) -> tuple[dict[str, Any], Observed]:
     return raw, observed
 
 
+def branch_file_text(raw: dict[str, Any], where: BranchFile) -> str | None:
+    """A file on a branch: from `branch_files`, else through the double's `git` refs and objects."""
+    listed = (raw.get("branch_files") or {}).get(where.branch) or {}
+    if isinstance(listed, dict) and isinstance(listed.get(where.path), str):
+        return str(listed[where.path])
+    git: dict[str, Any] = raw["git"] if isinstance(raw.get("git"), dict) else {}
+    objects = git.get("objects") or {}
+    commit = objects.get((git.get("refs") or {}).get(where.branch)) or {}
+    entry = ((objects.get(commit.get("tree")) or {}).get("entries") or {}).get(where.path)
+    blob = objects.get(entry[1]) if isinstance(entry, list) and len(entry) == 2 else None
+    return str(blob["text"]) if isinstance(blob, dict) and isinstance(blob.get("text"), str) else None
+
+
 def state_text(observed: Observed) -> str:
     """Observations in the state file's format: a live run's reading, replayable with --offline."""
     return json.dumps(observed.model_dump(mode="json"), indent=2) + "\n"
@@ -52,12 +68,28 @@ class OfflineGitHub:
         self.writes = 0
 
     @classmethod
-    def open(cls, path: Path, now: dt.datetime) -> OfflineGitHub:
+    def open(cls, path: Path, now: dt.datetime, branch_files: tuple[BranchFile, ...] = ()) -> OfflineGitHub:
+        """The state file; `branch_files` are the files on other branches a run reads."""
         raw, observed = parse_state(read_text(path), str(path))
-        return cls(raw, observed, now, path)
+        found = {b: dict(files) for b, files in observed.branch_files.items()}
+        for where in branch_files:
+            text = branch_file_text(raw, where)
+            if text is not None:
+                found.setdefault(where.branch, {})[where.path] = text
+        return cls(raw, observed.model_copy(update={"branch_files": found}), now, path)
 
     def observe(self) -> Observed:
         return self.observed
+
+    def published(self, where: BranchFile) -> str | None:
+        return branch_file_text(self.raw, where)
+
+    def publish(self, where: BranchFile, text: str, message: str) -> str:
+        """The state keeps the file, not a commit: there is no commit id offline."""
+        files: dict[str, dict[str, str]] = self.raw.setdefault("branch_files", {})
+        files.setdefault(where.branch, {})[where.path] = text
+        self._save()
+        return ""
 
     def requests(self) -> dict[str, int]:
         return {}

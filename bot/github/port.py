@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from bot.errors import BotError
+from bot.evidence.published import BranchFile
 from bot.github.observed import Observed
 from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
 
@@ -49,3 +50,20 @@ class GitHubWriter(Protocol):
 
 class GitHubPort(GitHubReader, GitHubWriter, Protocol):
     """A whole adapter: the reader and the writer over one repository."""
+
+
+class ReadbackPublisher(Protocol):
+    """Where `perfbot publish-leases` reads and writes the published lease readback."""
+
+    def published(self, where: BranchFile) -> str | None:
+        """The file's text on its branch; None when the branch or the file does not exist."""
+        ...
+
+    def publish(self, where: BranchFile, text: str, message: str) -> str:
+        """Commit `text` at `where` on top of its branch (a new branch starts with no history);
+        the commit's id ("" offline). Nothing moves when the branch moved since it was read."""
+        ...
+
+    def requests(self) -> dict[str, int]:
+        """Requests made so far, by kind; empty offline."""
+        ...

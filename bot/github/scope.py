@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.evidence.published import BranchFile
 from bot.github.observed import Observed
 
 
@@ -32,6 +33,8 @@ class ReadScope:
     tip_only: tuple[str, ...] = ()
     # The regeneration commit's message.
     commit_message: str = "perfbot: update the snapshot and page"
+    # Files read on other branches (the published lease readback, when the run reads one).
+    branch_files: tuple[BranchFile, ...] = ()
 
     @property
     def snapshot_file(self) -> str:

@@ -62,12 +62,25 @@ class OverdueReview(Frozen):
     issue: int | None
 
 
+class ReadbackTime(Frozen):
+    """When a published readback was read back on the fleet host, and whether that is too long ago."""
+
+    at: str
+    # Minutes from the readback to this run (negative when the readback is after this run's clock).
+    age_minutes: int
+    max_age_minutes: int
+    # Older than `max_age_minutes`: a warning; its leases still count (fail closed).
+    stale: bool
+
+
 class LeaseReport(Frozen):
     file: str
     format: str
     live: int
     stale: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    # Only a published readback carries its time, so plans of the other formats stay as they were.
+    readback: ReadbackTime | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class TipReport(Frozen):

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from bot.commands.inbox import unanswered
 from bot.config import Settings
-from bot.errors import InputError, Problem
+from bot.errors import InputError, Problem, input_error
 from bot.evidence.leases import LeaseReadback, parse_leases
+from bot.evidence.published import BranchFile, branch_file
 from bot.files import read_text
 from bot.github.observed import Observed
 from bot.github.scope import ReadScope
@@ -46,6 +47,33 @@ def leases(path: Path) -> LeaseReadback:
     return parse_leases(read_text(path), str(path))
 
 
+def lease_source(settings: Settings, leases: Path | str | None) -> Path | BranchFile:
+    """Where a run reads its leases: `--leases` (relative to here), else the config's `leases`
+    (relative to the repository root); either a path in the checkout or `BRANCH:PATH`."""
+    if isinstance(leases, Path):
+        return leases
+    text = settings.config.leases if leases is None else leases
+    try:
+        found = branch_file(text)
+    except ValueError as exc:
+        raise input_error("--leases" if leases is not None else str(settings.file), str(exc)) from exc
+    if found is not None:
+        return found
+    return settings.leases_path if leases is None else Path(leases)
+
+
+def branch_readback(where: BranchFile, observed: Observed) -> LeaseReadback:
+    """The readback on another branch, as the run read it with everything else."""
+    text = observed.branch_files.get(where.branch, {}).get(where.path)
+    if text is None:
+        raise input_error(
+            str(where),
+            f"no such file on branch {where.branch} (nor in the offline state's `branch_files` or `git`); "
+            "publish it with `perfbot publish-leases` on the host that runs dos, or pass --leases with a path",
+        )
+    return parse_leases(text, str(where))
+
+
 def committed_files(settings: Settings) -> dict[str, str]:
     """The default branch's snapshot and page, keyed by repository path (a missing page is "")."""
     page = settings.page_path
@@ -64,9 +92,10 @@ def tracked_issues(model: Snapshot) -> frozenset[int]:
     return frozenset(n for n in numbers if n > 0)
 
 
-def read_scope(settings: Settings, local: Loaded[Snapshot], leases_from_config: bool) -> ReadScope:
-    """What a live run reads, from the local checkout's config and snapshot."""
+def read_scope(settings: Settings, local: Loaded[Snapshot], leases: Path | str | None = None) -> ReadScope:
+    """What a live run reads, from the local checkout's config and snapshot; `leases` is `--leases`."""
     config = settings.config
+    source = lease_source(settings, leases)
     floor = local.model.commands_settled_through
 
     def pending_authors(observed: Observed) -> frozenset[str]:
@@ -76,7 +105,8 @@ def read_scope(settings: Settings, local: Loaded[Snapshot], leases_from_config: 
     return ReadScope(
         issues=issues,
         files=(config.snapshot, config.page),
-        tip_only=(config.leases,) if leases_from_config else (),
+        tip_only=(config.leases,) if leases is None and isinstance(source, Path) else (),
+        branch_files=(source,) if isinstance(source, BranchFile) else (),
         branch=config.pull_request.branch,
         issues_in=lambda text: (
             issues if text == local.text else tracked_issues(parse_model(text, config.snapshot, Snapshot).model)
@@ -91,19 +121,20 @@ def inputs(
     settings: Settings,
     observed: Observed,
     now: dt.datetime,
-    leases_path: Path | None = None,
+    leases_path: Path | str | None = None,
     local: Loaded[Snapshot] | None = None,
 ) -> Inputs:
     """Everything a run decides on, read from the repository (or the tip GitHub reports) and the
-    given observations."""
+    given observations. `leases_path` is `--leases`: a path, or `BRANCH:PATH` read with GitHub."""
     config = settings.config
     committed = committed_files(settings)
     loaded = local or snapshot(settings)
+    source = lease_source(settings, leases_path)
     readback: LeaseReadback | None = None
     tip, report = observed.default_branch, None
     if tip is not None:
         local_files = {**committed}
-        if leases_path is None and config.leases in tip.files:
+        if leases_path is None and isinstance(source, Path) and config.leases in tip.files:
             local_files[config.leases] = read_text(settings.leases_path)
         differing = tuple(path for path, text in tip.files.items() if path in local_files and local_files[path] != text)
         if differing:
@@ -114,12 +145,14 @@ def inputs(
             committed.update({p: tip.files[p] for p in differing if p in committed})
             if config.leases in differing:
                 readback = parse_leases(tip.files[config.leases], config.leases + where)
+    if readback is None:
+        readback = branch_readback(source, observed) if isinstance(source, BranchFile) else leases(source)
     return Inputs(
         snapshot=loaded,
         snapshot_path=config.snapshot,
         page_path=config.page,
         committed=committed,
-        readback=readback or leases(leases_path or settings.leases_path),
+        readback=readback,
         observed=observed,
         config=config,
         renderer=Renderer.from_directory(settings.templates_path),

@@ -20,6 +20,7 @@ from bot.reconcile.actions import (
     LeaseReport,
     Plan,
     PullRequestAction,
+    ReadbackTime,
     TipReport,
 )
 from bot.reconcile.nudges import Nudges, overdue_reviews
@@ -29,6 +30,7 @@ from bot.snapshot import store_rewrite
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import Loaded
 from bot.snapshot.validation import validate
+from bot.timestamps import utc_stamp
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,8 @@ def decide(inputs: Inputs) -> Plan:
         *nudges.reviews(snapshot, overdue),
         *nudges.mismatches(snapshot),
     ]
-    actions.append(pull_request(inputs, derivations, files, inbox.applied))
+    leases = lease_report(inputs)
+    actions.append(pull_request(inputs, derivations, files, inbox.applied, leases))
     return Plan(
         now=inputs.now.isoformat(),
         decided_on=inputs.decided_on,
@@ -86,18 +89,30 @@ def decide(inputs: Inputs) -> Plan:
         actions=tuple(actions),
         packets=tuple(derivations),
         overdue=tuple(overdue),
-        leases=LeaseReport(
-            file=inputs.readback.file,
-            format=inputs.readback.format,
-            live=len(inputs.readback.live),
-            stale=tuple(
-                lease.describe()
-                for lease in inputs.readback.stale(
-                    inputs.now, config.leases_rules.ttl_minutes, config.leases_rules.grace_minutes
-                )
-            ),
-            warnings=inputs.readback.warnings,
-        ),
+        leases=leases,
+    )
+
+
+def lease_report(inputs: Inputs) -> LeaseReport:
+    """The readback as the plan reports it: its stale leases (still counted) and, for a published
+    readback, when it was read back and whether that is longer ago than the config allows."""
+    readback, rules = inputs.readback, inputs.config.leases_rules
+    time = None
+    if readback.readback_at is not None:
+        age = int((inputs.now - readback.readback_at).total_seconds() // 60)
+        time = ReadbackTime(
+            at=utc_stamp(readback.readback_at),
+            age_minutes=age,
+            max_age_minutes=rules.readback_max_age_minutes,
+            stale=inputs.now - readback.readback_at > dt.timedelta(minutes=rules.readback_max_age_minutes),
+        )
+    return LeaseReport(
+        file=readback.file,
+        format=readback.format,
+        live=len(readback.live),
+        stale=tuple(lease.describe() for lease in readback.stale(inputs.now, rules.ttl_minutes, rules.grace_minutes)),
+        warnings=readback.warnings,
+        readback=time,
     )
 
 
@@ -134,7 +149,11 @@ def _count_state_changes(base: Snapshot, following: Snapshot) -> Snapshot:
 
 
 def pull_request(
-    inputs: Inputs, derivations: list[Derivation], files: dict[str, str], applied: list[tuple[Comment, str]]
+    inputs: Inputs,
+    derivations: list[Derivation],
+    files: dict[str, str],
+    applied: list[tuple[Comment, str]],
+    leases: LeaseReport,
 ) -> PullRequestAction:
     """Create, update or close the one regeneration PR, or leave it: CPR's create-or-update rule."""
     settings = inputs.config.pull_request
@@ -156,6 +175,7 @@ def pull_request(
             repository=inputs.observed.repository,
             files=sorted(path for path, text in files.items() if inputs.committed.get(path) != text),
             readback=inputs.readback,
+            leases=leases,
             graph=graph,
         )
         if len(body) <= inputs.config.commands.max_body_chars or (shown == 0 and not graph):

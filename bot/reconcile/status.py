@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import datetime as dt
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from bot.config import BotConfig
 from bot.evidence.leases import LeaseReadback
 from bot.github.observed import Observed
-from bot.reconcile.actions import OverdueReview, Plan
+from bot.reconcile.actions import OverdueReview, Plan, ReadbackTime
 from bot.snapshot.model import WORK_STATES
 
 
@@ -53,6 +53,8 @@ class Status(Row):
     lease_file: str
     pull: OpenPull | None
     next_operation: str
+    # When a published readback was read back (the other formats carry no time).
+    readback: ReadbackTime | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 def status(plan: Plan, readback: LeaseReadback, observed: Observed, config: BotConfig, now: dt.datetime) -> Status:
@@ -90,4 +92,5 @@ def status(plan: Plan, readback: LeaseReadback, observed: Observed, config: BotC
         if existing is None
         else OpenPull(number=existing.number, title=existing.title, branch=existing.head, next_operation=operation),
         next_operation=operation,
+        readback=plan.leases.readback,
     )

@@ -17,6 +17,7 @@ from bot.evidence.leases import LeaseReadback
 from bot.reconcile.actions import Action, Plan, PullRequestAction
 from bot.reconcile.executor import Report
 from bot.render import Renderer
+from bot.timestamps import duration
 
 MAX_ROWS = 100
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
@@ -56,12 +57,7 @@ def newest_activity(readback: LeaseReadback) -> dt.datetime | None:
 
 
 def age(delta: dt.timedelta) -> str:
-    minutes = max(int(delta.total_seconds() // 60), 0)
-    days, minutes = divmod(minutes, 24 * 60)
-    hours, minutes = divmod(minutes, 60)
-    if days:
-        return f"{days} d {hours} h"
-    return f"{hours} h {minutes} min" if hours else f"{minutes} min"
+    return duration(int(delta.total_seconds() // 60))
 
 
 def _relative(stamp: dt.datetime, now: dt.datetime) -> str:
@@ -85,6 +81,7 @@ def job_summary(
     number = pull_request_number(plan, report)
     status = next((s for a, s in rows if isinstance(a, PullRequestAction)), "")
     newest = newest_activity(readback)
+    read_at = readback.readback_at
     return renderer.render(
         "job-summary.md.j2",
         plan=plan,
@@ -99,6 +96,7 @@ def job_summary(
         pr_status=status,
         newest_activity=newest.isoformat() if newest else "",
         activity_age=_relative(newest, now) if newest else "",
+        readback_age=_relative(read_at, now) if read_at else "",
     )
 
 

@@ -103,6 +103,15 @@ def synthesize_pulls(world: World) -> None:
             world.pull_git[number]["closed_head"] = head
 
 
+def synthesize_branch_files(world: World) -> None:
+    """Give every branch of the state's `branch_files` without a ref one: a commit by the bot, with
+    no parent, holding those files (as `perfbot publish-leases` makes it)."""
+    for branch, files in sorted((world.raw.get("branch_files") or {}).items()):
+        if branch not in world.git.refs and branch != world.default_branch:
+            tree = world.git.put_files(dict(files))
+            world.git.refs[branch] = commit(world, tree, [], f"Files of {branch}", world.bot_login, DERIVED_DATE)
+
+
 def tracked_paths(world: World, files: dict[str, str]) -> list[str]:
     """The snapshot and page the config at that commit names: the files a perfbot PR carries."""
     config = _config(files.get(CONFIG_PATH), CONFIG_PATH)
@@ -161,6 +170,9 @@ def move(world: World, branch: str, oid: str) -> None:
     """Point `branch` at `oid` (creating it), then bring its PR records in line."""
     world.git.refs[branch] = oid
     world.pinned |= branch == world.default_branch
+    listed = world.raw.get("branch_files") or {}
+    if branch in listed:  # the offline adapter reads these first: they follow the branch
+        listed[branch] = world.git.files(oid)
     world.git_changed()
     world.save()
     sync_pulls(world, branch)

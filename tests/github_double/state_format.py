@@ -28,6 +28,9 @@ Everything else in the state file is the offline format of DESIGN.md, read and w
   push, `update_ref`, `createCommitOnBranch`); from then on it no longer follows `files`/`--repo-dir`.
 - `pulls` holds what the offline `pulls` records lack: each PR's base branch, and the head a closed
   PR had when it was closed (GitHub refuses to reopen it when its branch no longer descends from it).
+- A branch of the state's `branch_files` (files on other branches, such as the published lease
+  readback) without a ref gets one: a commit by the bot with no parent holding those files. When
+  the branch moves, its `branch_files` entry follows it, so the offline adapter reads the same.
 - An open PR record without a branch gets one: a commit by the bot on the default branch with the
   record's `files` (and, when `foreign_commits` is true, an empty commit by a person on top).
 - The double writes the `git` key only once the git model differs from what the rest of the state

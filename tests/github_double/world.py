@@ -77,6 +77,7 @@ class World:
         self.git_written = "git" in raw
         branches.derive_default(self)
         branches.synthesize_pulls(self)
+        branches.synthesize_branch_files(self)
 
     def refresh(self) -> None:
         """Pick up edits made to the state file by someone else, and the working tree's files."""

@@ -67,12 +67,19 @@ class LiveGitHub:
 
 
 @contextmanager
-def open_live(
-    context: RunContext, scope: ReadScope, now: dt.datetime, hooks: Hooks | None = None
-) -> Iterator[LiveGitHub]:
+def open_session(context: RunContext, now: dt.datetime, hooks: Hooks | None = None) -> Iterator[Session]:
+    """One client for the run, open until the run ends (the hooks default to the real clock and network)."""
     hooks = hooks or DEFAULT_HOOKS
     conn = connection(context.token, context.repository, context.api_url)
     traffic = Traffic(hooks.monotonic, hooks.wait)
     github = build_client(conn, traffic, hooks.wait, hooks.transport)
     with github:
-        yield LiveGitHub(Session(github, conn, traffic, hooks.wait, now), scope)
+        yield Session(github, conn, traffic, hooks.wait, now)
+
+
+@contextmanager
+def open_live(
+    context: RunContext, scope: ReadScope, now: dt.datetime, hooks: Hooks | None = None
+) -> Iterator[LiveGitHub]:
+    with open_session(context, now, hooks) as session:
+        yield LiveGitHub(session, scope)

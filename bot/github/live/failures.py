@@ -34,14 +34,14 @@ def rate_limited(what: str, wait: dt.timedelta, now: dt.datetime) -> GitHubError
     )
 
 
-def _status(exc: RequestFailed, what: str) -> GitHubError:
+def _status(exc: RequestFailed, what: str, needs: str) -> GitHubError:
     code = exc.response.status_code
     said = github_message(exc)
     detail = f"{code} {said}".strip()
     if code == 401:
         return GitHubError(f"{what}: GitHub refused the token ({detail}); set GITHUB_TOKEN to a valid token")
     if code == 403:
-        return GitHubError(f"{what}: GitHub refused ({detail}); the token needs {PERMISSIONS}")
+        return GitHubError(f"{what}: GitHub refused ({detail}); the token needs {needs}")
     if code == 404:
         return GitHubError(f"{what}: not found ({detail}); check the repository name and that the token can see it")
     return GitHubError(f"{what}: GitHub refused ({detail})")
@@ -62,16 +62,19 @@ def not_sent(exc: GitHubException) -> bool:
     return isinstance(exc, RequestError) and isinstance(exc.exc, httpx.ConnectError | httpx.ConnectTimeout)
 
 
-def failure(exc: GitHubException, what: str, now: dt.datetime, *, repeatable: bool = True) -> GitHubError:
+def failure(
+    exc: GitHubException, what: str, now: dt.datetime, *, repeatable: bool = True, needs: str = PERMISSIONS
+) -> GitHubError:
     """The error for a request that failed for good (after the retry policy gave up).
 
     `repeatable` is False for writes that would be duplicated if sent twice (a comment, a commit,
     a new branch, a new PR): when such a write may have landed, the run must stop writing.
+    `needs` is the permissions a refusal (403) asks the token for.
     """
     if isinstance(exc, RateLimitExceeded):
         return rate_limited(what, exc.retry_after, now)
     if isinstance(exc, RequestFailed) and exc.response.status_code < 500:
-        return _status(exc, what)
+        return _status(exc, what, needs)
     if not repeatable and not not_sent(exc):
         return AmbiguousWriteError(
             f"{what}: GitHub's answer was lost ({_reason(exc)}), so it may have been applied; this run makes no "

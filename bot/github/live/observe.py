@@ -18,7 +18,15 @@ from bot.github.live import mapping
 from bot.github.live.client import Session
 from bot.github.live.failures import failure
 from bot.github.live.graphql import query
-from bot.github.live.query import ISSUES_PER_QUERY, comments_query, file_alias, first_query, issue_alias, issues_query
+from bot.github.live.query import (
+    ISSUES_PER_QUERY,
+    branch_file_alias,
+    comments_query,
+    file_alias,
+    first_query,
+    issue_alias,
+    issues_query,
+)
 from bot.github.observed import Comment, DefaultBranch, Issue, Observed, Permission, PullRequest, Reaction
 from bot.github.scope import ReadScope
 
@@ -77,6 +85,7 @@ class Reader:
             reactions=tuple(self.found.reactions),
             pulls=self._pulls(branch),
             default_branch=DefaultBranch(oid=branch.tip, files=tip_files),
+            branch_files=self._branch_files(repo),
         )
         permissions = {login: self._permission(login) for login in sorted(self.scope.pending_authors(observed))}
         return observed.model_copy(update={"permissions": permissions}), branch
@@ -88,7 +97,15 @@ class Reader:
             variables[file_alias("tip", i)] = f"HEAD:{path}"
         for i, path in enumerate(files):
             variables[file_alias("head", i)] = f"refs/heads/{name}:{path}"
-        document = first_query(len(self.scope.tip_files), len(files), numbers, with_viewer=not self.scope.bot_login)
+        for i, where in enumerate(self.scope.branch_files):
+            variables[branch_file_alias(i)] = f"refs/heads/{where.branch}:{where.path}"
+        document = first_query(
+            len(self.scope.tip_files),
+            len(files),
+            numbers,
+            with_viewer=not self.scope.bot_login,
+            branch_files=len(self.scope.branch_files),
+        )
         data = query(self.session, document, variables, "reading the repository")
         self.bot_login = self.bot_login or str((data.get("viewer") or {}).get("login") or "")
         repo = data.get("repository") or {}
@@ -138,11 +155,24 @@ class Reader:
     def _files(self, repo: dict[str, Any], where: str) -> dict[str, str]:
         files = {}
         for i, path in enumerate(self.scope.tip_files if where == "tip" else self.scope.files):
-            blob = repo.get(file_alias(where, i))
-            if not blob or (blob.get("text") is None and not blob.get("isTruncated")):
-                continue  # absent, or not text
-            files[path] = self._blob(str(blob["oid"]), path) if blob.get("isTruncated") else str(blob["text"])
+            text = self._text(repo.get(file_alias(where, i)), path)
+            if text is not None:
+                files[path] = text
         return files
+
+    def _branch_files(self, repo: dict[str, Any]) -> dict[str, dict[str, str]]:
+        """Files on other branches; a missing branch or file is left out, and gather says so."""
+        found: dict[str, dict[str, str]] = {}
+        for i, where in enumerate(self.scope.branch_files):
+            text = self._text(repo.get(branch_file_alias(i)), str(where))
+            if text is not None:
+                found.setdefault(where.branch, {})[where.path] = text
+        return found
+
+    def _text(self, blob: dict[str, Any] | None, path: str) -> str | None:
+        if not blob or (blob.get("text") is None and not blob.get("isTruncated")):
+            return None  # absent, or not text
+        return self._blob(str(blob["oid"]), path) if blob.get("isTruncated") else str(blob["text"])
 
     def _blob(self, oid: str, path: str) -> str:
         """A file too large for GraphQL's `text`, read whole through the git data API."""

@@ -65,17 +65,40 @@ def _used(document: str, fragments: str) -> str:
     return document + "\n" + "\n".join(sorted(needed)) + "\n"
 
 
-def first_query(tip_files: int, head_files: int, numbers: Sequence[int], with_viewer: bool) -> str:
-    """Variables: owner, name, branch, branchRef, tip0.. and head0.. (`REF:PATH` expressions)."""
+def branch_file_alias(index: int) -> str:
+    return f"branchFile{index}"
+
+
+def branch_file_fields(count: int) -> tuple[str, list[str]]:
+    """Files on other branches, read in the first query (the published lease readback): the
+    variable declarations (`branchFile0`.., `BRANCH:PATH` expressions) and one `object` field
+    each. Apart from the rest of the first query, which other readings extend."""
+    declarations = "".join(f", ${branch_file_alias(i)}: String!" for i in range(count))
+    fields = [
+        f"    {branch_file_alias(i)}: object(expression: ${branch_file_alias(i)}) {{ ...BlobText }}"
+        for i in range(count)
+    ]
+    return declarations, fields
+
+
+def first_query(
+    tip_files: int, head_files: int, numbers: Sequence[int], with_viewer: bool, branch_files: int = 0
+) -> str:
+    """Variables: owner, name, branch, branchRef, tip0.., head0.. and branchFile0.. (`REF:PATH` expressions)."""
     wanted = [("tip", i) for i in range(tip_files)] + [("head", i) for i in range(head_files)]
     tip_vars = "".join(f", ${file_alias(where, i)}: String!" for where, i in wanted)
-    head_vars = ""
+    branch_vars, branch_fields = branch_file_fields(branch_files)
     blobs = "\n".join(
-        f"    {file_alias(where, i)}: object(expression: ${file_alias(where, i)}) {{ ...BlobText }}"
-        for where, i in wanted
+        [
+            *(
+                f"    {file_alias(where, i)}: object(expression: ${file_alias(where, i)}) {{ ...BlobText }}"
+                for where, i in wanted
+            ),
+            *branch_fields,
+        ]
     )
     viewer = "  viewer { login }\n" if with_viewer else ""
-    variables = f"$owner: String!, $name: String!, $branch: String!, $branchRef: String!{tip_vars}{head_vars}"
+    variables = f"$owner: String!, $name: String!, $branch: String!, $branchRef: String!{tip_vars}{branch_vars}"
     document = f"""query Observe({variables}) {{
 {viewer}  repository(owner: $owner, name: $name) {{
     nameWithOwner

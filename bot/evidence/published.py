@@ -1,0 +1,118 @@
+"""The published lease readback: where it lives (`BRANCH:PATH`), the file `perfbot publish-leases`
+commits there, and whether a new readback is worth a commit.
+
+dos keeps its leases on the fleet host, where a job on a GitHub runner cannot see them, so the
+host publishes its readback to a branch of the repository and a run reads it from there. A
+commit is made when the leases differ from the published ones, never for the time alone; the
+one exception is a refresh once the published readback is `readback_refresh_minutes` old, so a
+fleet whose leases did not change does not look stale (`readback_max_age_minutes`) to a run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.errors import InputError
+from bot.evidence.leases import Lease, LeaseReadback, parse_leases
+from bot.timestamps import utc_stamp
+
+DEFAULT_TARGET = "perfbot/leases:leases.json"
+# One component of a branch name, as `git check-ref-format` allows it (no space, control, `~^:?*[\`).
+_COMPONENT = re.compile(r"[^\x00-\x20\x7f~^:?*\[\\]+")
+
+Reason = Literal["first", "changed", "refresh", "replaced"]
+
+
+@dataclass(frozen=True)
+class BranchFile:
+    """A file on a branch of the repository, written `BRANCH:PATH`."""
+
+    branch: str
+    path: str
+
+    def __str__(self) -> str:
+        return f"{self.branch}:{self.path}"
+
+
+def _is_branch(name: str) -> bool:
+    parts = name.split("/")
+    return (
+        ".." not in name
+        and "@{" not in name
+        and name != "@"
+        and all(
+            _COMPONENT.fullmatch(part) and not part.startswith(".") and not part.endswith((".", ".lock"))
+            for part in parts
+        )
+    )
+
+
+def branch_file(text: str) -> BranchFile | None:
+    """`BRANCH:PATH` as a branch file; None for a path in the checkout (no colon, or what comes
+    before it is no branch name, e.g. `./a:b`). A branch with a bad path is a ValueError."""
+    branch, colon, path = text.partition(":")
+    if not colon or not _is_branch(branch):
+        return None
+    if not path or path.startswith("/") or path.endswith("/") or any(p in ("", ".", "..") for p in path.split("/")):
+        raise ValueError(f"{text!r}: expected BRANCH:PATH, with a path relative to the branch's root after the colon")
+    return BranchFile(branch, path)
+
+
+def target(text: str | None) -> BranchFile:
+    """Where `publish-leases` writes: `text` (the config's `leases` or `--to`) when it names a branch
+    file, else the default `perfbot/leases:leases.json`."""
+    found = branch_file(text) if text else None
+    if found is not None:
+        return found
+    default = branch_file(DEFAULT_TARGET)
+    assert default is not None
+    return default
+
+
+def published_text(readback: LeaseReadback, at: dt.datetime) -> str:
+    """The published file: the live leases (the fields perfbot reads) and when they were read back."""
+    record = {
+        "readback_at": utc_stamp(at),
+        "source": "journal" if readback.format == "journal" else "live-array",
+        "leases": [lease.model_dump(mode="json", exclude_none=True) for lease in readback.live],
+    }
+    return json.dumps(record, indent=2) + "\n"
+
+
+def _same(one: tuple[Lease, ...], other: tuple[Lease, ...]) -> bool:
+    """The same set of leases, in any order (a heartbeat is a change: it keeps a lease from going stale)."""
+    return sorted(x.model_dump_json() for x in one) == sorted(x.model_dump_json() for x in other)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What to publish: `reason` None means the published readback already says it all."""
+
+    text: str
+    reason: Reason | None
+    previous_at: dt.datetime | None = None
+
+
+def decide(
+    current: str | None, readback: LeaseReadback, now: dt.datetime, refresh_minutes: int, where: str
+) -> Decision:
+    """Compare the leases, not the time: a rerun with the same leases writes nothing until the
+    published readback is `refresh_minutes` old."""
+    text = published_text(readback, now)
+    if current is None:
+        return Decision(text, "first")
+    try:
+        before = parse_leases(current, where)
+    except InputError:
+        return Decision(text, "replaced")
+    if before.readback_at is None:
+        return Decision(text, "replaced")
+    if not _same(before.live, readback.live):
+        return Decision(text, "changed", before.readback_at)
+    if now - before.readback_at >= dt.timedelta(minutes=refresh_minutes):
+        return Decision(text, "refresh", before.readback_at)
+    return Decision(text, None, before.readback_at)

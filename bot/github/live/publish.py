@@ -1,0 +1,126 @@
+"""Publishing the lease readback live: one GraphQL read of the branch and its file, then one commit
+through the git data API on top of the branch, which is created on first use with no history.
+
+The branch holds the readback alone and shares no history with the default branch: nothing on it
+can be merged by mistake, no push to it matches a workflow's default-branch trigger, and creating
+it needs no read of the default branch. The ref only moves forward (`force` is off), so when
+another publisher moved it since it was read, GitHub refuses, nothing moves, and the next publish
+starts from there.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from githubkit.exception import GitHubException, RequestFailed
+from githubkit.utils import UNSET
+from githubkit_schemas.latest.types import ReposOwnerRepoGitTreesPostBodyPropTreeItemsType as TreeEntry
+
+from bot.context import RunContext
+from bot.evidence.published import BranchFile
+from bot.github.live.adapter import open_session
+from bot.github.live.client import Session
+from bot.github.live.failures import failure, github_message
+from bot.github.live.graphql import query
+from bot.github.port import GitHubError
+
+T = TypeVar("T")
+NEEDS = "contents: write"
+# GitHub's answers when another publisher created or moved the branch first.
+RACES = re.compile(r"already exists|not a fast forward", re.IGNORECASE)
+
+PUBLISHED_QUERY = """query PublishedReadback($owner: String!, $name: String!, $ref: String!, $file: String!) {
+  repository(owner: $owner, name: $name) {
+    ref(qualifiedName: $ref) { target { oid ... on Commit { tree { oid } } } }
+    file: object(expression: $file) { ... on Blob { oid text isTruncated } }
+  }
+}
+"""
+
+
+class LivePublisher:
+    """The published readback of one repository, read once and then committed at most once."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.read: BranchFile | None = None
+        self.head: str | None = None  # the branch's commit as read; None when the branch does not exist
+        self.tree = ""
+
+    def requests(self) -> dict[str, int]:
+        return self.session.traffic.summary()
+
+    def published(self, where: BranchFile) -> str | None:
+        variables = {"ref": f"refs/heads/{where.branch}", "file": f"refs/heads/{where.branch}:{where.path}"}
+        data = query(self.session, PUBLISHED_QUERY, variables, f"reading {where}")
+        repo = data.get("repository") or {}
+        target = (repo.get("ref") or {}).get("target") or {}
+        self.read, self.head = where, (str(target["oid"]) if target.get("oid") else None)
+        self.tree = str((target.get("tree") or {}).get("oid") or "")
+        blob: dict[str, Any] = repo.get("file") or {}
+        if blob.get("isTruncated"):
+            return self._blob(str(blob["oid"]), where)
+        text = blob.get("text")
+        return None if text is None else str(text)
+
+    def publish(self, where: BranchFile, text: str, message: str) -> str:
+        if self.read != where:
+            raise GitHubError(f"{where} is published only after it was read in the same run")
+        conn, rest = self.session.conn, self.session.github.rest
+        entries: list[TreeEntry] = [{"path": where.path, "mode": "100644", "type": "blob", "content": text}]
+        base = self.tree if self.head is not None else UNSET
+        tree = self._call(
+            "writing the readback",
+            lambda: rest.git.create_tree(conn.owner, conn.name, base_tree=base, tree=entries),
+        ).parsed_data.sha
+        parents = [self.head] if self.head is not None else []
+        commit = self._call(
+            "committing the readback",
+            lambda: rest.git.create_commit(conn.owner, conn.name, message=message, tree=tree, parents=parents),
+        ).parsed_data.sha
+        if self.head is None:
+            self._move(
+                where,
+                lambda: rest.git.create_ref(conn.owner, conn.name, ref=f"refs/heads/{where.branch}", sha=commit),
+            )
+        else:
+            self._move(where, lambda: rest.git.update_ref(conn.owner, conn.name, f"heads/{where.branch}", sha=commit))
+        self.head, self.tree = commit, ""
+        return commit
+
+    def _move(self, where: BranchFile, request: Callable[[], object]) -> None:
+        """Create or fast-forward the branch; a branch someone else moved or made is left alone."""
+        what = f"{'creating' if self.head is None else 'moving'} branch {where.branch}"
+        try:
+            request()
+        except GitHubException as exc:
+            said = github_message(exc) if isinstance(exc, RequestFailed) else ""
+            if isinstance(exc, RequestFailed) and exc.response.status_code == 422 and RACES.search(said):
+                raise GitHubError(
+                    f"{what}: GitHub refused ({said}), as the branch changed since perfbot read it; nothing was "
+                    "moved, and the next publish-leases starts from what is there"
+                ) from exc
+            raise failure(exc, what, self.session.now, repeatable=False, needs=NEEDS) from exc
+
+    def _call(self, what: str, request: Callable[[], T]) -> T:
+        try:
+            return request()
+        except GitHubException as exc:
+            raise failure(exc, what, self.session.now, needs=NEEDS) from exc
+
+    def _blob(self, oid: str, where: BranchFile) -> str:
+        """A readback too large for GraphQL's `text`, read whole through the git data API."""
+        conn = self.session.conn
+        blob = self._call(f"reading {where}", lambda: self.session.github.rest.git.get_blob(conn.owner, conn.name, oid))
+        return base64.b64decode(blob.parsed_data.content).decode("utf-8", errors="replace")
+
+
+@contextmanager
+def open_live_publisher(context: RunContext, now: dt.datetime) -> Iterator[LivePublisher]:
+    with open_session(context, now) as session:
+        yield LivePublisher(session)
