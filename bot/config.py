@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 
 from bot.snapshot.store import load_model
 
@@ -30,8 +31,20 @@ class PageText(Strict):
 
 class LeaseRules(Strict):
     holder_issue_pattern: StrictStr = r"issue-(\d+)"
-    ttl_minutes: StrictInt = Field(default=50, gt=0)
-    grace_minutes: StrictInt = Field(default=5, ge=0)
+    ttl_minutes: StrictInt = Field(default=50, gt=0, le=10**6)
+    grace_minutes: StrictInt = Field(default=5, ge=0, le=10**6)
+
+    @field_validator("holder_issue_pattern")
+    @classmethod
+    def _one_group(cls, pattern: str) -> str:
+        """The issue number is the pattern's first group, so it must compile and have one."""
+        try:
+            groups = re.compile(pattern).groups
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from None
+        if groups < 1:
+            raise ValueError("needs a group around the issue number, as in issue-(\\d+)")
+        return pattern
 
 
 class OwnerWording(Strict):

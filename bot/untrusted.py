@@ -1,27 +1,52 @@
-"""Neutralising text people wrote before it goes into the bot's own comments.
+"""Neutralising text from outside (comments, logins, leases, files) before perfbot echoes it.
 
 A quoted line must not ping anyone, open or close an HTML comment (and so forge or break our
-markers), or break the reply's Markdown.
+markers), break the reply's Markdown, reorder the text around it (bidirectional controls), or
+become a GitHub Actions workflow command when the plan is printed to a job's log (`::` at the
+start of a line, `##[` anywhere in one). `log_safe` applies the last rule to whole outputs.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
+# C0 and C1 controls but the tab, and every character something reads as a line break.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+# Bidirectional embeddings, overrides, isolates and marks: they reorder the text that follows.
+_BIDI = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _ZERO_WIDTH = "\u200b"
+# The Actions runner reads `::command::` after leading spaces, and the legacy `##[command]` anywhere
+# in a line; it ends lines at `\r` as well as `\n`.
+_LINE_COMMAND = re.compile(r"(?:^|(?<=\r))(\s*):(?=:)", re.MULTILINE)
+_LEGACY_COMMAND = "##["
 
 
 def neutral(text: str, limit: int | None = None) -> str:
-    """One line of inert text: no mentions, no HTML comments; cut to `limit` characters if given.
+    """One line of inert text: no mentions, no HTML comments, no controls; cut to `limit` characters if given.
 
     Only cut text that holds no code span of ours: cutting one open would let the rest render.
     """
-    line = _CONTROL.sub(" ", text.replace("\r", " ").replace("\n", " "))
+    line = _BIDI.sub("", _CONTROL.sub(" ", text))
     if limit is not None and len(line) > limit:
         line = line[: limit - 1] + "…"
     line = line.replace("@", "@" + _ZERO_WIDTH)
-    return line.replace("<!--", "<!" + _ZERO_WIDTH + "--").replace("-->", "--" + _ZERO_WIDTH + ">")
+    line = line.replace("<!--", "<!" + _ZERO_WIDTH + "--").replace("-->", "--" + _ZERO_WIDTH + ">")
+    return log_safe(line)
+
+
+def log_safe(text: str) -> str:
+    """`text` with no line the Actions runner would take for a workflow command; unchanged otherwise."""
+    text = text.replace(_LEGACY_COMMAND, "##" + _ZERO_WIDTH + "[")
+    return _LINE_COMMAND.sub(lambda m: m.group(1) + ":" + _ZERO_WIDTH, text)
+
+
+def log_safe_json(text: str) -> str:
+    """JSON text made log-safe without changing the value it encodes: `[` may be written `\\u005b`.
+
+    In JSON text `##[` can only occur inside a string, and no line can start with `::`.
+    """
+    return text.replace(_LEGACY_COMMAND, "##\\u005b")
 
 
 def code_span(text: str, limit: int = 300) -> str:
@@ -31,3 +56,21 @@ def code_span(text: str, limit: int = 300) -> str:
     fence = "`" * (longest + 1)
     pad = " " if line.startswith("`") or line.endswith("`") or not line else ""
     return f"{fence}{pad}{line}{pad}{fence}"
+
+
+def echo(value: object, limit: int = 60) -> str:
+    """A short, inert rendering of a value from outside, for an error message: text quoted and cut,
+    anything else named by its type (a list may be an alias bomb; its repr is never built)."""
+    if isinstance(value, str):
+        return '"' + neutral(value, limit).replace('"', '\\"') + '"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):  # past 4,300 digits `str` itself refuses
+        return str(value) if value.bit_length() <= 3 * limit else "a very long number"
+    if isinstance(value, float):
+        return str(value)
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, Sequence):
+        return "a list"
+    return "a value of another type"

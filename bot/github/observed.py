@@ -6,11 +6,17 @@ offline state file that stands in for it uses the same shapes.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictInt, field_validator
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StrictInt, field_validator
+
+from bot.timestamps import comparable
 
 Permission = Literal["none", "read", "triage", "write", "maintain", "admin"]
+
+
+# A time with an offset that can be compared with any other (see `timestamps.comparable`).
+Moment = Annotated[AwareDatetime, AfterValidator(comparable)]
 
 
 class Tolerant(BaseModel):
@@ -36,7 +42,7 @@ class Comment(Tolerant):
     id: StrictInt = Field(gt=0)
     issue: StrictInt = Field(gt=0)
     user: str
-    created_at: AwareDatetime
+    created_at: Moment
     body: str = ""
     user_type: Literal["User", "Bot", "Organization"] = "User"
     edited: bool = False

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.scalarstring import DoubleQuotedScalarString, ScalarString
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString, FoldedScalarString, LiteralScalarString, ScalarString
 
 from bot.snapshot.model import LIST_KEYS, Snapshot
 from bot.snapshot.store import Loaded, PlainDate, dump_tree
@@ -58,7 +59,7 @@ def _splice(original: Any, text: str, tree: Any) -> str | None:
     changed too much to splice (top-level keys or record order), so the caller dumps it all."""
     if not isinstance(original, CommentedMap) or not original or list(original) != list(tree):
         return None
-    lines = text.splitlines(keepends=True)
+    lines = source_lines(text)
     keys = list(original)
     starts = [original.lc.key(k)[0] for k in keys]
     ends = [*starts[1:], len(lines)]
@@ -74,7 +75,7 @@ def _splice(original: Any, text: str, tree: Any) -> str | None:
             holder[key] = new
             if key in tree.ca.items:
                 holder.ca.items[key] = tree.ca.items[key]
-            piece = dump_tree(holder).splitlines(keepends=True)
+            piece = source_lines(dump_tree(holder))
         out += piece
     return "".join(out)
 
@@ -106,8 +107,19 @@ def _splice_records(key: str, old: Any, new: Any, lines: list[str], start: int, 
             group.ca.end = None
         holder = CommentedMap()
         holder[key] = group
-        out += dump_tree(holder).splitlines(keepends=True)[1:]
+        out += source_lines(dump_tree(holder))[1:]
     return out
+
+
+# ruamel counts a line at `\n` and at a `\r` not followed by one, and nowhere else: `str.splitlines`
+# also splits at U+2028, U+0085, `\x0b` and others, which a value may hold.
+_LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of `text`, ends kept, exactly as ruamel numbers them in its marks."""
+    lines = _LINE_END.split(text)
+    return lines[:-1] if lines and not lines[-1] else lines
 
 
 def dump_new(snapshot: Snapshot) -> str:
@@ -161,15 +173,31 @@ def _merge(old: Any, new: Any, sparse: Any, key: str) -> Any:
     return _scalar(old, new)
 
 
-# Characters YAML reads as line breaks (or cannot print plainly); only double quotes keep them.
-_NEEDS_ESCAPES = frozenset("\x85\u2028\u2029\r\t") | frozenset(map(chr, range(32)))
+# Anything but YAML's printable characters, and the ones it reads as line breaks (or folds into
+# spaces) in other styles: only a double-quoted scalar, with escapes, carries them unchanged.
+_NEEDS_ESCAPES = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 
 
 def _text(value: str) -> str:
-    if any(ch in _NEEDS_ESCAPES for ch in value):
+    if _NEEDS_ESCAPES.search(value):
         quoted: str = DoubleQuotedScalarString(value)
         return quoted
     return value
+
+
+def _styled(old: ScalarString, new: str) -> str:
+    """`new` in the style `old` was written in, where that style can carry it; else double-quoted."""
+    block = isinstance(old, LiteralScalarString | FoldedScalarString)
+    if _NEEDS_ESCAPES.search(new) or (block and not _block_safe(new)):
+        quoted: str = DoubleQuotedScalarString(new)
+        return quoted
+    restyled: str = type(old)(new)
+    return restyled
+
+
+def _block_safe(text: str) -> bool:
+    """Text a block scalar gives back unchanged: one line, no edge spaces (folding and chomping eat them)."""
+    return bool(text) and "\n" not in text and text == text.strip(" ")
 
 
 def _scalar(old: Any, new: Any) -> Any:
@@ -182,7 +210,7 @@ def _scalar(old: Any, new: Any) -> Any:
     if old == new:
         return old
     if isinstance(old, ScalarString) and isinstance(new, str):
-        return type(old)(new)
+        return _styled(old, new)
     return _text(new) if isinstance(new, str) else new
 
 
