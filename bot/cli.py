@@ -7,20 +7,22 @@ import argparse
 import datetime as dt
 import difflib
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bot.config import Settings, load_settings
 from bot.context import RunContext
-from bot.errors import BotError, InputError
+from bot.errors import BotError, InputError, ProposalRefused
 from bot.files import read_text, write_atomic
 from bot.github.connect import open_port
-from bot.github.events import parse_event
+from bot.github.events import Trigger, parse_event
 from bot.reconcile import executor, gather
 from bot.reconcile.plan import decide
 from bot.render import Renderer
 from bot.timestamps import parse_timestamp
+from bot.untrusted import log_safe, log_safe_json
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -76,11 +78,16 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
 
 
 def _report(error: BotError, context: RunContext) -> None:
-    print(error.user_message(), file=sys.stderr)
+    print(log_safe(error.user_message()), file=sys.stderr)
     if context.in_actions and isinstance(error, InputError):
         for p in error.problems:
-            message = p.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-            print(f"::error file={p.file},line={p.line},col={p.col}::{message}")
+            file = _escape(p.file).replace(":", "%3A").replace(",", "%2C")
+            print(f"::error file={file},line={p.line},col={p.col}::{_escape(p.message)}")
+
+
+def _escape(text: str) -> str:
+    """The runner's escaping of a workflow command's data (and, with `:` and `,`, of a property)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _validate(settings: Settings) -> int:
@@ -103,7 +110,7 @@ def _render(settings: Settings, *, check: bool, write: bool) -> int:
         print(f"wrote {settings.config.page}")
         return EXIT_OK
     if not check:
-        sys.stdout.write(page)
+        sys.stdout.write(log_safe(page))
         return EXIT_OK
     committed = read_text(target) if target.exists() else ""
     if committed == page:
@@ -112,7 +119,8 @@ def _render(settings: Settings, *, check: bool, write: bool) -> int:
     at = next((i for i, (a, b) in enumerate(zip(committed, page, strict=False)) if a != b), None)
     at = min(len(committed), len(page)) if at is None else at
     sys.stdout.writelines(
-        difflib.unified_diff(
+        log_safe(line)
+        for line in difflib.unified_diff(
             committed.splitlines(keepends=True),
             page.splitlines(keepends=True),
             fromfile=f"{settings.config.page} (committed)",
@@ -129,22 +137,33 @@ def _render(settings: Settings, *, check: bool, write: bool) -> int:
 
 def _reconcile(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
+    trigger = _trigger(args, context)  # every input is read and checked before anything is decided
     github = open_port(context, args.offline, now)
     inputs = gather.inputs(settings, github.observe(), now, args.leases)
     plan = decide(inputs)
-    event_path = args.event_path or context.event_path
-    if event_path is not None:
-        name = args.event_name or context.event_name or "workflow_dispatch"
-        trigger = parse_event(name, read_text(event_path), str(event_path))
+    if trigger is not None:
         plan = plan.model_copy(update={"trigger": trigger})
-    report = None if args.dry_run else executor.apply(plan, github, args.max_writes)
     text = inputs.renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run)
-    sys.stdout.write(plan.model_dump_json(indent=2) + "\n" if args.json else text)
-    if report is not None:
-        print(f"applied {len(report.done)} actions; {len(report.deferred)} deferred to the next run", file=sys.stderr)
+    # Printed before any write: a plan that cannot be printed has written nothing.
+    sys.stdout.write(log_safe_json(plan.model_dump_json(indent=2) + "\n") if args.json else log_safe(text))
     if context.step_summary is not None:
+        fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
         with context.step_summary.open("a", encoding="utf-8") as handle:
-            handle.write("```\n" + text + "```\n")
-    if report is not None and report.error is not None:
+            handle.write(f"{fence}\n{text}{fence}\n")
+    if plan.refusal:
+        raise ProposalRefused(plan.refusal)
+    if args.dry_run:
+        return EXIT_OK
+    report = executor.apply(plan, github, args.max_writes)
+    print(f"applied {len(report.done)} actions; {len(report.deferred)} deferred to the next run", file=sys.stderr)
+    if report.error is not None:
         raise report.error
     return EXIT_OK
+
+
+def _trigger(args: argparse.Namespace, context: RunContext) -> Trigger | None:
+    event_path = args.event_path or context.event_path
+    if event_path is None:
+        return None
+    name = args.event_name or context.event_name or "workflow_dispatch"
+    return parse_event(name, read_text(event_path), str(event_path))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from bot.untrusted import neutral
+from bot.untrusted import neutral, one_line
 
 
 @dataclass(frozen=True, order=True)
@@ -20,9 +20,10 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
+        file, message = one_line(self.file), one_line(self.message)
         if self.line <= 0:
-            return f"{self.file}: {self.message}"
-        return f"{self.file}:{self.line}:{self.col}: {self.message}"
+            return f"{file}: {message}"
+        return f"{file}:{self.line}:{self.col}: {message}"
 
 
 class BotError(Exception):
@@ -42,6 +43,13 @@ class InputError(BotError):
 
 class OutputError(BotError):
     """A file perfbot writes could not be written; the message names it and why."""
+
+
+class ProposalRefused(BotError):
+    """The run decided a snapshot it could not write faithfully: no PR is proposed, nothing is written."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"perfbot refused to propose the pull request: {reason}; nothing was written")
 
 
 def input_error(file: str, message: str, line: int = 0, col: int = 0) -> InputError:

@@ -10,12 +10,17 @@ from jinja2 import BaseLoader, DictLoader, Environment, StrictUndefined
 
 from bot.config import PageText
 from bot.snapshot.model import Snapshot, WorkPacket
-from bot.untrusted import code_span, neutral
+from bot.untrusted import code_span, line_start_safe, neutral, one_line
+
+
+def line(value: object) -> str:
+    """Text from outside (the snapshot, a lease, a login) as one inert line for any output."""
+    return line_start_safe(str(value))
 
 
 def ticks(ids: Iterable[str]) -> str:
     """`a`, `b`: upstream renders an empty list as two backticks, so this does too."""
-    return "`" + "`, `".join(ids) + "`"
+    return one_line("`" + "`, `".join(ids) + "`")
 
 
 def issue_chain(packet: WorkPacket) -> str:
@@ -36,7 +41,7 @@ def dependency_cell(packet: WorkPacket) -> str:
     if packet.blocked_by_ids:
         parts.append("Blocked now: " + ticks(packet.blocked_by_ids))
     if packet.blocked_by_condition:
-        parts.append("Blocked now: " + packet.blocked_by_condition)
+        parts.append("Blocked now: " + one_line(packet.blocked_by_condition))
     return "<br>".join(parts) or "—"
 
 
@@ -63,6 +68,7 @@ def environment(loader: BaseLoader) -> Environment:
         issue_list=issue_list,
         dependency_cell=dependency_cell,
         neutral=neutral,
+        line=line,
         code=code_span,
     )
     return env

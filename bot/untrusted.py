@@ -20,6 +20,7 @@ _ZERO_WIDTH = "\u200b"
 # in a line; it ends lines at `\r` as well as `\n`.
 _LINE_COMMAND = re.compile(r"(?:^|(?<=\r))(\s*):(?=:)", re.MULTILINE)
 _LEGACY_COMMAND = "##["
+_FENCE = re.compile(r"^(\s*)([`~])(?=\2\2)")
 
 
 def neutral(text: str, limit: int | None = None) -> str:
@@ -27,12 +28,23 @@ def neutral(text: str, limit: int | None = None) -> str:
 
     Only cut text that holds no code span of ours: cutting one open would let the rest render.
     """
+    line = one_line(text, limit)
+    line = line.replace("@", "@" + _ZERO_WIDTH)
+    return line.replace("<!--", "<!" + _ZERO_WIDTH + "--").replace("-->", "--" + _ZERO_WIDTH + ">")
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """`text` as one log-safe line: controls and line breaks become spaces, bidi controls go."""
     line = _BIDI.sub("", _CONTROL.sub(" ", text))
     if limit is not None and len(line) > limit:
         line = line[: limit - 1] + "…"
-    line = line.replace("@", "@" + _ZERO_WIDTH)
-    line = line.replace("<!--", "<!" + _ZERO_WIDTH + "--").replace("-->", "--" + _ZERO_WIDTH + ">")
     return log_safe(line)
+
+
+def line_start_safe(text: str) -> str:
+    """`one_line(text)`, with a leading code fence broken: where a template starts a line with a
+    value, a fence there would open or close a fenced block (or the job summary's fence)."""
+    return _FENCE.sub(lambda m: m.group(1) + m.group(2) + _ZERO_WIDTH, one_line(text))
 
 
 def log_safe(text: str) -> str:
@@ -62,7 +74,7 @@ def echo(value: object, limit: int = 60) -> str:
     """A short, inert rendering of a value from outside, for an error message: text quoted and cut,
     anything else named by its type (a list may be an alias bomb; its repr is never built)."""
     if isinstance(value, str):
-        return '"' + neutral(value, limit).replace('"', '\\"') + '"'
+        return "'" + neutral(value, limit).replace("'", "\\'") + "'"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):  # past 4,300 digits `str` itself refuses

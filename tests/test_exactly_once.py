@@ -151,17 +151,18 @@ def test_merged_commands_are_compacted_out_of_the_ledger(sandbox: Repo, capsys: 
     sandbox.add_comment(101, 8325, "alice", THREE[0][2])
     sandbox.merge(sandbox.reconcile(capsys, "--now", NOW.isoformat()))
     assert "comment_id: 101" in sandbox.snapshot_path.read_text(encoding="utf-8")
-    sandbox.add_comment(102, 8324, "alice", THREE[1][2], at="2026-08-27T10:05:00Z")
+    # The first run's reply took id 102 in the state file; GitHub never reuses an id.
+    sandbox.add_comment(110, 8324, "alice", THREE[1][2], at="2026-08-27T10:05:00Z")
     plan = sandbox.reconcile(capsys, "--now", NOW.isoformat())
     snapshot = pull(plan)["files"]["config/snapshot.yaml"]
     assert "comment_id: 101" not in snapshot
-    assert "comment_id: 102" in snapshot
+    assert "comment_id: 110" in snapshot
     assert "commands_settled_through: 101" in snapshot
     sandbox.merge(plan)
     final = sandbox.reconcile(capsys, "--now", NOW.isoformat())
     assert pull(final)["operation"] == "none"
     assert comments(final) == []
-    assert {(c["comment_id"], c["decision"]) for c in final["commands"]} == {(102, "merged")}
+    assert {(c["comment_id"], c["decision"]) for c in final["commands"]} == {(110, "merged")}
 
 
 def test_a_failed_write_stops_the_run_and_the_report_keeps_what_was_done(sandbox: Repo) -> None:

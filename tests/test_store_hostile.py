@@ -230,7 +230,7 @@ def refused(text: str) -> str:
         (
             "as_of: 2026-08-27",
             "as_of: '" + "x" * 5000 + "'",
-            's.yaml:3:1: as_of: "' + "x" * 59 + '…" is not a valid date',
+            "s.yaml:3:1: as_of: '" + "x" * 59 + "…' is not a valid date",
         ),
     ],
     ids=[

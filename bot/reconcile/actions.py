@@ -80,6 +80,9 @@ class Plan(Frozen):
     # Requests made, by kind (`graphql`, `rest_read`, `rest_write`); set by a live run.
     api: dict[str, int] = {}
     trigger: Trigger | None = None
+    # Why the PR must not be proposed (`reconcile.proposal`); the PR action's note says so in the
+    # JSON, and the CLI writes nothing and exits 1. Left out of the JSON, which it would change.
+    refusal: str = Field(default="", exclude=True)
 
     def pull_request(self) -> PullRequestAction:
         return next(a for a in self.actions if isinstance(a, PullRequestAction))

@@ -48,13 +48,15 @@ def committed_files(settings: Settings) -> dict[str, str]:
 
 
 def inputs(settings: Settings, observed: Observed, now: dt.datetime, leases_path: Path | None = None) -> Inputs:
-    """Everything a run decides on, read from the repository and the given observations."""
+    """Everything a run decides on, read from the repository and the given observations (the
+    lease readback first: it is the cheaper to refuse)."""
+    readback = leases(leases_path or settings.leases_path)
     return Inputs(
         snapshot=snapshot(settings),
         snapshot_path=settings.config.snapshot,
         page_path=settings.config.page,
         committed=committed_files(settings),
-        readback=leases(leases_path or settings.leases_path),
+        readback=readback,
         observed=observed,
         config=settings.config,
         renderer=Renderer.from_directory(settings.templates_path),

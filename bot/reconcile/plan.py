@@ -15,6 +15,7 @@ from bot.errors import BotError
 from bot.evidence.derive import Derivation, Evidence, derive_all
 from bot.evidence.leases import LeaseReadback
 from bot.github.observed import Comment, Observed
+from bot.reconcile import proposal
 from bot.reconcile.actions import (
     Action,
     LeaseReport,
@@ -71,10 +72,17 @@ def decide(inputs: Inputs) -> Plan:
     findings = validate(following)
     if findings:
         raise BotError("the reconciled snapshot would be invalid: " + "; ".join(f.message for f in findings))
+    snapshot_text = store_rewrite.save_text(inputs.snapshot, following)
     files = {
-        inputs.snapshot_path: store_rewrite.save_text(inputs.snapshot, following),
+        inputs.snapshot_path: snapshot_text,
         inputs.page_path: inputs.renderer.page(following, config.page_text),
     }
+    # An unchanged save is the default branch's own text, which was loaded and validated already.
+    refused = (
+        ""
+        if snapshot_text == inputs.snapshot.text
+        else proposal.refusal(snapshot_text, inputs.snapshot_path, following)
+    )
     overdue = overdue_reviews(snapshot, inputs.now)
     nudges = Nudges(observed, config, inputs.renderer, inputs.now)
     actions: list[Action] = [
@@ -83,8 +91,9 @@ def decide(inputs: Inputs) -> Plan:
         *nudges.reviews(snapshot, overdue),
         *nudges.mismatches(snapshot),
     ]
-    actions.append(pull_request(inputs, derivations, files, inbox.applied))
+    actions.append(pull_request(inputs, derivations, files, inbox.applied, refused))
     return Plan(
+        refusal=refused,
         now=inputs.now.isoformat(),
         commands=tuple(inbox.reports),
         actions=tuple(actions),
@@ -138,11 +147,18 @@ def _count_state_changes(base: Snapshot, following: Snapshot) -> Snapshot:
 
 
 def pull_request(
-    inputs: Inputs, derivations: list[Derivation], files: dict[str, str], applied: list[tuple[Comment, str]]
+    inputs: Inputs,
+    derivations: list[Derivation],
+    files: dict[str, str],
+    applied: list[tuple[Comment, str]],
+    refused: str = "",
 ) -> PullRequestAction:
     """Create, update or close the one regeneration PR, or leave it: CPR's create-or-update rule."""
     settings = inputs.config.pull_request
     existing = inputs.observed.open_pull(settings.branch)
+    if refused:
+        number = existing.number if existing else None
+        return PullRequestAction(operation="none", number=number, branch=settings.branch, note=f"refused: {refused}")
     changed = any(inputs.committed.get(path) != text for path, text in files.items())
     if not changed:
         if existing is None:

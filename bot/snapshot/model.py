@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
-from bot.untrusted import echo
+from bot.untrusted import echo, neutral
 
 SCHEMA_ID = "fak-native-performance-current/2"
 
@@ -294,5 +294,5 @@ def entity_label(data: Any, loc: Sequence[str | int]) -> tuple[str, tuple[str | 
     ident = record.get(key) if isinstance(record, Mapping) else None
     if loc[2] == key or isinstance(ident, bool) or not isinstance(ident, str | int) or ident == "":
         return None
-    shown = echo(ident) if isinstance(ident, str) else str(ident)
+    shown = f'"{neutral(ident, 60)}"' if isinstance(ident, str) else str(ident)
     return f"{ENTITY_NOUNS[str(loc[0])]} {shown}", tuple(loc[2:])
