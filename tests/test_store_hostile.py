@@ -13,63 +13,8 @@ from hypothesis import strategies as st
 from bot.errors import InputError
 from bot.snapshot import store, store_rewrite
 from bot.snapshot.model import Snapshot
-
-# A small valid snapshot; `{style}` is the `result` of its one complete packet, in some style.
-SMALL = """\
-# a comment that must survive
-schema: fak-native-performance-current/2
-as_of: 2026-08-27
-definition: One line.
-constraints:
-  - id: c1
-    name: C one
-    type: evidence
-    horizon: transient
-    state: ready
-    observed_at: 2026-08-27
-    review_by: 2026-08-28
-    evidence:
-      - class: issue
-        summary: s
-        ref: r
-    envelope: portfolio
-    driver: d
-    authority_owner: o
-    next_action: n
-    exit_when: e
-programs:
-  - id: p1
-    name: P one
-    authority_issue: 1
-    constraint_ids: [c1]
-    hero_metric: h
-    current_result: c
-    sequence_rule: s
-work_packets:
-  - id: w1
-    name: W one
-    program_id: p1
-    constraint_ids: [c1]
-    issue: 5
-    state: complete
-    owner: o
-    lane: l
-    paths: [a/**]
-    result:{style}
-    exit_when: e
-  - id: w2
-    name: W two
-    program_id: p1
-    constraint_ids: [c1]
-    issue: 6
-    state: ready
-    owner: o
-    lane: l
-    paths: [b/**]
-    next_action: n
-    exit_when: e
-# trailing comment
-"""
+from bot.snapshot.validation import validate
+from tests.malformed import SMALL_SNAPSHOT
 
 STYLES = {
     "plain": " old value",
@@ -78,7 +23,7 @@ STYLES = {
     "literal": " |-\n      old value",
     "folded": " >-\n      old value",
 }
-VALID = SMALL.format(style=STYLES["plain"])
+VALID = SMALL_SNAPSHOT.format(style=STYLES["plain"])
 
 # The characters and shapes that broke the file before: line separators, \x0b, \x85, edge spaces.
 NASTY = [
@@ -115,7 +60,7 @@ NASTY = [
 
 
 def loaded_with(style: str) -> store.Loaded[Snapshot]:
-    return store.parse_model(SMALL.format(style=STYLES[style]), "s.yaml", Snapshot)
+    return store.parse_model(SMALL_SNAPSHOT.format(style=STYLES[style]), "s.yaml", Snapshot)
 
 
 def with_result(model: Snapshot, text: str) -> Snapshot:
@@ -124,6 +69,7 @@ def with_result(model: Snapshot, text: str) -> Snapshot:
 
 
 def test_every_style_is_what_the_fixture_says() -> None:
+    assert validate(loaded_with("plain").model) == []
     loaded = loaded_with("literal")
     assert type(loaded.tree["work_packets"][0]["result"]).__name__ == "LiteralScalarString"
     assert loaded.model.work_packets[0].result == "old value"
@@ -192,8 +138,8 @@ def refused(text: str) -> str:
         ("definition: One line.", "definition: &d One line.", "s.yaml:4:13: anchors and aliases are not allowed"),
         # Item 2: a merge key hid `blocked_by_condition` from `/perf unblock`.
         (
-            "    next_action: n\n    exit_when: e\n#",
-            "    next_action: n\n    <<: {blocked_by_condition: window}\n    exit_when: e\n#",
+            "    next_action: n\n    exit_when: e\noss_states:",
+            "    next_action: n\n    <<: {blocked_by_condition: window}\n    exit_when: e\noss_states:",
             "s.yaml:52:5: merge keys (<<) are not allowed",
         ),
         ("as_of: 2026-08-27", "as_of: " + "[" * 100_000, "s.yaml:3:8: more than 32 nested [ or { in a row"),
