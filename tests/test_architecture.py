@@ -21,6 +21,7 @@ PURE = [
     *sorted((BOT / "commands").glob("*.py")),
     BOT / "reconcile" / "plan.py",
     BOT / "reconcile" / "nudges.py",
+    BOT / "reconcile" / "proposal.py",
 ]
 # The store (store.py, store_rewrite.py) is the one place that touches ruamel and the snapshot file.
 PURE = [p for p in PURE if not p.name.startswith("store")]
