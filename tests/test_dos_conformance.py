@@ -101,7 +101,7 @@ GLOBS = st.lists(
 )
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(GLOBS, GLOBS)
 def test_overlap_is_the_negation_of_dos_lane_trees_disjoint(a: list[str], b: list[str]) -> None:
     assert overlaps(a, b) is (not lane_trees_disjoint(list(a), list(b)))

@@ -14,6 +14,7 @@ from bot.errors import InputError
 from bot.snapshot import store, store_rewrite
 from bot.snapshot.model import Snapshot
 from bot.snapshot.validation import validate
+from tests.harness import Repo, pull
 from tests.malformed import SMALL_SNAPSHOT
 
 STYLES = {
@@ -89,7 +90,7 @@ def test_nasty_text_in_any_style_reloads_exactly(style: str, text: str) -> None:
 long_words = st.lists(st.sampled_from(["a", "bb", " ", "  ", "x" * 50]), min_size=100, max_size=200).map("".join)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     style=st.sampled_from(sorted(STYLES)),
     text=st.text(st.characters(exclude_categories=["Cs"]), max_size=40) | st.sampled_from(NASTY) | long_words,
@@ -224,3 +225,26 @@ def alias_bomb() -> str:
     bomb = VALID.replace("as_of: 2026-08-27", f"as_of: [&l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol], {levels}]")
     assert len(bomb) > 33_000
     return bomb
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85", "\x0b"], ids=repr)
+@pytest.mark.parametrize("style", ["|-", ">-", "'"])
+def test_a_command_argument_with_a_line_separator_never_reaches_the_proposed_snapshot(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str], separator: str, style: str
+) -> None:
+    """It made the PR propose a file that no longer loaded when the condition was a block scalar."""
+    existing = {"|-": "|-\n      old condition", ">-": ">-\n      old condition", "'": "'old condition'"}[style]
+    sandbox.edit_snapshot(
+        "    next_action: Read back landed commit b12f23f04",
+        f"    blocked_by_condition: {existing}\n    next_action: Read back landed commit b12f23f04",
+    )
+    sandbox.edit_state(permissions={"root": "admin"})
+    body = f"/perf block cuda.cache-weight-residency waiting{separator}for a window"
+    sandbox.add_comment(101, 9420, "root", body)
+    plan = sandbox.reconcile(capsys, "--now", "2026-08-27T23:00:00Z", dry_run=True)
+    # No page line may carry one, so the command is refused, with a reply that says why. (Written
+    # anyway, the store would double-quote it: see the property above.)
+    assert [c["decision"] for c in plan["commands"]] == ["refused"]
+    assert "control character or line separator" in plan["commands"][0]["reason"]
+    proposed = store.parse_model(pull(plan)["files"]["config/snapshot.yaml"], "s.yaml", Snapshot).model
+    assert proposed.work_packets[0].blocked_by_condition == "old condition"

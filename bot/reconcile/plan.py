@@ -72,17 +72,7 @@ def decide(inputs: Inputs) -> Plan:
     findings = validate(following)
     if findings:
         raise BotError("the reconciled snapshot would be invalid: " + "; ".join(f.message for f in findings))
-    snapshot_text = store_rewrite.save_text(inputs.snapshot, following)
-    files = {
-        inputs.snapshot_path: snapshot_text,
-        inputs.page_path: inputs.renderer.page(following, config.page_text),
-    }
-    # An unchanged save is the default branch's own text, which was loaded and validated already.
-    refused = (
-        ""
-        if snapshot_text == inputs.snapshot.text
-        else proposal.refusal(snapshot_text, inputs.snapshot_path, following)
-    )
+    files, refused = proposed_files(inputs, following)
     overdue = overdue_reviews(snapshot, inputs.now)
     nudges = Nudges(observed, config, inputs.renderer, inputs.now)
     actions: list[Action] = [
@@ -99,18 +89,27 @@ def decide(inputs: Inputs) -> Plan:
         actions=tuple(actions),
         packets=tuple(derivations),
         overdue=tuple(overdue),
-        leases=LeaseReport(
-            file=inputs.readback.file,
-            format=inputs.readback.format,
-            live=len(inputs.readback.live),
-            stale=tuple(
-                lease.describe()
-                for lease in inputs.readback.stale(
-                    inputs.now, config.leases_rules.ttl_minutes, config.leases_rules.grace_minutes
-                )
-            ),
-            warnings=inputs.readback.warnings,
-        ),
+        leases=lease_report(inputs),
+    )
+
+
+def proposed_files(inputs: Inputs, following: Snapshot) -> tuple[dict[str, str], str]:
+    """The PR's files for `following`, and why they must not be proposed ("" when they may)."""
+    text = store_rewrite.save_text(inputs.snapshot, following)
+    files = {inputs.snapshot_path: text, inputs.page_path: inputs.renderer.page(following, inputs.config.page_text)}
+    # An unchanged save is the default branch's own text, which was loaded and validated already.
+    refused = "" if text == inputs.snapshot.text else proposal.refusal(text, inputs.snapshot_path, following)
+    return files, refused
+
+
+def lease_report(inputs: Inputs) -> LeaseReport:
+    rules, readback = inputs.config.leases_rules, inputs.readback
+    return LeaseReport(
+        file=readback.file,
+        format=readback.format,
+        live=len(readback.live),
+        stale=tuple(lease.describe() for lease in readback.stale(inputs.now, rules.ttl_minutes, rules.grace_minutes)),
+        warnings=readback.warnings,
     )
 
 

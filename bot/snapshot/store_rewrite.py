@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.scalarstring import DoubleQuotedScalarString, FoldedScalarString, LiteralScalarString, ScalarString
 
 from bot.snapshot.model import LIST_KEYS, Snapshot
 from bot.snapshot.store import Loaded, PlainDate, dump_tree
+from bot.snapshot.store_scalars import scalar, text_scalar
 
 
 def save_text(loaded: Loaded[Snapshot], snapshot: Snapshot, *, splice: bool = True) -> str:
@@ -170,56 +170,15 @@ def _merge(old: Any, new: Any, sparse: Any, key: str) -> Any:
         else:
             _patch_scalars(old, list(new))
         return old
-    return _scalar(old, new)
-
-
-# Anything but YAML's printable characters, and the ones it reads as line breaks (or folds into
-# spaces) in other styles: only a double-quoted scalar, with escapes, carries them unchanged.
-_NEEDS_ESCAPES = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
-
-
-def _text(value: str) -> str:
-    if _NEEDS_ESCAPES.search(value):
-        quoted: str = DoubleQuotedScalarString(value)
-        return quoted
-    return value
-
-
-def _styled(old: ScalarString, new: str) -> str:
-    """`new` in the style `old` was written in, where that style can carry it; else double-quoted."""
-    block = isinstance(old, LiteralScalarString | FoldedScalarString)
-    if _NEEDS_ESCAPES.search(new) or (block and not _block_safe(new)):
-        quoted: str = DoubleQuotedScalarString(new)
-        return quoted
-    restyled: str = type(old)(new)
-    return restyled
-
-
-def _block_safe(text: str) -> bool:
-    """Text a block scalar gives back unchanged: one line, no edge spaces (folding and chomping eat them)."""
-    return bool(text) and "\n" not in text and text == text.strip(" ")
-
-
-def _scalar(old: Any, new: Any) -> Any:
-    if isinstance(new, str) and not isinstance(old, str):
-        return _text(new)
-    if isinstance(new, dt.date):
-        return old if isinstance(old, str) and old == new.isoformat() else PlainDate(new.isoformat())
-    if type(old) is not type(new) and not (isinstance(old, str) and isinstance(new, str)):
-        return new
-    if old == new:
-        return old
-    if isinstance(old, ScalarString) and isinstance(new, str):
-        return _styled(old, new)
-    return _text(new) if isinstance(new, str) else new
+    return scalar(old, new)
 
 
 def _patch_scalars(seq: CommentedSeq, new: list[Any]) -> None:
     for index, value in enumerate(new):
         if index < len(seq):
-            seq[index] = _scalar(seq[index], value)
+            seq[index] = scalar(seq[index], value)
         else:
-            seq.append(_scalar(None, value))
+            seq.append(scalar(None, value))
     del seq[len(new) :]
 
 
@@ -309,4 +268,4 @@ def _build(value: Any, sparse: Any, key: str) -> Any:
         return seq
     if isinstance(value, dt.date):
         return PlainDate(value.isoformat())
-    return _text(value) if isinstance(value, str) else value
+    return text_scalar(value) if isinstance(value, str) else value
