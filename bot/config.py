@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator, model_validator
@@ -42,10 +43,16 @@ class LeaseRules(Strict):
         description="Regular expression whose first group is the issue a lease holder works for.",
     )
     ttl_minutes: StrictInt = Field(
-        default=50, gt=0, description="Minutes after its last heartbeat (or acquisition) a lease is reported stale."
+        default=50,
+        gt=0,
+        le=10**6,
+        description="Minutes after its last heartbeat (or acquisition) a lease is reported stale.",
     )
     grace_minutes: StrictInt = Field(
-        default=5, ge=0, description="Minutes added to `ttl_minutes`; stale leases are reported and still counted."
+        default=5,
+        ge=0,
+        le=10**6,
+        description="Minutes added to `ttl_minutes`; stale leases are reported and still counted.",
     )
     readback_max_age_minutes: StrictInt = Field(
         default=120,
@@ -59,6 +66,18 @@ class LeaseRules(Strict):
         description="`perfbot publish-leases` commits unchanged leases again once the published readback is "
         "this old, so a quiet fleet does not look stale; below `readback_max_age_minutes`.",
     )
+
+    @field_validator("holder_issue_pattern")
+    @classmethod
+    def _one_group(cls, pattern: str) -> str:
+        """The issue number is the pattern's first group, so it must compile and have one."""
+        try:
+            groups = re.compile(pattern).groups
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from None
+        if groups < 1:
+            raise ValueError("needs a group around the issue number, as in issue-(\\d+)")
+        return pattern
 
     @model_validator(mode="after")
     def _refresh_before_stale(self) -> LeaseRules:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
+from bot.untrusted import neutral, one_line
+
 
 @dataclass(frozen=True, order=True)
 class Problem:
@@ -18,9 +20,10 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
+        file, message = one_line(self.file), one_line(self.message)
         if self.line <= 0:
-            return f"{self.file}: {self.message}"
-        return f"{self.file}:{self.line}:{self.col}: {self.message}"
+            return f"{file}: {message}"
+        return f"{file}:{self.line}:{self.col}: {message}"
 
 
 class BotError(Exception):
@@ -38,26 +41,48 @@ class InputError(BotError):
         super().__init__("\n".join(str(p) for p in problems))
 
 
+class OutputError(BotError):
+    """A file perfbot writes could not be written; the message names it and why."""
+
+
+class ProposalRefused(BotError):
+    """The run decided a snapshot it could not write faithfully: no PR is proposed, nothing is written."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"perfbot refused to propose the pull request: {reason}; nothing was written")
+
+
 def input_error(file: str, message: str, line: int = 0, col: int = 0) -> InputError:
     return InputError([Problem(file, line, col, message)])
 
 
 Locator = Callable[[tuple[str | int, ...]], tuple[int, int]]
+# Names the record a key path points into (`work packet "m1"`) and returns the rest of the path.
+Labeler = Callable[[tuple[str | int, ...]], "tuple[str, tuple[str | int, ...]] | None"]
+# Key paths come from the input (a mapping's keys): each part is shown short and on one line.
+_PART_LIMIT = 60
 
 
 def validation_problems(
-    exc: ValidationError, file: str, locate: Locator | None = None, prefix: str = ""
+    exc: ValidationError, file: str, locate: Locator | None = None, prefix: str = "", label: Labeler | None = None
 ) -> list[Problem]:
     """One located problem per pydantic error, worded for a person (`unknown key`, not `extra_forbidden`)."""
     problems = []
     for err in exc.errors(include_url=False):
         line, col = locate(err["loc"]) if locate else (0, 0)
-        where = ".".join(str(p) for p in err["loc"]) or "(top)"
+        named = label(err["loc"]) if label else None
+        entity, rest = named if named else ("", err["loc"])
+        where = ".".join(_part(p) for p in rest) or ("" if entity else "(top)")
         if err["type"] == "extra_forbidden":
             message = "unknown key"
         elif err["type"] == "missing":
             message = "required key is missing"
         else:
             message = str(err["msg"]).removeprefix("Value error, ")
-        problems.append(Problem(file, line, col, f"{prefix}{where}: {message}"))
+        head = ": ".join(x for x in (entity, where) if x)
+        problems.append(Problem(file, line, col, f"{prefix}{head}: {message}"))
     return problems
+
+
+def _part(part: object) -> str:
+    return neutral(str(part), _PART_LIMIT)

@@ -1,32 +1,34 @@
-"""Reading and writing the files perfbot touches: text with located errors, atomic writes, JSON objects."""
+"""Reading and writing the files perfbot touches: bounded text with located errors, atomic writes."""
 
 from __future__ import annotations
 
-import json
+import contextlib
+import stat
 from pathlib import Path
-from typing import Any
 
-from bot.errors import input_error
+from bot.errors import OutputError, input_error
+
+# No input perfbot reads comes near this; a larger file is refused before it is read whole.
+MAX_INPUT_BYTES = 16 * 1024 * 1024
 
 
-def parse_object(text: str, file: str, what: str) -> dict[str, Any]:
-    """The JSON object in `text`; bad JSON or another type is an error naming file, line and column."""
+def read_text(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """The file's text with universal newlines, as `Path.read_text` gives it; refused above `max_bytes`."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise input_error(file, f"{what} is not valid JSON: {exc.msg}", exc.lineno, exc.colno) from exc
-    if not isinstance(data, dict):
-        raise input_error(file, f"{what} is not a JSON object", 1, 1)
-    return data
-
-
-def read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
     except FileNotFoundError as exc:
         raise input_error(str(path), "file not found") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise input_error(str(path), f"cannot read: {exc}") from exc
+    except OSError as exc:
+        raise input_error(str(path), f"cannot read: {exc.strerror or exc}") from exc
+    if len(data) > max_bytes:
+        raise input_error(str(path), f"larger than the {max_bytes:,} bytes perfbot reads")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise input_error(str(path), f"not UTF-8 text (byte {exc.start + 1}: {exc.reason})", line) from exc
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def append_text(path: Path, text: str) -> None:
@@ -39,8 +41,29 @@ def append_text(path: Path, text: str) -> None:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write through a temporary file and rename, so a crash never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
+    """Write through a temporary file and rename, so a crash never leaves half a file.
+
+    A symbolic link is followed, so the file it points to is updated and the link stays; the
+    new file keeps the old one's permissions. Any failure is an `OutputError` naming the file.
+    """
+    try:
+        _write_through_temporary(path.resolve() if path.is_symlink() else path, text)
+    except (OSError, RuntimeError, UnicodeError) as exc:  # RuntimeError: a symbolic link loop
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise OutputError(f"{path}: cannot write: {reason}") from exc
+
+
+def _write_through_temporary(target: Path, text: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.tmp")
+    out = temporary.open("w", encoding="utf-8", newline="")
+    try:  # from here on the temporary file is ours to remove
+        with out:
+            out.write(text)
+        with contextlib.suppress(FileNotFoundError):
+            temporary.chmod(stat.S_IMODE(target.stat().st_mode))
+        temporary.replace(target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise

@@ -12,12 +12,17 @@ from bot.config import PageText
 from bot.evidence import graph as packet_graph
 from bot.snapshot.model import Snapshot, WorkPacket
 from bot.timestamps import duration
-from bot.untrusted import code_span, dot_text, mermaid_text, neutral, table_code
+from bot.untrusted import code_span, dot_text, line_start_safe, mermaid_text, neutral, one_line, table_code
+
+
+def line(value: object) -> str:
+    """Text from outside (the snapshot, a lease, a login) as one inert line for any output."""
+    return line_start_safe(str(value))
 
 
 def ticks(ids: Iterable[str]) -> str:
     """`a`, `b`: upstream renders an empty list as two backticks, so this does too."""
-    return "`" + "`, `".join(ids) + "`"
+    return one_line("`" + "`, `".join(ids) + "`")
 
 
 def issue_chain(packet: WorkPacket) -> str:
@@ -38,7 +43,7 @@ def dependency_cell(packet: WorkPacket) -> str:
     if packet.blocked_by_ids:
         parts.append("Blocked now: " + ticks(packet.blocked_by_ids))
     if packet.blocked_by_condition:
-        parts.append("Blocked now: " + packet.blocked_by_condition)
+        parts.append("Blocked now: " + one_line(packet.blocked_by_condition))
     return "<br>".join(parts) or "—"
 
 
@@ -65,6 +70,7 @@ def environment(loader: BaseLoader) -> Environment:
         issue_list=issue_list,
         dependency_cell=dependency_cell,
         neutral=neutral,
+        line=line,
         code=code_span,
         cell=table_code,
         mermaid=mermaid_text,

@@ -6,12 +6,26 @@ import datetime as dt
 
 
 def parse_timestamp(text: str) -> dt.datetime | None:
-    """An aware datetime from ISO-8601 text (a `Z` suffix or no offset means UTC); None if it is not one."""
+    """An aware datetime from ISO-8601 text (a `Z` suffix or no offset means UTC); None if it is not
+    one, or if it lies outside what can be compared (see `comparable`)."""
     try:
         moment = dt.datetime.fromisoformat(text.strip())
+        return comparable(moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC))
     except ValueError:
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+def comparable(moment: dt.datetime) -> dt.datetime:
+    """`moment` itself, if it can be compared with other times; else ValueError.
+
+    Aware times are compared in UTC, and `0001-01-01T00:00:00+14:00` or `9999-12-31T23:59:59-12:00`
+    fall outside the years 1 to 9999 there, so comparing them raises OverflowError.
+    """
+    try:
+        moment.astimezone(dt.UTC)
+    except OverflowError:
+        raise ValueError("a time that falls outside the years 1 to 9999 in UTC") from None
+    return moment
 
 
 def duration(minutes: int) -> str:

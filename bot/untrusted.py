@@ -1,30 +1,65 @@
-"""Neutralising text from outside before it reaches a sink: comments, tables, the Actions log.
+"""Neutralising text from outside (comments, logins, leases, files) before perfbot echoes it.
 
 A quoted line must not ping anyone, open or close an HTML comment (and so forge or break our
-markers), or break the reply's Markdown; a line printed in a workflow must not start a workflow
-command (`::name::`), which the runner would obey.
+markers), break the reply's Markdown, reorder the text around it (bidirectional controls), or
+become a GitHub Actions workflow command when the plan is printed to a job's log (`::` at the
+start of a line, `##[` anywhere in one). `log_safe` applies the last rule to whole outputs.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
-# Every break a runner or a Python reader takes as the end of a line.
-_LINE_BREAK = re.compile(r"(\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029])")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
+# C0 and C1 controls but the tab, and every character something reads as a line break.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+# Bidirectional embeddings, overrides, isolates and marks: they reorder the text that follows.
+_BIDI = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _ZERO_WIDTH = "\u200b"
+# The Actions runner reads `::command::` after leading spaces, and the legacy `##[command]` anywhere
+# in a line; it ends lines at `\r` as well as `\n`, and every other break a reader may take for the
+# end of a line (`str.splitlines`'s) counts too, so no reader of the log sees a command start.
+_LINE_COMMAND = re.compile(r"(?:^|(?<=[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]))(\s*):(?=:)", re.MULTILINE)
+_LEGACY_COMMAND = "##["
+_FENCE = re.compile(r"^(\s*)([`~])(?=\2\2)")
 
 
 def neutral(text: str, limit: int | None = None) -> str:
-    """One line of inert text: no mentions, no HTML comments; cut to `limit` characters if given.
+    """One line of inert text: no mentions, no HTML comments, no controls; cut to `limit` characters if given.
 
     Only cut text that holds no code span of ours: cutting one open would let the rest render.
     """
-    line = _CONTROL.sub(" ", text.replace("\r", " ").replace("\n", " "))
-    if limit is not None and len(line) > limit:
-        line = line[: limit - 1] + "…"
+    line = one_line(text, limit)
     line = re.sub("@(?!" + _ZERO_WIDTH + ")", "@" + _ZERO_WIDTH, line)  # idempotent: neutral twice is neutral
     return line.replace("<!--", "<!" + _ZERO_WIDTH + "--").replace("-->", "--" + _ZERO_WIDTH + ">")
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """`text` as one log-safe line: controls and line breaks become spaces, bidi controls go."""
+    line = _BIDI.sub("", _CONTROL.sub(" ", text))
+    if limit is not None and len(line) > limit:
+        line = line[: limit - 1] + "…"
+    return log_safe(line)
+
+
+def line_start_safe(text: str) -> str:
+    """`one_line(text)`, with a leading code fence broken: where a template starts a line with a
+    value, a fence there would open or close a fenced block (or the job summary's fence)."""
+    return _FENCE.sub(lambda m: m.group(1) + m.group(2) + _ZERO_WIDTH, one_line(text))
+
+
+def log_safe(text: str) -> str:
+    """`text` with no line the Actions runner would take for a workflow command; unchanged otherwise."""
+    text = text.replace(_LEGACY_COMMAND, "##" + _ZERO_WIDTH + "[")
+    return _LINE_COMMAND.sub(lambda m: m.group(1) + ":" + _ZERO_WIDTH, text)
+
+
+def log_safe_json(text: str) -> str:
+    """JSON text made log-safe without changing the value it encodes: `[` may be written `\\u005b`.
+
+    In JSON text `##[` can only occur inside a string, and no line can start with `::`.
+    """
+    return text.replace(_LEGACY_COMMAND, "##\\u005b")
 
 
 def code_span(text: str, limit: int = 300) -> str:
@@ -41,22 +76,6 @@ def table_code(text: str, limit: int = 300) -> str:
     return code_span(text, limit).replace("|", "\\|")
 
 
-def inert_log(text: str) -> str:
-    """`text` with no line that the Actions runner would read as a workflow command.
-
-    The runner trims a line before looking for `::`, so a line whose first visible characters
-    are `::` gets a zero-width space between the colons; other text is left byte for byte.
-    """
-    parts = _LINE_BREAK.split(text)
-    for index in range(0, len(parts), 2):  # even items are lines, odd ones the breaks between them
-        line = parts[index]
-        stripped = line.lstrip()
-        if stripped.startswith("::"):
-            at = len(line) - len(stripped)
-            parts[index] = line[:at] + ":" + _ZERO_WIDTH + line[at + 1 :]
-    return "".join(parts)
-
-
 # Kept as they are inside a quoted mermaid label; everything else becomes a `#code;` entity, so no
 # text can end the label (`"`), start markdown (a backtick), write HTML, or form an entity of its own.
 _MERMAID_PLAIN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _.,/+*()-")
@@ -66,16 +85,34 @@ _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
-def one_line(text: str) -> str:
+def _graph_line(text: str) -> str:
     """`text` with control characters as spaces and lone surrogates as U+FFFD."""
     return _CONTROLS.sub(" ", _SURROGATE.sub("\ufffd", text))
 
 
 def mermaid_text(text: str) -> str:
     """`text` for the inside of a double-quoted mermaid label: only safe ASCII and entity codes."""
-    return "".join(ch if ch in _MERMAID_PLAIN else f"#{ord(ch)};" for ch in one_line(text))
+    return "".join(ch if ch in _MERMAID_PLAIN else f"#{ord(ch)};" for ch in _graph_line(text))
 
 
 def dot_text(text: str) -> str:
     """`text` for the inside of a double-quoted DOT string: escapes only, one line, encodable."""
-    return one_line(text).replace("\\", "\\\\").replace('"', '\\"')
+    return _graph_line(text).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def echo(value: object, limit: int = 60) -> str:
+    """A short, inert rendering of a value from outside, for an error message: text quoted and cut,
+    anything else named by its type (a list may be an alias bomb; its repr is never built)."""
+    if isinstance(value, str):
+        return "'" + neutral(value, limit).replace("'", "\\'") + "'"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):  # past 4,300 digits `str` itself refuses
+        return str(value) if value.bit_length() <= 3 * limit else "a very long number"
+    if isinstance(value, float):
+        return str(value)
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, Sequence):
+        return "a list"
+    return "a value of another type"

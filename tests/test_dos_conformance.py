@@ -1,4 +1,5 @@
-"""Conformance with the real lease producer: perfbot's live set equals `dos lease-lane live`."""
+"""Conformance with the real lease producer: perfbot's live set equals `dos lease-lane live`, and its
+overlap rule is `dos._tree.lane_trees_disjoint` negated."""
 
 from __future__ import annotations
 
@@ -10,7 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+from dos._tree import lane_trees_disjoint
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bot.evidence.leases import parse_leases
+from bot.evidence.overlap import overlaps
+from tests.harness import Repo
 
 DOS_TOML = """\
 [lanes]
@@ -82,3 +90,44 @@ def test_perfbot_reads_what_dos_writes(tmp_path: Path) -> None:
     assert ws.assert_conforms() == []
     released = parse_leases(ws.journal.read_text(encoding="utf-8"), "j").released
     assert [x.lane for x in released] == ["model", "compute"]
+
+
+# Globs as people write them: separators both ways, case, spaces, every glob metacharacter.
+PIECES = ["a", "b", "A", "/", "\\", "*", "**", "?", "[", "]", "[ab]", ".", " ", "_"]
+GLOBS = st.lists(
+    st.lists(st.sampled_from(PIECES), max_size=8).map("".join)
+    | st.sampled_from(["docs/_witnesse?/**", "docs/_witnesses/**", "src/[ab]/x", "src/a/x", "src/b/", "**/*", ""]),
+    max_size=4,
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(GLOBS, GLOBS)
+def test_overlap_is_the_negation_of_dos_lane_trees_disjoint(a: list[str], b: list[str]) -> None:
+    assert overlaps(a, b) is (not lane_trees_disjoint(list(a), list(b)))
+
+
+@pytest.mark.parametrize(
+    ("lease_glob", "packet_glob"),
+    [
+        ("docs/_witnesse?/**", "docs/_witnesses/**"),
+        ("src/[ab]/x", "src/a/x"),
+        ("Docs\\_Witnesses\\**", "docs/_witnesses/**"),
+    ],
+)
+def test_the_cases_where_cutting_only_at_star_disagreed_with_dos(lease_glob: str, packet_glob: str) -> None:
+    assert not lane_trees_disjoint([lease_glob], [packet_glob])
+    assert overlaps([lease_glob], [packet_glob])
+
+
+def test_a_lease_on_a_question_mark_glob_holds_the_packet_it_covers(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`mac.m1-streamed-q4k-no-copy` writes `docs/_witnesses/**`; dos counts `docs/_witnesse?/**` as the same tree."""
+    leases = sandbox.root / "leases.json"
+    lease = {"lane": "docs", "loop_ts": "t", "holder": "issue-1", "tree": ["docs/_witnesse?/**"]}
+    leases.write_text(json.dumps([lease]), encoding="utf-8")
+    plan = sandbox.reconcile(capsys, "--leases", str(leases), "--now", "2026-08-27T16:30:00Z", dry_run=True)
+    m1 = next(p for p in plan["packets"] if p["id"] == "mac.m1-streamed-q4k-no-copy")
+    assert m1["derived_state"] == "waiting-coordination"
+    assert any(r["kind"] == "lease-overlap" and "docs/_witnesse?/**" in r["subject"] for r in m1["reasons"])

@@ -103,12 +103,13 @@ def test_replay_unmerged_pr_then_merge(repo: Repo, capsys: pytest.CaptureFixture
     assert pull(again)["operation"] == "none"
     assert commands(again) == [(101, 1, "replayed")]
 
-    repo.add_comment(102, 8324, "alice", "/perf review metal-resident-decode by 2026-09-04", at="2026-08-27T11:00:00Z")
+    # Ids above the bot's own replies (the state file numbers those next): GitHub never reuses one.
+    repo.add_comment(110, 8324, "alice", "/perf review metal-resident-decode by 2026-09-04", at="2026-08-27T11:00:00Z")
     both = repo.reconcile(capsys, "--now", NOW)
     assert pull(both)["operation"] == "update"
     snapshot = pull(both)["files"]["config/snapshot.yaml"]
     assert "comment_id: 101" in snapshot
-    assert "comment_id: 102" in snapshot
+    assert "comment_id: 110" in snapshot
     assert "review_by: 2026-09-04" in snapshot
     repo.merge(both)
     quiet = repo.reconcile(capsys, "--now", NOW)
@@ -263,10 +264,10 @@ def test_drop_removes_pending_commands_and_says_which(repo: Repo, capsys: pytest
     repo.add_comment(101, 8325, "alice", COMPLETE)
     first = repo.reconcile(capsys, "--now", NOW)
     assert pull(first)["operation"] == "create"
-    repo.add_comment(102, 8325, "alice", "/perf drop all", at="2026-08-27T11:00:00Z")
+    repo.add_comment(110, 8325, "alice", "/perf drop all", at="2026-08-27T11:00:00Z")
     refused = repo.reconcile(capsys, "--now", NOW)
-    assert commands(refused)[-1] == (102, 1, "refused")  # alice has write, not maintain
-    repo.add_comment(103, 8325, "root", "/perf drop 101", at="2026-08-27T11:30:00Z")
+    assert commands(refused)[-1] == (110, 1, "refused")  # alice has write, not maintain
+    repo.add_comment(120, 8325, "root", "/perf drop 101", at="2026-08-27T11:30:00Z")
     plan = repo.reconcile(capsys, "--now", NOW)
     reply = next(c for c in comments(plan) if c["topic"] == "command-reply")
     assert "dropped pending commands: comment 101 line 1" in reply["body"]

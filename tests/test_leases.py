@@ -158,3 +158,118 @@ def test_staleness_uses_the_newest_stamp_ttl_and_grace() -> None:
     later = dt.datetime(2026, 8, 27, 17, 46, tzinfo=dt.UTC)
     assert [x.lane for x in readback.stale(later, 50, 5)] == ["model", "compute"]
     assert len(readback.live) == 2  # stale leases still count: fail closed
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"op": "CHECKPOINT", "leases": 5}, "j:2:1: CHECKPOINT entry: leases must be a list of leases"),
+        (
+            op("HEARTBEAT", "model", heartbeat_at=5),
+            "j:2:1: HEARTBEAT entry: heartbeat_at: Input should be a valid string",
+        ),
+        (
+            op("HEARTBEAT", "model", heartbeat_at=[1]),
+            "j:2:1: HEARTBEAT entry: heartbeat_at: Input should be a valid string",
+        ),
+        (op("ADOPT", "model", holder=5), "j:2:1: ADOPT entry: holder: Input should be a valid string"),
+        (
+            acquire("x", "a", ["x/**"], ttl_minutes=10**13),
+            "j:2:1: ACQUIRE entry: ttl_minutes: Input should be less than",
+        ),
+        (
+            acquire("x", "a", ["x/**"], ttl_minutes=-(10**13)),
+            "j:2:1: ACQUIRE entry: ttl_minutes: Input should be greater",
+        ),
+        (acquire("x", "issue-" + "9" * 5000, ["x/**"]), "j:2:1: ACQUIRE entry: holder: String should have at most 500"),
+        (
+            acquire("x", "a", ["x/**"], heartbeat_at=7),
+            "j:2:1: ACQUIRE entry: heartbeat_at: Input should be a valid string",
+        ),
+    ],
+    ids=[
+        "checkpoint-not-a-list",
+        "heartbeat-number",
+        "heartbeat-list",
+        "adopt-number",
+        "ttl-huge",
+        "ttl-negative",
+        "holder-5000-digits",
+        "acquire-stamp",
+    ],
+)
+def test_every_folded_record_is_validated(entry: dict[str, Any], message: str) -> None:
+    """`model_copy(update=...)` does not validate: these raised TypeError, AttributeError, OverflowError, ValueError."""
+    with pytest.raises(InputError) as info:
+        parse_leases(journal(acquire("model", "a", ["m/**"]), entry), "j")
+    assert str(info.value).startswith(message)
+
+
+def test_a_lease_array_is_validated_the_same_way() -> None:
+    with pytest.raises(InputError, match=r"j:2:1: lease 1: ttl_minutes: Input should be less than or equal to"):
+        parse_leases('[\n  {"lane": "m", "loop_ts": "t", "tree": ["a"], "ttl_minutes": 10000000000000}]', "j")
+    with pytest.raises(InputError, match="j:1:83: not a lease array: nested deeper than 64 levels"):
+        parse_leases('[{"lane": "m", ' + '"x": ' + "[" * 100 + "]" * 100 + "}]", "j")
+
+
+def test_corrupt_middle_lines_of_every_kind_are_reported_and_skipped() -> None:
+    text = journal(
+        acquire("model", "a", ["m/**"]),
+        "[" * 100_000,
+        '{"op": "RELEASE", "lane": "model", "loop_ts": ' + "1" * 5000 + "}",
+        "[1, 2]",
+        '{"op": "ACQUIRE", "op": "RELEASE"}',
+        acquire("compute", "b", ["c/**"]),
+    )
+    readback = parse_leases(text, "j")
+    assert [x.lane for x in readback.live] == ["model", "compute"]
+    assert readback.warnings == tuple(f"j:{n}: corrupt journal line skipped" for n in (2, 3, 4, 5))
+
+
+def test_skipped_lines_are_counted_past_twenty() -> None:
+    text = journal(acquire("model", "a", ["m/**"]), *["{broken"] * 30, acquire("compute", "b", ["c/**"]))
+    warnings = parse_leases(text, "j").warnings
+    assert len(warnings) == 21
+    assert warnings[-1] == "j: … and 10 more lines skipped"
+
+
+def test_an_op_that_is_not_text_is_ignored_like_any_unknown_op() -> None:
+    text = journal(acquire("model", "a", ["m/**"]), {"op": ["RELEASE"], "lane": "model", "loop_ts": T0})
+    assert live(text) == [("model", "a")]
+
+
+@pytest.mark.parametrize("text", ["", "\n\n  \n"])
+def test_an_empty_lease_file_is_a_warning_not_silence(text: str) -> None:
+    readback = parse_leases(text, "j")
+    assert readback.live == ()
+    assert readback.warnings == ("j: the lease file is empty: no live leases",)
+
+
+def test_an_empty_lease_file_is_warned_about_in_the_plan(sandbox: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = sandbox.root / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    plan = sandbox.reconcile(capsys, "--leases", str(empty), "--now", "2026-08-27T23:00:00Z", dry_run=True)
+    assert plan["leases"]["warnings"] == [f"{empty}: the lease file is empty: no live leases"]
+
+
+def test_the_issue_of_a_holder_is_a_plain_bounded_number() -> None:
+    lease = parse_leases(journal(acquire("m", "issue-" + "9" * 400, ["m/**"])), "j").live[0]
+    assert lease.issue(r"issue-(\d+)") is None
+    assert lease.issue(r"issue-(\w+)") is None
+    assert lease.issue(r"issue-\d+") is None
+    short = lease.model_copy(update={"holder": "issue-9420-x"})
+    assert short.issue(r"issue-(\d+)") == 9420
+
+
+def test_a_stamp_at_the_edge_of_the_calendar_is_not_a_time() -> None:
+    text = journal(acquire("m", "a", ["m/**"], heartbeat_at="0001-01-01T00:00:00+14:00", loop_ts="x"))
+    (lease,) = parse_leases(text, "j").live
+    assert lease.last_seen() is None
+    assert not lease.is_stale(dt.datetime(2026, 8, 27, tzinfo=dt.UTC), 50, 5)
+
+
+def test_a_long_lease_is_described_in_one_bounded_line() -> None:
+    lease = parse_leases(journal(acquire("m", "h" * 400, [f"p{n}/**" for n in range(50)])), "j").live[0]
+    text = lease.describe()
+    assert len(text) < 800
+    assert text.endswith("and 45 more")

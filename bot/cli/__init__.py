@@ -15,7 +15,7 @@ from bot.config import load_settings
 from bot.context import RunContext
 from bot.errors import BotError
 from bot.snapshot.schema import schema_text
-from bot.untrusted import inert_log
+from bot.untrusted import log_safe
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -53,10 +53,10 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
 
 
 def _report(error: BotError, context: RunContext) -> None:
-    print(inert_log(error.user_message()), file=sys.stderr)
+    print(log_safe(error.user_message()), file=sys.stderr)
     if context.in_actions:
         print("\n".join(workflow.failure_lines(error)))
         try:
             workflow.leave_failure(error, context.step_summary)
         except BotError as unwritten:
-            print(inert_log(unwritten.user_message()), file=sys.stderr)
+            print(log_safe(unwritten.user_message()), file=sys.stderr)

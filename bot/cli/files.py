@@ -18,7 +18,7 @@ from bot.reference import PATH as REFERENCE
 from bot.reference import parts, regenerate
 from bot.render import Renderer
 from bot.snapshot.schema import KINDS, file_name, schema_text
-from bot.untrusted import inert_log
+from bot.untrusted import log_safe
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -51,7 +51,7 @@ def render(settings: Settings, *, check: bool, write: bool) -> int:
         print(f"wrote {settings.config.page}")
         return EXIT_OK
     if not check:
-        sys.stdout.write(inert_log(page))
+        sys.stdout.write(log_safe(page))
         return EXIT_OK
     committed = read_text(target) if target.exists() else ""
     if committed == page:

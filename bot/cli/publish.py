@@ -18,7 +18,7 @@ from bot.files import read_text
 from bot.github.connect import open_publisher
 from bot.render import Renderer
 from bot.timestamps import utc_stamp
-from bot.untrusted import inert_log
+from bot.untrusted import log_safe
 
 EXIT_OK = 0
 EMPTY = "empty: expected `dos lease-lane live` output (`[]` when no lease is held) or a dos lane journal"
@@ -32,7 +32,7 @@ def publish_leases(settings: Settings, args: argparse.Namespace, context: RunCon
         raise input_error(name, EMPTY + "; nothing was published")
     readback = parse_leases(text, name)
     for warning in readback.warnings:
-        print(inert_log(f"warning: {warning}"), file=sys.stderr)
+        print(log_safe(f"warning: {warning}"), file=sys.stderr)
     where = target(settings, args.to)
     refresh = settings.config.leases_rules.readback_refresh_minutes
     with open_publisher(context, args.offline, now) as github:

@@ -10,37 +10,39 @@ from pathlib import Path
 from bot import workflow
 from bot.config import Settings
 from bot.context import RunContext
+from bot.errors import ProposalRefused
 from bot.evidence import graph as packet_graph
 from bot.evidence.explain import explain
 from bot.files import read_text, write_atomic
 from bot.github.connect import open_port
-from bot.github.events import parse_event
+from bot.github.events import Trigger, parse_event
 from bot.github.offline import state_text
 from bot.reconcile import executor, gather
+from bot.reconcile.actions import Plan
 from bot.reconcile.plan import decide
 from bot.reconcile.status import status
 from bot.reconcile.view import view
-from bot.untrusted import inert_log
+from bot.render import Renderer
+from bot.untrusted import log_safe, log_safe_json
 
 EXIT_OK = 0
 
 
 def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
+    trigger = _trigger(args, context)  # every input is read and checked before anything is decided
     local = gather.snapshot(settings)
     scope = gather.read_scope(settings, local, args.leases)
     with open_port(context, args.offline, now, scope) as github:
         inputs = gather.inputs(settings, github.observe(), now, args.leases, local)
         plan = decide(inputs)
-        event_path = args.event_path or context.event_path
-        if event_path is not None:
-            name = args.event_name or context.event_name or "workflow_dispatch"
-            trigger = parse_event(name, read_text(event_path), str(event_path))
+        if trigger is not None:
             plan = plan.model_copy(update={"trigger": trigger})
-        report = None if args.dry_run else executor.apply(plan, github, args.max_writes)
+        _shown(plan, inputs.renderer, args)  # rendered before any write: a plan that cannot be shown wrote nothing
+        writes = not args.dry_run and not plan.refusal
+        report = executor.apply(plan, github, args.max_writes) if writes else None
         plan = plan.model_copy(update={"api": github.requests()})
-    text = inputs.renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run)
-    sys.stdout.write(plan.model_dump_json(indent=2) + "\n" if args.json else inert_log(text))
+    sys.stdout.write(_shown(plan, inputs.renderer, args))
     if report is not None:
         print(f"applied {len(report.done)} actions; {len(report.deferred)} deferred to the next run", file=sys.stderr)
     destinations = workflow.Destinations(
@@ -49,9 +51,26 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
     workflow.leave_results(
         plan, report, inputs.readback, inputs.renderer, now=now, repository=inputs.observed.repository, to=destinations
     )
+    if plan.refusal:
+        raise ProposalRefused(plan.refusal)
     if report is not None and report.error is not None:
         raise report.error
     return EXIT_OK
+
+
+def _shown(plan: Plan, renderer: Renderer, args: argparse.Namespace) -> str:
+    """The plan as printed: JSON with `--json`, else the text; either way safe for an Actions log."""
+    if args.json:
+        return log_safe_json(plan.model_dump_json(indent=2) + "\n")
+    return log_safe(renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run))
+
+
+def _trigger(args: argparse.Namespace, context: RunContext) -> Trigger | None:
+    event_path = args.event_path or context.event_path
+    if event_path is None:
+        return None
+    name = args.event_name or context.event_name or "workflow_dispatch"
+    return parse_event(name, read_text(event_path), str(event_path))
 
 
 def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:

@@ -3,21 +3,23 @@
 
 The journal fold follows dos-kernel: ACQUIRE/RECONCILE add or replace a lease keyed on
 (loop_ts, lane), RELEASE/SCAVENGE remove it, HEARTBEAT/ADOPT update it, CHECKPOINT resets the
-set; other ops are forensic. A torn last line is ignored; a corrupt middle line is reported and
-skipped. Unknown fields are ignored, since newer dos versions add fields.
+set; other ops are forensic. A torn last line is ignored; a corrupt middle line (bad JSON, or
+JSON past the reader's bounds, or not an object) is reported and skipped. Unknown fields are
+ignored, since newer dos versions add fields; every record the fold produces is validated, so an
+entry that would make a lease malformed is an error naming its line.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
 from bot.errors import InputError, Problem, validation_problems
+from bot.json_input import JsonProblem, loads, parse_value
 from bot.timestamps import parse_timestamp
 
 LeaseFormat = Literal["journal", "live-array", "published"]
@@ -37,6 +39,12 @@ _FLAT_FIELDS = (
     "run_id",
     "proc_starttime",
 )
+# Warnings shown for skipped lines; the rest are counted.
+MAX_WARNINGS = 20
+# Bounds far beyond anything dos writes: they keep every lease printable and its arithmetic finite.
+Name = Annotated[StrictStr, Field(max_length=500)]
+Stamp = Annotated[StrictStr, Field(max_length=100)]
+Glob = Annotated[StrictStr, Field(max_length=1000)]
 
 
 class Lease(BaseModel):
@@ -44,15 +52,16 @@ class Lease(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    lane: str
-    loop_ts: str
-    holder: str = ""
-    tree: tuple[str, ...]
-    acquired_at: str | None = None
-    heartbeat_at: str | None = None
-    ttl_minutes: int | None = None
-    host_id: str | None = None
-    mode: str | None = None
+    lane: Name
+    loop_ts: Name
+    holder: Name = ""
+    tree: tuple[Glob, ...] = Field(max_length=1000)
+    acquired_at: Stamp | None = None
+    heartbeat_at: Stamp | None = None
+    # timedelta holds about 1.4e12 minutes; a bound well inside it keeps staleness finite.
+    ttl_minutes: int | None = Field(default=None, ge=0, le=10**9)
+    host_id: Name | None = None
+    mode: Name | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -61,7 +70,8 @@ class Lease(BaseModel):
     def issue(self, pattern: str) -> int | None:
         """The issue this lease is held for, by the holder-tag convention (e.g. `issue-9420-…`)."""
         match = re.search(pattern, self.holder)
-        return int(match.group(1)) if match else None
+        number = match.group(1) if match and match.groups() else None
+        return int(number) if number and number.isdigit() and len(number) <= 18 else None
 
     def last_seen(self) -> dt.datetime | None:
         stamps = [s for s in (_stamp(self.heartbeat_at), _stamp(self.acquired_at)) if s is not None]
@@ -75,7 +85,14 @@ class Lease(BaseModel):
         return now - seen > dt.timedelta(minutes=ttl + grace)
 
     def describe(self) -> str:
-        return f"{self.lane} lease of {self.holder or 'an unnamed holder'} on {', '.join(self.tree)}"
+        """One bounded line: long holders and trees are cut, so no lease can flood a comment."""
+        tree = ", ".join(_cut(glob, 120) for glob in self.tree[:5])
+        more = f" and {len(self.tree) - 5} more" if len(self.tree) > 5 else ""
+        return f"{_cut(self.lane, 80)} lease of {_cut(self.holder, 120) or 'an unnamed holder'} on {tree}{more}"
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -116,8 +133,8 @@ def detect_format(text: str) -> LeaseFormat:
         return "live-array"
     if start == "{":
         try:
-            whole = json.loads(text)
-        except json.JSONDecodeError:
+            whole = loads(text)
+        except JsonProblem:
             return "journal"  # several lines of JSONL, or a torn file: the journal reader says which
         if isinstance(whole, dict) and "leases" in whole and "op" not in whole:
             return "published"
@@ -126,6 +143,8 @@ def detect_format(text: str) -> LeaseFormat:
 
 def parse_leases(text: str, file: str) -> LeaseReadback:
     """Read any lease format; garbage and empty trees are errors naming file and line."""
+    if not text.strip():
+        return LeaseReadback(file, "journal", (), warnings=(f"{file}: the lease file is empty: no live leases",))
     found = detect_format(text)
     if found == "live-array":
         return _parse_array(text, file)
@@ -135,8 +154,9 @@ def parse_leases(text: str, file: str) -> LeaseReadback:
 
 
 def _parse_published(text: str, file: str) -> LeaseReadback:
+    data = parse_value(text, file, "not a published readback", syntax_label="not a published readback")
     try:
-        published = PublishedReadback.model_validate_json(text)
+        published = PublishedReadback.model_validate(data)
     except ValidationError as exc:
         raise InputError(validation_problems(exc, file, lambda loc: (1, 1), "published readback: ")[:1]) from exc
     lines = _element_lines(text, len(published.leases), depth=3)
@@ -145,10 +165,7 @@ def _parse_published(text: str, file: str) -> LeaseReadback:
 
 
 def _parse_array(text: str, file: str) -> LeaseReadback:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError([Problem(file, exc.lineno, exc.colno, f"not a lease array: {exc.msg}")]) from exc
+    data = parse_value(text, file, "not a lease array", syntax_label="not a lease array")
     if not isinstance(data, list):
         raise InputError([Problem(file, 1, 1, "expected a JSON array of leases")])
     lines = _element_lines(text, len(data))
@@ -156,40 +173,51 @@ def _parse_array(text: str, file: str) -> LeaseReadback:
     return LeaseReadback(file, "live-array", leases)
 
 
+_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}\n]', re.DOTALL)
+
+
 def _element_lines(text: str, count: int, depth: int = 2) -> list[int]:
-    """Best-effort line of each lease object, `depth` brackets deep (for messages)."""
+    """Best-effort line of each lease object, `depth` brackets deep (for messages); brackets in strings
+    are skipped."""
     lines, level, line = [], 0, 1
-    for ch in text:
-        if ch == "\n":
+    for match in _STRUCTURE.finditer(text):
+        token = match.group()
+        if token == "\n":
             line += 1
-        elif ch in "[{":
+        elif token[0] == '"':
+            line += token.count("\n")
+        elif token in "[{":
             level += 1
-            if level == depth and ch == "{":
+            if level == depth and token == "{":
                 lines.append(line)
-        elif ch in "]}":
+        else:
             level -= 1
     return (lines + [1] * count)[:count]
 
 
 def _parse_journal(text: str, file: str) -> LeaseReadback:
     entries: list[tuple[int, dict[str, Any]]] = []
-    warnings: list[str] = []
-    numbered = [(n, raw) for n, raw in enumerate(text.splitlines(), start=1) if raw.strip()]
+    skipped: list[str] = []
+    # Only `\n` ends a journal line: JSON strings may hold U+2028 and the like, which `splitlines` splits on.
+    numbered = [(n, raw) for n, raw in enumerate(text.split("\n"), start=1) if raw.strip()]
     for position, (number, raw) in enumerate(numbered):
         try:
-            entry = json.loads(raw)
-        except json.JSONDecodeError:
-            if position == len(numbered) - 1 and entries:
-                warnings.append(f"{file}:{number}: torn last line ignored")
-                continue
-            warnings.append(f"{file}:{number}: corrupt journal line skipped")
+            entry = loads(raw)
+        except JsonProblem:
+            torn = position == len(numbered) - 1 and entries
+            skipped.append(f"{file}:{number}: {'torn last line ignored' if torn else 'corrupt journal line skipped'}")
             continue
-        if isinstance(entry, dict):
-            entries.append((number, entry))
+        if not isinstance(entry, dict):
+            skipped.append(f"{file}:{number}: corrupt journal line skipped")
+            continue
+        entries.append((number, entry))
     if numbered and not any("op" in entry for _, entry in entries):
         message = "not a dos lane journal, a lease array or a published readback"
         raise InputError([Problem(file, numbered[0][0], 1, message)])
     live, released = _fold(entries, file)
+    warnings = skipped[:MAX_WARNINGS]
+    if len(skipped) > MAX_WARNINGS:
+        warnings.append(f"{file}: … and {len(skipped) - MAX_WARNINGS} more lines skipped")
     return LeaseReadback(file, "journal", tuple(live.values()), tuple(released), tuple(warnings))
 
 
@@ -198,8 +226,12 @@ def _fold(entries: list[tuple[int, dict[str, Any]]], file: str) -> tuple[dict[tu
     released: list[Lease] = []
     for number, entry in entries:
         op = entry.get("op")
+        if not isinstance(op, str):
+            continue  # an op dos does not write, like the forensic ones
         if op == "CHECKPOINT":
             snapshot = entry.get("leases") or []
+            if not isinstance(snapshot, list):
+                raise InputError([Problem(file, number, 1, "CHECKPOINT entry: leases must be a list of leases")])
             leases = [_lease(item, file, number, "checkpoint lease") for item in snapshot]
             live = {lease.key: lease for lease in leases}
             continue
@@ -214,12 +246,10 @@ def _fold(entries: list[tuple[int, dict[str, Any]]], file: str) -> tuple[dict[tu
             live[lease.key] = lease
         elif op in _REMOVE and key in live:
             released.append(live.pop(key))
-        elif op == "HEARTBEAT" and key in live:
-            live[key] = live[key].model_copy(update={"heartbeat_at": entry.get("heartbeat_at") or entry.get("ts")})
-        elif op == "ADOPT" and key in live:
-            update = {k: entry[k] for k in ("holder", "host_id") if entry.get(k) is not None}
+        elif op in ("HEARTBEAT", "ADOPT") and key in live:
+            update = {k: entry[k] for k in ("holder", "host_id") if op == "ADOPT" and entry.get(k) is not None}
             update["heartbeat_at"] = entry.get("heartbeat_at") or entry.get("ts")
-            live[key] = live[key].model_copy(update=update)
+            live[key] = _lease({**live[key].model_dump(), **update}, file, number, f"{op} entry")
     return live, released
 
 

@@ -1,19 +1,28 @@
-"""Path overlap between write regions and lease trees (dos-kernel's strict disjointness rule)."""
+"""Path overlap between write regions and lease trees (dos-kernel's strict disjointness rule).
+
+dos-kernel 0.30 (`dos._tree.lane_trees_disjoint`) is the reference: an entry is normalised to a
+prefix (backslashes to slashes, trimmed, case-folded, cut at the first glob metacharacter `*`, `?`
+or `[`); two entries collide when one prefix starts with the other; empty entries are skipped, and
+a region that is empty, or has only empty entries, overlaps everything.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from bot.evidence.leases import Lease
 
+_METACHARACTER = re.compile(r"[*?\[]")
+
 
 @lru_cache(maxsize=4096)
 def normalise(glob: str) -> str:
-    """Backslashes to slashes, trimmed, case-folded, cut at the first `*`: a path prefix."""
+    """Backslashes to slashes, trimmed, case-folded, cut at the first `*`, `?` or `[`: a path prefix."""
     prefix = glob.replace("\\", "/").strip().casefold()
-    star = prefix.find("*")
-    return prefix if star < 0 else prefix[:star]
+    cut = _METACHARACTER.search(prefix)
+    return prefix if cut is None else prefix[: cut.start()]
 
 
 def collide(a: str, b: str) -> bool:
@@ -23,8 +32,8 @@ def collide(a: str, b: str) -> bool:
 
 
 def overlaps(paths: Iterable[str], tree: Iterable[str]) -> bool:
-    """True unless the two regions are strictly disjoint; an empty region is not disjoint."""
-    paths, tree = list(paths), list(tree)
+    """True unless the two regions are strictly disjoint; an unknown (empty) region is not disjoint."""
+    paths, tree = [p for p in paths if p], [t for t in tree if t]
     if not paths or not tree:
         return True
     return any(collide(a, b) for a in paths for b in tree)

@@ -6,19 +6,22 @@ offline state file that stands in for it uses the same shapes.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictInt, field_validator
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StrictInt, field_validator
+
+from bot.timestamps import comparable
 
 Permission = Literal["none", "read", "triage", "write", "maintain", "admin"]
-
-
-# GitHub's timestamp form (ISO 8601 in UTC, whole seconds), as its API writes `created_at`.
 
 
 def is_bot(login: str, account_type: str = "User", own_login: str = "") -> bool:
     """Whether an account is a bot: GitHub says so, its login is an app's (`name[bot]`), or it is ours."""
     return account_type == "Bot" or login.endswith("[bot]") or (bool(own_login) and login == own_login)
+
+
+# A time with an offset that can be compared with any other (see `timestamps.comparable`).
+Moment = Annotated[AwareDatetime, AfterValidator(comparable)]
 
 
 class Tolerant(BaseModel):
@@ -44,7 +47,7 @@ class Comment(Tolerant):
     id: StrictInt = Field(gt=0, description="The comment id (the number in its `#issuecomment-` link).")
     issue: StrictInt = Field(gt=0, description="The issue the comment is on; it must be listed in `issues`.")
     user: str = Field(description="The author's login.")
-    created_at: AwareDatetime = Field(description="When it was posted, ISO-8601 with a time zone.")
+    created_at: Moment = Field(description="When it was posted, ISO-8601 with a time zone.")
     body: str = Field(default="", description="The comment's Markdown text.")
     user_type: Literal["User", "Bot", "Organization"] = Field(
         default="User", description="The author's account type; comments by bots are not read."

@@ -10,35 +10,46 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from bot.errors import InputError, Problem, validation_problems
+from bot.errors import InputError, OutputError, Problem, validation_problems
 from bot.evidence.published import BranchFile
-from bot.files import parse_object, read_text, write_atomic
+from bot.files import read_text, write_atomic
 from bot.github.observed import Observed
 from bot.github.port import GitHubError
+from bot.json_input import parse_object
 from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
 from bot.timestamps import utc_stamp
 
 
 def parse_state(text: str, file: str) -> tuple[dict[str, Any], Observed]:
-    """The raw state (kept whole for writing back) and its validated reading."""
+    """The raw state (kept whole for writing back) and its validated reading.
+
+    Everything the writes rely on is checked here, before the first write: a state that is
+    refused is refused whole, never after some writes were saved.
+    """
     raw = parse_object(text, file, "the state")
     try:
         observed = Observed.model_validate(raw)
     except ValidationError as exc:
         raise InputError(validation_problems(exc, file)) from exc
     numbers = {issue.number for issue in observed.issues}
-    unknown = [
-        Problem(file, 0, 0, f"comments.{index}: comment {c.id} is on issue #{c.issue}, which the state does not list")
-        for index, c in enumerate(observed.comments)
-        if c.issue not in numbers
+    problems = [
+        *_repeated(file, "issues", [i.number for i in observed.issues], "issue #{}"),
+        *_repeated(file, "comments", [c.id for c in observed.comments], "comment {}"),
+        *_repeated(file, "pulls", [p.number for p in observed.pulls], "pull request #{}"),
+        *(
+            Problem(file, 0, 0, f"comments.{i}: comment {c.id} is on issue #{c.issue}, which the state does not list")
+            for i, c in enumerate(observed.comments)
+            if c.issue not in numbers
+        ),
     ]
-    if unknown:
-        raise InputError(unknown)
+    if problems:
+        raise InputError(problems)
     return raw, observed
 
 
@@ -58,6 +69,15 @@ def branch_file_text(raw: dict[str, Any], where: BranchFile) -> str | None:
 def state_text(observed: Observed) -> str:
     """Observations in the state file's format: a live run's reading, replayable with --offline."""
     return json.dumps(observed.model_dump(mode="json"), indent=2) + "\n"
+
+
+def _repeated(file: str, key: str, ids: Sequence[int], name: str) -> Iterator[Problem]:
+    """An id seen twice would let one record stand for another (a command read as someone else's)."""
+    first: dict[int, int] = {}
+    for index, ident in enumerate(ids):
+        if ident in first:
+            yield Problem(file, 0, 0, f"{key}.{index}: {name.format(ident)} repeats {key}.{first[ident]}")
+        first.setdefault(ident, index)
 
 
 class OfflineGitHub:
@@ -102,8 +122,8 @@ class OfflineGitHub:
         if self.path is not None:
             try:
                 write_atomic(self.path, self.text())
-            except OSError as exc:
-                raise GitHubError(f"{self.path}: cannot write the state file: {exc.strerror or exc}") from exc
+            except OutputError as exc:
+                raise GitHubError(f"cannot write the state file: {exc}") from exc
         self.writes += 1
 
     def _list(self, key: str) -> list[dict[str, Any]]:
@@ -143,7 +163,8 @@ class OfflineGitHub:
 
     def pull_request(self, action: PullRequestAction) -> int | None:
         pulls = self._list("pulls")
-        existing = next((p for p in pulls if p["head"] == action.branch and p["state"] == "open"), None)
+        # Read as `Observed` reads them: a pull without `state` is open.
+        existing = next((p for p in pulls if p["head"] == action.branch and p.get("state", "open") == "open"), None)
         if action.operation == "create" and existing is not None:
             # GitHub refuses a second PR from the same head; like create-pull-request, update it.
             action = action.model_copy(update={"operation": "update", "number": existing["number"]})

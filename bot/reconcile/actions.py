@@ -102,6 +102,9 @@ class Plan(Frozen):
     trigger: Trigger | None = None
     # Set only when the tip's files were used, so offline plans stay as they were.
     decided_on: TipReport | None = Field(default=None, exclude_if=lambda value: value is None)
+    # Why the PR must not be proposed (`reconcile.proposal`); the PR action's note says so in the
+    # JSON, and the CLI writes nothing and exits 1. Left out of the JSON, which it would change.
+    refusal: str = Field(default="", exclude=True)
 
     def pull_request(self) -> PullRequestAction:
         return next(a for a in self.actions if isinstance(a, PullRequestAction))

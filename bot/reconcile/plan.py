@@ -15,6 +15,7 @@ from bot.errors import BotError
 from bot.evidence.derive import Derivation, derive_all
 from bot.evidence.leases import LeaseReadback
 from bot.github.observed import Comment, Observed
+from bot.reconcile import proposal
 from bot.reconcile.actions import (
     Action,
     LeaseReport,
@@ -68,10 +69,7 @@ def decide(inputs: Inputs) -> Plan:
     findings = validate(following)
     if findings:
         raise BotError("the reconciled snapshot would be invalid: " + "; ".join(f.message for f in findings))
-    files = {
-        inputs.snapshot_path: store_rewrite.save_text(inputs.snapshot, following),
-        inputs.page_path: inputs.renderer.page(following, config.page_text),
-    }
+    files, refused = proposed_files(inputs, following)
     overdue = overdue_reviews(snapshot, inputs.now)
     nudges = Nudges(observed, config, inputs.renderer, inputs.now)
     actions: list[Action] = [
@@ -81,8 +79,9 @@ def decide(inputs: Inputs) -> Plan:
         *nudges.mismatches(snapshot),
     ]
     leases = lease_report(inputs)
-    actions.append(pull_request(inputs, derivations, files, inbox.applied, leases))
+    actions.append(pull_request(inputs, derivations, files, inbox.applied, leases, refused))
     return Plan(
+        refusal=refused,
         now=inputs.now.isoformat(),
         decided_on=inputs.decided_on,
         commands=tuple(inbox.reports),
@@ -114,6 +113,15 @@ def lease_report(inputs: Inputs) -> LeaseReport:
         warnings=readback.warnings,
         readback=time,
     )
+
+
+def proposed_files(inputs: Inputs, following: Snapshot) -> tuple[dict[str, str], str]:
+    """The PR's files for `following`, and why they must not be proposed ("" when they may)."""
+    text = store_rewrite.save_text(inputs.snapshot, following)
+    files = {inputs.snapshot_path: text, inputs.page_path: inputs.renderer.page(following, inputs.config.page_text)}
+    # An unchanged save is the default branch's own text, which was loaded and validated already.
+    refused = "" if text == inputs.snapshot.text else proposal.refusal(text, inputs.snapshot_path, following)
+    return files, refused
 
 
 def next_snapshot(snapshot: Snapshot, derivations: list[Derivation]) -> Snapshot:
@@ -154,10 +162,14 @@ def pull_request(
     files: dict[str, str],
     applied: list[tuple[Comment, str]],
     leases: LeaseReport,
+    refused: str = "",
 ) -> PullRequestAction:
     """Create, update or close the one regeneration PR, or leave it: CPR's create-or-update rule."""
     settings = inputs.config.pull_request
     existing = inputs.observed.open_pull(settings.branch)
+    if refused:
+        number = existing.number if existing else None
+        return PullRequestAction(operation="none", number=number, branch=settings.branch, note=f"refused: {refused}")
     changed = any(inputs.committed.get(path) != text for path, text in files.items())
     if not changed:
         if existing is None:

@@ -8,6 +8,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictStr, WithJsonSchema
 
+from bot.untrusted import echo
+
 _DATE_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
 # What an editor can check of a date without parsing it: the shape and plausible month and day.
 DATE_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
@@ -24,7 +26,7 @@ def _iso_date(value: Any) -> Any:
             return dt.date.fromisoformat(value.strip())
         except ValueError:
             pass
-    raise ValueError(f"{value!r} is not a valid date (YYYY-MM-DD)")
+    raise ValueError(f"{echo(value)} is not a valid date (YYYY-MM-DD)")
 
 
 IsoDate = Annotated[

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, StrictInt, StrictStr
 
 from bot.snapshot.fields import Ids, IsoDate, Model
 from bot.snapshot.sections import Collision, Lever, OSSRoute, OSSState, OSSWalkStep, ReadyWave
+from bot.untrusted import neutral
 
 __all__ = ["Collision", "Lever", "OSSRoute", "OSSState", "OSSWalkStep", "ReadyWave"]
 
@@ -218,3 +220,37 @@ LIST_KEYS: dict[str, str] = {
     "retired_constraints": "id",
     "ledger": "comment_id",
 }
+
+# What a record of each list is called in messages (upstream's wording where it has one).
+ENTITY_NOUNS: dict[str, str] = {
+    "constraints": "current constraint",
+    "programs": "execution program",
+    "work_packets": "work packet",
+    "ready_waves": "current ready wave",
+    "collisions": "collision",
+    "oss_states": "OSS state",
+    "oss_walk": "OSS walk step",
+    "oss_routes": "OSS route",
+    "levers": "lever",
+    "retired_constraints": "retired constraint",
+    "ledger": "ledger entry of comment",
+}
+
+
+def entity_label(data: Any, loc: Sequence[str | int]) -> tuple[str, tuple[str | int, ...]] | None:
+    """`work packet "m1"` and the rest of `loc`, for a problem inside a record that has a usable id.
+
+    `data` is the file as read (the id of a record that failed validation is taken from there);
+    None when the record has no usable id, or when the problem is with the id itself.
+    """
+    if len(loc) < 3 or loc[0] not in ENTITY_NOUNS or not isinstance(loc[1], int):
+        return None
+    records = data.get(loc[0]) if isinstance(data, Mapping) else None
+    if not isinstance(records, Sequence) or isinstance(records, str) or not 0 <= loc[1] < len(records):
+        return None
+    record, key = records[loc[1]], LIST_KEYS[str(loc[0])]
+    ident = record.get(key) if isinstance(record, Mapping) else None
+    if loc[2] == key or isinstance(ident, bool) or not isinstance(ident, str | int) or ident == "":
+        return None
+    shown = f'"{neutral(ident, 60)}"' if isinstance(ident, str) else str(ident)
+    return f"{ENTITY_NOUNS[str(loc[0])]} {shown}", tuple(loc[2:])

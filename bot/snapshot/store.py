@@ -1,13 +1,18 @@
 """Round-trip YAML storage, loading side: YAML text to a validated model, with located errors.
 
-The store (this module and `store_rewrite`) is the only code that touches ruamel. Loading keeps
-the comment-preserving tree next to the validated model, so errors name file:line:col and a
-save can write only what changed (`store_rewrite.save_text`).
+The store (this module, `store_rewrite` and `store_scalars`) is the only code that touches
+ruamel. Loading keeps the comment-preserving tree next to the validated model, so errors name
+file:line:col and a save can write only what changed (`store_rewrite.save_text`).
+
+A hand-kept snapshot gains nothing from YAML's anchors, aliases and merge keys, and they are how
+a 33 KB file expands into gigabytes or a value hides behind `<<:`; they are refused, as are
+nesting deeper than any snapshot needs, integers past what Python converts, and lone surrogates.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,16 +21,24 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.composer import Composer, ComposerError
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, ScalarNode
 from ruamel.yaml.representer import RoundTripRepresenter
 
 from bot.errors import InputError, input_error, validation_problems
-from bot.files import read_text
-from bot.snapshot.model import Snapshot
+from bot.files import MAX_INPUT_BYTES, read_text
+from bot.snapshot.model import Snapshot, entity_label
 
 T = TypeVar("T", bound=BaseModel)
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+MAX_DEPTH = 32
+MAX_INTEGER_DIGITS = 40
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# ruamel looks up to 1,024 characters ahead for a key and pays for every open flow level on each
+# step (seconds for `[` x 1,000), so a run of openers deeper than any snapshot is refused first.
+_OPENERS = re.compile(rf"(?:[\[{{][\s,]*){{{MAX_DEPTH + 1}}}")
 
 
 class PlainDate(str):
@@ -48,8 +61,48 @@ _Constructor.add_constructor(TIMESTAMP_TAG, _Constructor.construct_plain_date)
 _Representer.add_representer(PlainDate, _Representer.represent_plain_date)
 
 
+class _Composer(Composer):
+    """Composes the node tree, refusing what a snapshot never needs before anything is built."""
+
+    nesting = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.parser.peek_event()
+        if event.anchor is not None:  # an anchor, or an alias to one
+            message = "anchors and aliases are not allowed; write the value out"
+            raise ComposerError(None, None, message, event.start_mark)
+        if getattr(event, "ctag", None) or getattr(event, "tag", None):
+            raise ComposerError(None, None, "tags (!...) are not allowed; write the plain value", event.start_mark)
+        self.nesting += 1
+        if self.nesting > MAX_DEPTH:
+            raise ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels", event.start_mark)
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self.nesting -= 1
+        _refuse_unsafe(node)
+        return node
+
+
+def _refuse_unsafe(node: Any) -> None:
+    tag = str(getattr(node.tag, "value", node.tag))
+    if isinstance(node, MappingNode):
+        for key, _ in node.value:
+            if str(getattr(key.tag, "value", key.tag)) == "tag:yaml.org,2002:merge":
+                raise ComposerError(None, None, "merge keys (<<) are not allowed; write the keys out", key.start_mark)
+    elif isinstance(node, ScalarNode):
+        digits = len(node.value.lstrip("+-"))
+        if tag == "tag:yaml.org,2002:int" and digits > MAX_INTEGER_DIGITS:
+            message = f"an integer of {digits} characters (at most {MAX_INTEGER_DIGITS})"
+            raise ComposerError(None, None, message, node.start_mark)
+        if _LONE_SURROGATE.search(node.value):
+            message = "a lone UTF-16 surrogate escape; write the character itself"
+            raise ComposerError(None, None, message, node.start_mark)
+
+
 def _yaml() -> YAML:
     yaml = YAML()
+    yaml.Composer = _Composer
     yaml.Constructor = _Constructor
     yaml.Representer = _Representer
     yaml.preserve_quotes = True
@@ -88,7 +141,15 @@ def locate(tree: Any, loc: Sequence[str | int]) -> tuple[int, int]:
 
 
 def parse_tree(text: str, file: str) -> Any:
-    """Parse YAML text into a round-trip tree; syntax errors and duplicate keys are located."""
+    """Parse YAML text into a round-trip tree; syntax errors, duplicate keys and refused
+    constructs (see the module's docstring) are located."""
+    if len(text) > MAX_INPUT_BYTES:
+        raise input_error(file, f"larger than the {MAX_INPUT_BYTES:,} characters perfbot reads")
+    run = _OPENERS.search(text)
+    if run:
+        line = text.count("\n", 0, run.start()) + 1
+        col = run.start() - text.rfind("\n", 0, run.start())
+        raise input_error(file, f"more than {MAX_DEPTH} nested [ or {{ in a row", line, col)
     try:
         return _yaml().load(text)
     except MarkedYAMLError as exc:
@@ -110,7 +171,10 @@ def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
     try:
         value = model.model_validate(tree)
     except ValidationError as exc:
-        raise InputError(sorted(validation_problems(exc, file, lambda loc: locate(tree, loc)))) from exc
+        problems = validation_problems(
+            exc, file, lambda loc: locate(tree, loc), label=lambda loc: entity_label(tree, loc)
+        )
+        raise InputError(sorted(problems)) from exc
     return Loaded(value, tree, file, text)
 
 

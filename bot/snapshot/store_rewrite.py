@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.scalarstring import DoubleQuotedScalarString, ScalarString
 
 from bot.snapshot.model import LIST_KEYS, Snapshot
 from bot.snapshot.store import Loaded, PlainDate, dump_tree
+from bot.snapshot.store_scalars import scalar, text_scalar
 
 
 def save_text(loaded: Loaded[Snapshot], snapshot: Snapshot, *, splice: bool = True) -> str:
@@ -58,7 +59,7 @@ def _splice(original: Any, text: str, tree: Any) -> str | None:
     changed too much to splice (top-level keys or record order), so the caller dumps it all."""
     if not isinstance(original, CommentedMap) or not original or list(original) != list(tree):
         return None
-    lines = text.splitlines(keepends=True)
+    lines = source_lines(text)
     keys = list(original)
     starts = [original.lc.key(k)[0] for k in keys]
     ends = [*starts[1:], len(lines)]
@@ -74,7 +75,7 @@ def _splice(original: Any, text: str, tree: Any) -> str | None:
             holder[key] = new
             if key in tree.ca.items:
                 holder.ca.items[key] = tree.ca.items[key]
-            piece = dump_tree(holder).splitlines(keepends=True)
+            piece = source_lines(dump_tree(holder))
         out += piece
     return "".join(out)
 
@@ -106,8 +107,19 @@ def _splice_records(key: str, old: Any, new: Any, lines: list[str], start: int, 
             group.ca.end = None
         holder = CommentedMap()
         holder[key] = group
-        out += dump_tree(holder).splitlines(keepends=True)[1:]
+        out += source_lines(dump_tree(holder))[1:]
     return out
+
+
+# ruamel counts a line at `\n` and at a `\r` not followed by one, and nowhere else: `str.splitlines`
+# also splits at U+2028, U+0085, `\x0b` and others, which a value may hold.
+_LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of `text`, ends kept, exactly as ruamel numbers them in its marks."""
+    lines = _LINE_END.split(text)
+    return lines[:-1] if lines and not lines[-1] else lines
 
 
 def dump_new(snapshot: Snapshot) -> str:
@@ -158,40 +170,15 @@ def _merge(old: Any, new: Any, sparse: Any, key: str) -> Any:
         else:
             _patch_scalars(old, list(new))
         return old
-    return _scalar(old, new)
-
-
-# Characters YAML reads as line breaks (or cannot print plainly); only double quotes keep them.
-_NEEDS_ESCAPES = frozenset("\x85\u2028\u2029\r\t") | frozenset(map(chr, range(32)))
-
-
-def _text(value: str) -> str:
-    if any(ch in _NEEDS_ESCAPES for ch in value):
-        quoted: str = DoubleQuotedScalarString(value)
-        return quoted
-    return value
-
-
-def _scalar(old: Any, new: Any) -> Any:
-    if isinstance(new, str) and not isinstance(old, str):
-        return _text(new)
-    if isinstance(new, dt.date):
-        return old if isinstance(old, str) and old == new.isoformat() else PlainDate(new.isoformat())
-    if type(old) is not type(new) and not (isinstance(old, str) and isinstance(new, str)):
-        return new
-    if old == new:
-        return old
-    if isinstance(old, ScalarString) and isinstance(new, str):
-        return type(old)(new)
-    return _text(new) if isinstance(new, str) else new
+    return scalar(old, new)
 
 
 def _patch_scalars(seq: CommentedSeq, new: list[Any]) -> None:
     for index, value in enumerate(new):
         if index < len(seq):
-            seq[index] = _scalar(seq[index], value)
+            seq[index] = scalar(seq[index], value)
         else:
-            seq.append(_scalar(None, value))
+            seq.append(scalar(None, value))
     del seq[len(new) :]
 
 
@@ -281,4 +268,4 @@ def _build(value: Any, sparse: Any, key: str) -> Any:
         return seq
     if isinstance(value, dt.date):
         return PlainDate(value.isoformat())
-    return _text(value) if isinstance(value, str) else value
+    return text_scalar(value) if isinstance(value, str) else value

@@ -18,6 +18,12 @@ from bot.snapshot.upstream_rules import UPSTREAM_CHECKS, blank
 ISSUE_REF = re.compile(r"#(\d+)")
 # Raw HTML (a tag, a comment, a declaration) renders inside GitHub's tables and can end a cell.
 _HTML_TAG = re.compile(r"<[A-Za-z/!?]")
+# Characters no page line may carry: controls (but the tab) and the line separators some readers
+# break lines at; bidirectional controls, which reorder the text around them on the page.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
+_BIDI = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# What a GitHub Actions runner reads as a command when the page or the plan is printed to a log.
+_WORKFLOW_COMMAND = re.compile(r"^\s*::|##\[")
 
 
 def validate(snapshot: Snapshot) -> list[Finding]:
@@ -137,6 +143,7 @@ def _cells(s: Snapshot) -> Iterator[Finding]:
     """Text that lands in a table cell may not contain `|` or a line break (upstream does not escape)."""
     data = s.model_dump(by_alias=True)
     for loc, text in _strings(data, ()):
+        yield from (Finding(loc, f"{_name(s, loc)}: {why}") for why in _unprintable(text))
         if loc == ("definition",):
             if "\n" in text or "\r" in text:
                 yield Finding(loc, "definition must be one line")
@@ -147,6 +154,18 @@ def _cells(s: Snapshot) -> Iterator[Finding]:
             yield Finding(loc, f"{_name(s, loc)}: HTML markup would break the table; rephrase it")
         if "\n" in text or "\r" in text:
             yield Finding(loc, f"{_name(s, loc)}: a line break would break the table cell; use one line")
+
+
+def _unprintable(text: str) -> Iterator[str]:
+    """Why `text` cannot be printed as it is on the page, in replies or in a job's log."""
+    if _CONTROL.search(text):
+        yield "a control character or line separator would break the page; use plain text"
+    if _BIDI.search(text):
+        yield "a bidirectional control character would reorder the text around it; remove it"
+    if text.endswith("\\") and (len(text) - len(text.rstrip("\\"))) % 2:
+        yield "a trailing backslash would escape the markup that follows it on the page; remove it"
+    if _WORKFLOW_COMMAND.search(text):
+        yield "'::' at the start or '##[' would be read as a GitHub Actions command; rephrase it"
 
 
 def _strings(value: Any, loc: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], str]]:
