@@ -85,19 +85,19 @@ _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
-def _graph_line(text: str) -> str:
+def graph_line(text: str) -> str:
     """`text` with control characters as spaces and lone surrogates as U+FFFD."""
     return _CONTROLS.sub(" ", _SURROGATE.sub("\ufffd", text))
 
 
 def mermaid_text(text: str) -> str:
     """`text` for the inside of a double-quoted mermaid label: only safe ASCII and entity codes."""
-    return "".join(ch if ch in _MERMAID_PLAIN else f"#{ord(ch)};" for ch in _graph_line(text))
+    return "".join(ch if ch in _MERMAID_PLAIN else f"#{ord(ch)};" for ch in graph_line(text))
 
 
 def dot_text(text: str) -> str:
     """`text` for the inside of a double-quoted DOT string: escapes only, one line, encodable."""
-    return _graph_line(text).replace("\\", "\\\\").replace('"', '\\"')
+    return graph_line(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
 def echo(value: object, limit: int = 60) -> str:
