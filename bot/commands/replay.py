@@ -120,7 +120,9 @@ def _decide_line(state: Working, comment: Comment, command: Command, context: Co
         return state, _line(command, "refused", "refused", outcome.reason)
     if isinstance(outcome, Applied):
         if key in context.dropped:
-            return state, _line(command, "accepted", "dropped", outcome.effect + " — then dropped before it was merged")
+            # The reply says only what this comment did: it is written before the dropping
+            # comment's reply, and must stay true if that one is never written (deleted first).
+            return state, _line(command, "accepted", "dropped", outcome.effect)
         return _applied(state, comment, outcome), _line(command, "accepted", "accepted", outcome.effect)
     state, assignment = _assign(state, outcome.assignment)
     return state, _line(command, "accepted", "accepted", outcome.text, assignment)
