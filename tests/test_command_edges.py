@@ -84,3 +84,67 @@ def test_a_recorded_drop_still_says_which_commands_it_removed(repo: Repo, capsys
     again = repo.reconcile(capsys, "--now", NOW)
     assert decisions(again) == [(500, 1, "dropped"), (501, 1, "answered")]
     assert comments(again) == []
+
+
+# Item 14: a claim's reply says what perfbot will do; a later run assigns, or corrects the reply.
+
+
+def assignees(repo: Repo, issue: int) -> list[str]:
+    return list(next(i for i in repo.state()["issues"] if i["number"] == issue)["assignees"])
+
+
+def notices(repo: Repo) -> list[str]:
+    return [
+        c["body"] for c in repo.state()["comments"] if c["user"] == "perfbot[bot]" and "perfbot:lapsed" in c["body"]
+    ]
+
+
+def test_a_claim_whose_comment_is_deleted_before_the_assignment_is_corrected(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.add_comment(500, 9497, "alice", f"/perf claim {CUDA}")
+    repo.reconcile(capsys, "--now", NOW, "--max-writes", "2")  # eyes and the reply; the assignment waits
+    (reply,) = replies(repo, 500)
+    assert f"applied: alice will be assigned to #9497 (`{CUDA}`)" in reply
+    assert assignees(repo, 9497) == []
+    delete_comment(repo, 500)
+    later = repo.reconcile(capsys, "--now", NOW)
+    assert assignees(repo, 9497) == []  # a deleted comment's assignment is not made ...
+    assert decisions(later) == [(500, 1, "lapsed")]
+    (notice,) = notices(repo)  # ... and the reply is corrected, once
+    assert f"`/perf claim {CUDA}` was accepted, but perfbot will not carry it out" in notice
+    assert "alice is not assigned to #9497" in notice
+    final = repo.reconcile(capsys, "--now", NOW)
+    assert comments(final) == []
+    assert [a["kind"] for a in final["actions"]] == ["pull_request"]
+    assert len(notices(repo)) == 1
+
+
+def test_a_claim_whose_assignment_was_deferred_is_assigned_by_the_next_run(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.add_comment(500, 9497, "alice", f"/perf claim {CUDA}")
+    repo.reconcile(capsys, "--now", NOW, "--max-writes", "2")
+    later = repo.reconcile(capsys, "--now", NOW)
+    assert {"kind": "assign", "issue": 9497, "login": "alice", "add": True} in later["actions"]
+    assert assignees(repo, 9497) == ["alice"]
+    assert notices(repo) == []
+
+
+def test_a_finished_claim_is_left_alone_after_its_comment_and_reactions_are_gone(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """GitHub deletes a comment's reactions with it: the assignment GitHub shows is what counts."""
+    repo.add_comment(500, 9497, "alice", f"/perf claim {CUDA}")
+    repo.reconcile(capsys, "--now", NOW)
+    assert assignees(repo, 9497) == ["alice"]
+    delete_comment(repo, 500)
+    repo.edit_state(reactions=[])
+    later = repo.reconcile(capsys, "--now", NOW)
+    assert [a["kind"] for a in later["actions"]] == ["pull_request"]
+    repo.set_issue(9497, assignees=[])  # alice unassigns herself by hand: perfbot does not undo it
+    last = repo.reconcile(capsys, "--now", NOW)
+    assert not any(a["kind"] == "assign" for a in last["actions"])
+    assert assignees(repo, 9497) == []
+    (notice,) = notices(repo)
+    assert "alice is not assigned to #9497" in notice

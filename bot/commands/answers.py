@@ -1,5 +1,16 @@
 """Effects of the commands that leave the snapshot alone: they answer, and at most assign someone.
 
+An assignment is a side effect after the reply (`outbox`), and perfbot never edits a comment, so
+the reply says what perfbot *will* do ("alice will be assigned to #9497"), and the record in it
+is what later runs finish from (`replay`):
+
+- while the command comment is there, a run that finds no 🚀/😕 on it (the verdict comes after
+  the assignment) makes the assignment if GitHub does not show it yet, then gives the verdict;
+- when the comment is gone, so is the verdict that would say whether the assignment was ever
+  made: perfbot does not make it (it could undo a person's later change), and when GitHub does
+  not show it, one notice corrects the reply (`lapsed` marker), as it does when the packet or
+  its issue is gone.
+
 Their words are the same whether or not this run made the change, so a rerun answers identically.
 """
 
@@ -20,9 +31,9 @@ def _assignment(add: bool) -> Effect:
             return packet
         if packet.issue not in situation.assignees:
             return Refused(f"issue #{packet.issue} was not observed")
-        state = "is assigned to" if add else "is not assigned to"
+        change = "will be assigned to" if add else "will be unassigned from"
         assignment = AssignAction(issue=packet.issue, login=comment.user, add=add)
-        return Answered(f"{comment.user} {state} #{packet.issue} (`{packet.id}`)", assignment)
+        return Answered(f"{comment.user} {change} #{packet.issue} (`{packet.id}`)", assignment)
 
     return run
 

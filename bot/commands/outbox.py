@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from bot.commands.grammar import Command
 from bot.commands.records import DECISION_TOPIC, LAPSED_TOPIC, REPLY_TOPIC, Decision, Record, lapsed_key
+from bot.commands.registry import changes_snapshot
 from bot.commands.replay import Handled, Line
 from bot.github.markers import header
 from bot.github.observed import Comment
@@ -112,6 +113,8 @@ def _lapsed_notice(comment: Comment, line: Line, voice: Voice) -> CommentAction:
             author=comment.user,
             command=line.command,
             reason=line.reason,
+            # A snapshot command is left out of the update; an answer's assignment is not made.
+            snapshot_command=line.command is not None and changes_snapshot(line.command.verb),
         ),
     )
 
