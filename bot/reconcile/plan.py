@@ -6,6 +6,7 @@ the network or the time.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 
@@ -60,6 +61,8 @@ def decide(inputs: Inputs) -> Plan:
         owner=config.owner,
     )
     derivations = derive_all(snapshot, evidence)
+    # Nudges rest on merged evidence: the default branch's snapshot, the live leases and issues.
+    merged = derive_all(base, dataclasses.replace(evidence, issues=observed.issues_by_number()))
     following = _count_state_changes(base, next_snapshot(snapshot, derivations))
     if following != base and inbox.settled_through > base.commands_settled_through:
         following = following.model_copy(
@@ -79,7 +82,7 @@ def decide(inputs: Inputs) -> Plan:
     nudges = Nudges(observed, config, inputs.renderer, inputs.now)
     actions: list[Action] = [
         *inbox.actions,
-        *nudges.packets(snapshot, derivations),
+        *nudges.packets(base, merged),
         *nudges.reviews(snapshot, overdue),
         *nudges.mismatches(snapshot),
     ]
@@ -129,7 +132,7 @@ def _count_state_changes(base: Snapshot, following: Snapshot) -> Snapshot:
     """Bump `state_revision` of each packet whose state this change moves (one episode each)."""
     before = {p.id: p for p in base.work_packets}
     packets = tuple(
-        p.model_copy(update={"state_revision": before[p.id].state_revision + 1})
+        p.model_copy(update={"state_revision": before[p.id].state_revision + 1, "previous_state": before[p.id].state})
         if p.id in before and p.state != before[p.id].state
         else p
         for p in following.work_packets

@@ -128,6 +128,9 @@ class WorkPacket(Model):
     exit_when: StrictStr
     # How many times a perfbot change moved this packet's state; keys its nudges, one per episode.
     state_revision: StrictInt = 0
+    # The state that change moved it from (none before the first): a ready episode is announced
+    # only when it follows a waiting one.
+    previous_state: WorkState | None = None
 
 
 class ReadyWave(Model):
