@@ -42,9 +42,15 @@ claim = _assignment(add=True)
 unclaim = _assignment(add=False)
 
 
+# A drop's answer names at most this many commands, then says how many more it dropped.
+NAMED_DROPS = 50
+
+
 def drop(situation: Situation, command: Command, comment: Comment) -> Outcome:
     """Which accepted, unmerged commands this comment's `drop` removed (chosen by `policy.dropped`)."""
     mine = sorted(key for key, by in situation.dropped.items() if by == comment.id and key in situation.accepted)
     if not mine:
         return Answered("no pending commands to drop")
-    return Answered("dropped pending commands: " + ", ".join(f"comment {cid} line {line}" for cid, line in mine))
+    named = ", ".join(f"comment {cid} line {line}" for cid, line in mine[:NAMED_DROPS])
+    more = f" and {len(mine) - NAMED_DROPS} more" if len(mine) > NAMED_DROPS else ""
+    return Answered(f"dropped pending commands: {named}{more}")

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections.abc import Sequence
 
+from bot.bodies import fitted
 from bot.config import BotConfig
 from bot.evidence.derive import Derivation
 from bot.github.markers import marker, said
@@ -65,11 +67,29 @@ class Nudges:
         self.mine: list[Comment] = observed.bot_comments()
         self.planned: set[tuple[str, str]] = set()
 
-    def _comment(self, issue: int, topic: str, key: str, template: str, **context: object) -> list[CommentAction]:
+    def _comment(
+        self,
+        issue: int,
+        topic: str,
+        key: str,
+        template: str,
+        listed: tuple[str, Sequence[object]] | None = None,
+        **context: object,
+    ) -> list[CommentAction]:
+        """One nudge, unless said; `listed` names its list (shown as far as it fits, the rest counted)."""
         if (topic, key) in self.planned or said(self.mine, topic, key):
             return []
         self.planned.add((topic, key))
-        body = self.renderer.render(template, marker=marker(topic, key), prefix=self.config.commands.prefix, **context)
+        name, items = listed if listed is not None else ("", ())
+
+        def render(shown: int) -> str:
+            if listed is not None:
+                context.update({name: items[:shown], "omitted": len(items) - shown})
+            return self.renderer.render(
+                template, marker=marker(topic, key), prefix=self.config.commands.prefix, **context
+            )
+
+        body = fitted(render, len(items), self.config.commands.max_body_chars, self.renderer)
         return [CommentAction(issue=issue, topic=topic, body=body)]  # type: ignore[arg-type]
 
     def packets(self, merged: Snapshot, derivations: list[Derivation]) -> list[CommentAction]:
@@ -83,6 +103,7 @@ class Nudges:
                     "packet-ready",
                     f"{packet.id}:{_digest('ready', ready)}",
                     "comments/packet-ready.md.j2",
+                    ("reasons", d.reasons),
                     packet=packet,
                     derivation=d,
                 )
@@ -92,6 +113,7 @@ class Nudges:
                     "lease-lost",
                     f"{packet.id}:{_digest(packet.state, packet.state_revision)}",
                     "comments/lease-lost.md.j2",
+                    ("reasons", d.reasons),
                     packet=packet,
                     derivation=d,
                 )
@@ -134,6 +156,6 @@ class Nudges:
             if open_packets:
                 key = f"{number}:{kind}"
                 actions += self._comment(
-                    number, "issue-mismatch", key, "comments/issue-mismatch.md.j2", kind=kind, packets=open_packets
+                    number, "issue-mismatch", key, "comments/issue-mismatch.md.j2", ("packets", open_packets), kind=kind
                 )
         return actions

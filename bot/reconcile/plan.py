@@ -10,6 +10,7 @@ import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 
+from bot.bodies import fitted
 from bot.commands import inbox as commands_inbox
 from bot.config import BotConfig
 from bot.errors import BotError
@@ -152,9 +153,10 @@ def pull_request(
             return PullRequestAction(operation="none", branch=settings.branch)
         return PullRequestAction(operation="close", number=existing.number, branch=settings.branch)
     changes = [d for d in derivations if d.changed]
-    shown = max(len(changes), len(applied))
-    while True:
-        body = inputs.renderer.render(
+
+    def render(shown: int) -> str:
+        """The body listing the first `shown` changes and commands; the snapshot's diff has them all."""
+        return inputs.renderer.render(
             "pr_body.md.j2",
             changes=changes[:shown],
             commands=applied[:shown],
@@ -163,9 +165,8 @@ def pull_request(
             files=sorted(path for path, text in files.items() if inputs.committed.get(path) != text),
             readback=inputs.readback,
         )
-        if len(body) <= inputs.config.commands.max_body_chars or shown == 0:
-            break
-        shown //= 2  # GitHub refuses longer bodies; the snapshot's diff still shows everything
+
+    body = fitted(render, max(len(changes), len(applied)), inputs.config.commands.max_body_chars, inputs.renderer)
     proposal = PullRequestAction(
         operation="create", branch=settings.branch, title=settings.title, body=body, files=files
     )
