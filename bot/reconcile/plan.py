@@ -64,14 +64,9 @@ def decide(inputs: Inputs) -> Plan:
     derivations = derive_all(snapshot, evidence)
     # Nudges rest on merged evidence: the default branch's snapshot, the live leases and issues.
     merged = derive_all(base, dataclasses.replace(evidence, issues=observed.issues_by_number()))
-    following = _count_state_changes(base, next_snapshot(snapshot, derivations))
-    if following != base and inbox.settled_through > base.commands_settled_through:
-        following = following.model_copy(
-            update={
-                "ledger": tuple(e for e in following.ledger if e.comment_id > inbox.settled_through),
-                "commands_settled_through": inbox.settled_through,
-            }
-        )
+    following = _compacted(
+        base, _count_state_changes(base, next_snapshot(snapshot, derivations)), inbox.settled_through
+    )
     findings = validate(following)
     if findings:
         raise BotError("the reconciled snapshot would be invalid: " + "; ".join(f.message for f in findings))
@@ -127,6 +122,18 @@ def next_snapshot(snapshot: Snapshot, derivations: list[Derivation]) -> Snapshot
             )
         )
     return snapshot.model_copy(update={"work_packets": tuple(packets)})
+
+
+def _compacted(base: Snapshot, following: Snapshot, settled_through: int) -> Snapshot:
+    """Settled ledger entries compacted away, when the snapshot changes anyway and the bound moves."""
+    if following == base or settled_through <= base.commands_settled_through:
+        return following
+    return following.model_copy(
+        update={
+            "ledger": tuple(e for e in following.ledger if e.comment_id > settled_through),
+            "commands_settled_through": settled_through,
+        }
+    )
 
 
 def _count_state_changes(base: Snapshot, following: Snapshot) -> Snapshot:
