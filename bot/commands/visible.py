@@ -3,12 +3,17 @@
 A comment is read as GitHub reads it, CommonMark plus GFM's tables and strikethrough, and a line
 counts only when it *starts* as plain text of a paragraph that GitHub renders as `<p>`:
 
-- not in a code block, fence, HTML block, block quote, heading, table (header row or any row)
-  or tight list item (GitHub renders its paragraph without `<p>`);
+- not in a code block, fence, HTML block, block quote, list item, heading or table (header row
+  or any row, as GFM finds tables, which is more often than markdown-it-py does). A tight list
+  item is no `<p>` at all, and whether a list is tight is where parsers disagree most, so no
+  list item counts;
 - not inside an inline span that continues from an earlier line: a code span, image alt text,
   a link, emphasis, strikethrough, an HTML comment or tag;
-- not inside a raw HTML element that hides or restyles its content (`<details>`, `<code>`,
-  `<del>`, `<script>`…), whether an HTML block or an inline tag opened it.
+- not after raw HTML that hides what follows it (`raw_html`): an element such as `<details>`,
+  `<code>` or `<script>` not closed yet, an HTML comment not closed yet, an unterminated tag,
+  or a line holding only a tag, which may open an HTML block up to the next blank line;
+- not right after a block quote or list item (no blank line between): parsers disagree on
+  where its lazy continuation ends.
 
 How: each candidate line (one whose text starts with the prefix) gets a private-use sentinel
 just before the prefix, the marked comment is parsed once, and a line counts when its sentinel
@@ -25,6 +30,8 @@ from collections.abc import Sequence
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from bot.commands.raw_html import RawHtml, after_lone_tags
+
 _MARKDOWN = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
 # Sentinels are private-use characters: U+E000, the line's index as hex digits U+E010-U+E01F,
@@ -33,19 +40,8 @@ _MARKDOWN = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 _OPEN, _CLOSE, _DIGIT0 = 0xE000, 0xE001, 0xE010
 _PRIVATE = re.compile("[\ue000-\ue01f]")
 _SENTINEL = re.compile("\ue000([\ue010-\ue01f]+)\ue001")
-
-# Raw HTML elements whose content GitHub hides (collapsed, dropped) or shows as something other
-# than paragraph text (code, links, struck text, form fields, embedded objects).
-HIDING = frozenset(
-    {
-        "a", "code", "del", "details", "iframe", "kbd", "math", "noembed", "noframes", "noscript", "object",
-        "plaintext", "pre", "s", "samp", "script", "select", "strike", "style", "svg", "table", "template",
-        "textarea", "title", "tt", "xmp",
-    }
-)  # fmt: skip
-# A tag: no `<` or `>` inside, so a failed match never rescans text beyond the next `<`.
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)([^<>]*)>")
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
+# A GFM table's delimiter row: cells of dashes, each optionally colon-aligned, between pipes.
+_DELIMITER_ROW = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*")
 
 
 def starts_command(line: str, prefix: str) -> bool:
@@ -58,12 +54,23 @@ def paragraph_lines(body: str, prefix: str) -> list[tuple[int, str]]:
     if prefix not in body:
         return []
     lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    candidates = [number for number, line in enumerate(lines) if starts_command(line.strip(), prefix)]
+    maybe_hidden = after_lone_tags(lines) | _maybe_table(lines)
+    candidates = [
+        number
+        for number, line in enumerate(lines)
+        if number not in maybe_hidden and starts_command(line.strip(), prefix)
+    ]
     if not candidates:
         return []
     marked = _with_sentinels(lines, candidates, prefix)
-    shown = _shown_sentinels(_MARKDOWN.parse(marked), prefix)
-    return [(number + 1, lines[number].strip()) for index, number in enumerate(candidates) if index in shown]
+    tokens = _MARKDOWN.parse(marked)
+    shown = _shown_sentinels(tokens, prefix)
+    maybe_lazy = _after_containers(tokens, lines)
+    return [
+        (number + 1, lines[number].strip())
+        for index, number in enumerate(candidates)
+        if index in shown and number not in maybe_lazy
+    ]
 
 
 def _sentinel(index: int) -> str:
@@ -80,45 +87,67 @@ def _with_sentinels(lines: Sequence[str], candidates: Sequence[int], prefix: str
 
 
 def _shown_sentinels(tokens: Sequence[Token], prefix: str) -> set[int]:
-    """Indices of the candidates whose sentinel starts top-level text of a shown paragraph."""
+    """Indices of the candidates whose sentinel starts top-level text of a top-level paragraph."""
     shown: set[int] = set()
-    open_elements: list[str] = []  # hiding elements opened by raw HTML and not closed yet
-    quoted = 0
+    raw = RawHtml()
+    nested = 0  # block quotes and list items around the current token
     for index, token in enumerate(tokens):
-        if token.type == "blockquote_open":
-            quoted += 1
-        elif token.type == "blockquote_close":
-            quoted -= 1
+        if token.type in ("blockquote_open", "list_item_open"):
+            nested += 1
+        elif token.type in ("blockquote_close", "list_item_close"):
+            nested -= 1
         elif token.type == "html_block":
-            _track_html(open_elements, token.content)
+            raw.feed(token.content)
         elif token.type == "inline" and token.children is not None:
             parent = tokens[index - 1] if index else None
             paragraph = parent is not None and parent.type == "paragraph_open" and not parent.hidden
-            shown |= _plain_sentinels(token.children, prefix, open_elements, paragraph and not quoted)
+            shown |= _plain_sentinels(token.children, prefix, raw, paragraph and not nested)
     return shown
 
 
-def _plain_sentinels(children: Sequence[Token], prefix: str, open_elements: list[str], counts: bool) -> set[int]:
-    """Sentinels in top-level text while no hiding element is open; inline HTML is tracked either way."""
+def _maybe_table(lines: Sequence[str]) -> set[int]:
+    """Lines a GFM table may hold: before a delimiter row (the header), and after it to a blank line.
+
+    markdown-it-py's tables are stricter than cmark-gfm's (`a` over `-|` is a table on GitHub),
+    so any line that looks like a delimiter row with a pipe counts, whatever the cell counts.
+    """
+    hidden: set[int] = set()
+    for number, line in enumerate(lines):
+        if "|" in line and _DELIMITER_ROW.fullmatch(line):
+            hidden.add(number - 1)
+            after = number + 1
+            while after < len(lines) and lines[after].strip(" \t"):
+                hidden.add(after)
+                after += 1
+    return hidden
+
+
+def _after_containers(tokens: Sequence[Token], lines: Sequence[str]) -> set[int]:
+    """Lines after a block quote or list item, up to the next blank line: perhaps its lazy continuation.
+
+    Parsers disagree on where such a container ends (cmark-gfm continues `> a` lazily past an
+    indented `<pre>` line that markdown-it-py reads as code), so none of those lines counts.
+    """
+    hidden: set[int] = set()
+    for token in tokens:
+        if token.type in ("blockquote_open", "list_item_open") and token.map is not None:
+            number = token.map[1]
+            if not lines[number - 1].strip(" \t"):
+                continue  # the container ends at a blank line: nothing after it continues it
+            while number < len(lines) and lines[number].strip(" \t") and number not in hidden:
+                hidden.add(number)
+                number += 1
+    return hidden
+
+
+def _plain_sentinels(children: Sequence[Token], prefix: str, raw: RawHtml, counts: bool) -> set[int]:
+    """Sentinels in top-level text that raw HTML does not hide; inline HTML is fed to `raw` either way."""
     found: set[int] = set()
     for child in children:
         if child.type == "html_inline":
-            _track_html(open_elements, child.content)
-        elif counts and child.type == "text" and child.level == 0 and not open_elements:
+            raw.feed(child.content)
+        elif counts and child.type == "text" and child.level == 0 and not raw.hiding:
             for match in _SENTINEL.finditer(child.content):
                 if child.content.startswith(prefix, match.end()):
                     found.add(int("".join(f"{ord(c) - _DIGIT0:x}" for c in match.group(1)), 16))
     return found
-
-
-def _track_html(open_elements: list[str], html: str) -> None:
-    """Open and close hiding elements as raw HTML does (comments and other tags change nothing)."""
-    for match in _TAG.finditer(_HTML_COMMENT.sub("", html)):
-        closing, name, self_closing = match.group(1), match.group(2).lower(), match.group(3).endswith("/")
-        if name not in HIDING:
-            continue
-        if not closing:
-            if not self_closing:
-                open_elements.append(name)
-        elif name in open_elements:
-            del open_elements[len(open_elements) - 1 - open_elements[::-1].index(name) :]
