@@ -11,7 +11,8 @@ is what later runs finish from (`replay`):
   not show it, one notice corrects the reply (`lapsed` marker), as it does when the packet or
   its issue is gone.
 
-Their words are the same whether or not this run made the change, so a rerun answers identically.
+A run decides a comment afresh only when no reply to it was written, and then its assignment was
+not made either (it follows the reply), so the words of the reply that is written hold.
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ def _assignment(add: bool) -> Effect:
             return packet
         if packet.issue not in situation.assignees:
             return Refused(f"issue #{packet.issue} was not observed")
-        change = "will be assigned to" if add else "will be unassigned from"
+        if (comment.user in situation.assignees[packet.issue]) == add:
+            change = "is already assigned to" if add else "is not assigned to"
+        else:
+            change = "will be assigned to" if add else "will be unassigned from"
         assignment = AssignAction(issue=packet.issue, login=comment.user, add=add)
         return Answered(f"{comment.user} {change} #{packet.issue} (`{packet.id}`)", assignment)
 

@@ -95,7 +95,7 @@ def test_a_claim_assigns_once_and_the_working_assignees_follow(seed: Snapshot, r
         None,
     ]
     assert state.assignees[9497] == ("alice",)
-    assert handled[1].lines[0].reason == f"alice will be assigned to #9497 (`{CUDA}`)"
+    assert handled[1].lines[0].reason == f"alice is already assigned to #9497 (`{CUDA}`)"
 
 
 def test_recorded_commands_are_replayed_without_a_permission_check(seed: Snapshot, run: Folder) -> None:
