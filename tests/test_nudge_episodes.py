@@ -90,3 +90,16 @@ def test_a_merged_change_from_running_to_ready_is_not_a_ready_nudge(
     repo.merge(plan)
     assert ready_nudges(repo.reconcile(capsys, "--now", NOW)) == []
     assert "previous_state: running" in repo.snapshot_path.read_text(encoding="utf-8")
+
+
+def test_an_issue_mismatch_rests_on_the_default_branch_and_the_pr_alike(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.add_comment(101, 8325, "alice", COMPLETE)
+    repo.reconcile(capsys, "--now", NOW)  # the completion is in the PR, not merged
+    repo.set_issue(8325, state="open", state_reason="reopened")
+    reopened = repo.reconcile(capsys, "--now", NOW)
+    assert [c["topic"] for c in comments(reopened)] == []  # not complete on the default branch yet
+    repo.set_issue(8325, state="closed", state_reason=None)
+    closed = repo.reconcile(capsys, "--now", NOW)
+    assert [c["topic"] for c in comments(closed)] == []  # closed with its completion on the way

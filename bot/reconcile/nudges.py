@@ -135,21 +135,27 @@ class Nudges:
             )
         return actions
 
-    def mismatches(self, snapshot: Snapshot) -> list[CommentAction]:
+    def mismatches(self, merged: Snapshot, working: Snapshot) -> list[CommentAction]:
+        """Issues closed while their packet is open, or reopened while it is complete.
+
+        The mismatch must hold on the default branch and in the working snapshot: a completion
+        still in the PR neither makes one (it may be dropped) nor leaves one to point out.
+        """
         actions: list[CommentAction] = []
         by_issue: dict[int, list[WorkPacket]] = {}
-        for packet in snapshot.work_packets:
+        for packet in merged.work_packets:
             by_issue.setdefault(packet.issue, []).append(packet)
+        complete_now = {p.id: p.state == "complete" for p in working.work_packets}
         issues = self.observed.issues_by_number()
         for number, packets in by_issue.items():
             issue = issues.get(number)
             if issue is None:
                 continue
             if issue.state == "closed":
-                open_packets = [p for p in packets if p.state != "complete"]
+                open_packets = [p for p in packets if p.state != "complete" and not complete_now.get(p.id, False)]
                 kind = "closed-while-open"
             elif issue.state_reason == "reopened":
-                open_packets = [p for p in packets if p.state == "complete"]
+                open_packets = [p for p in packets if p.state == "complete" and complete_now.get(p.id, False)]
                 kind = "reopened-while-complete"
             else:
                 continue

@@ -80,7 +80,7 @@ def decide(inputs: Inputs) -> Plan:
         *inbox.actions,
         *nudges.packets(base, merged),
         *nudges.reviews(snapshot, overdue),
-        *nudges.mismatches(snapshot),
+        *nudges.mismatches(base, snapshot),
     ]
     actions.append(pull_request(inputs, derivations, files, inbox.applied))
     return Plan(
