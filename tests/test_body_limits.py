@@ -199,8 +199,8 @@ def test_a_pr_body_over_thousands_of_commands_and_changes(settings: Settings, se
     packet = seed.work_packets[0]
     long_reason = Reason(kind="condition", subject="c" * 250)
     changes = [
-        derivation(packet, "waiting-coordination", [long_reason] * 50).model_copy(update={"id": f"p{n}"})
-        for n in range(3000)
+        derivation(packet, "waiting-coordination", [long_reason] * 20).model_copy(update={"id": f"p{n}"})
+        for n in range(300)
     ]
     applied = [(the_comment(cid=1000 + n), "e" * 290) for n in range(3500)]
     files = {"config/snapshot.yaml": "changed\n"}
