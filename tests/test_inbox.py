@@ -42,10 +42,8 @@ def test_complete_by_a_writer(repo: Repo, capsys: pytest.CaptureFixture[str]) ->
     assert len(replies) == 1
     assert replies[0]["issue"] == 8325
     assert "applied: completed `mac.m1-streamed-q4k-no-copy` (receipt #9482)" in replies[0]["body"]
-    ready = sorted(c["issue"] for c in comments(plan) if c["topic"] == "packet-ready")
-    assert ready == [9230, 9495]
-    nudge = next(c for c in comments(plan) if c["issue"] == 9230)["body"]
-    assert f"- hard dependencies met: {M1}\n" in nudge
+    # Ready nudges rest on merged evidence: none while the completion is only proposed.
+    assert [c for c in comments(plan) if c["topic"] == "packet-ready"] == []
     assert plan["commands"] == [
         {
             "comment_id": 101,
@@ -82,6 +80,11 @@ def test_complete_by_a_writer(repo: Repo, capsys: pytest.CaptureFixture[str]) ->
         "completed `mac.m1-streamed-q4k-no-copy` (receipt #9482) — alice in anthony-chaudhary/fak#8325 (comment 101)"
         in pull(plan)["body"]
     )
+    repo.merge(plan)
+    merged = repo.reconcile(capsys, "--now", NOW)
+    assert sorted(c["issue"] for c in comments(merged) if c["topic"] == "packet-ready") == [9230, 9495]
+    nudge = next(c for c in comments(merged) if c["issue"] == 9230)["body"]
+    assert f"- hard dependencies met: {M1}\n" in nudge
 
 
 def test_the_same_command_from_a_reader_is_refused(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
@@ -112,10 +115,17 @@ def test_replay_unmerged_pr_then_merge(repo: Repo, capsys: pytest.CaptureFixture
     assert "comment_id: 110" in snapshot
     assert "review_by: 2026-09-04" in snapshot
     repo.merge(both)
+    merged = repo.reconcile(capsys, "--now", NOW)
+    assert pull(merged)["operation"] == "none"
+    # The merged completion makes M1's dependents ready: now, and only now, they are told.
+    assert sorted((c["topic"], c["issue"]) for c in comments(merged)) == [
+        ("packet-ready", 9230),
+        ("packet-ready", 9495),
+    ]
+    assert [d for _, _, d in commands(merged)] == ["merged", "merged"]
     quiet = repo.reconcile(capsys, "--now", NOW)
     assert pull(quiet)["operation"] == "none"
     assert comments(quiet) == []
-    assert [d for _, _, d in commands(quiet)] == ["merged", "merged"]
 
 
 def test_a_review_ends_the_overdue_nudges(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:

@@ -45,6 +45,12 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
     sys.stdout.write(_shown(plan, inputs.renderer, args))
     if report is not None:
         print(f"applied {len(report.done)} actions; {len(report.deferred)} deferred to the next run", file=sys.stderr)
+        if report.superseded is not None:
+            done = report.superseded
+            print(
+                f"another run already commented on #{done.issue} ({done.topic}): this run stopped writing",
+                file=sys.stderr,
+            )
     destinations = workflow.Destinations(
         plan_json=args.plan_json, outputs=args.outputs, summary=context.step_summary, server_url=context.server_url
     )

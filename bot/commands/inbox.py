@@ -59,7 +59,7 @@ def read(base: Snapshot, observed: Observed, config: BotConfig, renderer: Render
     )
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)
-    voice = outbox.Voice(renderer, config.commands.prefix, reacted, present)
+    voice = outbox.Voice(renderer, config.commands.prefix, reacted, present, config.commands.max_body_chars)
     return Inbox(
         snapshot=final.snapshot,
         actions=[action for done in handled for action in outbox.actions(done, voice)],

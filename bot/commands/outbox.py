@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from bot.bodies import capped, fitted
 from bot.commands.grammar import Command
 from bot.commands.records import DECISION_TOPIC, LAPSED_TOPIC, REPLY_TOPIC, Decision, Record, lapsed_key
+from bot.commands.registry import changes_snapshot
 from bot.commands.replay import Handled, Line
+from bot.config import CommandSettings
 from bot.github.markers import header
 from bot.github.observed import Comment
 from bot.reconcile.actions import Action, CommentAction, ReactAction, ReactionContent
@@ -35,6 +38,8 @@ class Voice:
     reacted: AbstractSet[tuple[int, str]]
     # Comments still there (a deleted one cannot be reacted to).
     present: AbstractSet[int]
+    # Every reply and notice stays under this many characters (`bodies`).
+    limit: int = CommandSettings().max_body_chars
 
 
 def finished(reacted: AbstractSet[tuple[int, str]]) -> frozenset[int]:
@@ -87,31 +92,41 @@ def _reply(done: Handled, voice: Voice) -> CommentAction:
     records = [Record(comment, line.line, line.verdict, line.text) for line in done.lines]
     records += [Record(comment, number, "refused", text) for number, text, _ in errors]
     markers = [(REPLY_TOPIC, str(comment.id)), *((DECISION_TOPIC, r.encode()) for r in records)]
-    return CommentAction(
-        issue=comment.issue,
-        topic="command-reply",
-        body=voice.renderer.render(
+
+    def render(shown: int) -> str:
+        """The reply showing its first `shown` lines (answers, then malformed lines); all are recorded."""
+        return voice.renderer.render(
             "comments/command-reply.md.j2",
             header=header(*markers),
             author=comment.user,
-            answers=done.lines,
-            errors=errors,
+            answers=done.lines[:shown],
+            errors=errors[: max(0, shown - len(done.lines))],
+            omitted=len(done.lines) + len(errors) - shown,
             whole=done.whole,
             prefix=voice.prefix,
-        ),
-    )
+        )
+
+    total = len(done.lines) + len(errors)
+    body = fitted(render, total, voice.limit, voice.renderer)
+    return CommentAction(issue=comment.issue, topic="command-reply", body=body)
 
 
 def _lapsed_notice(comment: Comment, line: Line, voice: Voice) -> CommentAction:
     return CommentAction(
         issue=comment.issue,
         topic="command-lapsed",
-        body=voice.renderer.render(
-            "comments/command-lapsed.md.j2",
-            header=header((LAPSED_TOPIC, lapsed_key((comment.id, line.line)))),
-            author=comment.user,
-            command=line.command,
-            reason=line.reason,
+        body=capped(
+            voice.renderer.render(
+                "comments/command-lapsed.md.j2",
+                header=header((LAPSED_TOPIC, lapsed_key((comment.id, line.line)))),
+                author=comment.user,
+                command=line.command,
+                reason=line.reason,
+                # A snapshot command is left out of the update; an answer's assignment is not made.
+                snapshot_command=line.command is not None and changes_snapshot(line.command.verb),
+            ),
+            voice.limit,
+            voice.renderer,
         ),
     )
 

@@ -1,22 +1,18 @@
 """Reading a comment: its command lines, each read by its verb's grammar. Total: never raises.
 
-One command per line, starting with the configured prefix; lines that people do not see as
-paragraph text (code, HTML, quotes) are not commands. A malformed line becomes a `ParseError`
-that names the problem and the verb's usage.
+One command per line, starting with the configured prefix; only lines that GitHub shows as
+paragraph text count (`visible`), so code, HTML, quotes, tables and hidden spans are never
+commands. A malformed line becomes a `ParseError` that names the problem and the verb's usage.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-
 from bot.commands.grammar import VERBS, ArgumentError, Command
 from bot.commands.registry import lookup
+from bot.commands.visible import paragraph_lines, starts_command
 from bot.untrusted import code_span
-
-_MARKDOWN = MarkdownIt("commonmark")
 
 
 @dataclass(frozen=True)
@@ -42,56 +38,17 @@ class Parsed:
 
 
 def command_lines(body: str, prefix: str) -> list[tuple[int, str]]:
-    """(line number, text) of each line of a paragraph that starts with the prefix.
+    """(line number, text) of each line that GitHub shows as paragraph text and that starts with the prefix.
 
-    The comment is read as CommonMark, the way people see it: lines in code blocks, fences, HTML
-    blocks (including `<!-- -->` comments) and block quotes (lazy continuation lines too) are
-    not paragraphs, so they are never commands.
+    See `visible`: lines in code, HTML, quotes, headings, tables, tight list items, or inside a
+    span that hides or restyles them (code spans, image alt text, links, HTML) are not commands.
     """
-    if prefix not in body:
-        return []
-    text = body.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    found: list[tuple[int, str]] = []
-    quoted = 0
-    for token in _MARKDOWN.parse(text):
-        if token.type == "blockquote_open":
-            quoted += 1
-        elif token.type == "blockquote_close":
-            quoted -= 1
-        elif token.type == "inline" and not quoted and token.map:
-            hidden = _inside_inline_html(token, lines)
-            for number in range(token.map[0], token.map[1]):
-                line = lines[number].strip()
-                if number not in hidden and (line == prefix or line.startswith((prefix + " ", prefix + "\t"))):
-                    found.append((number + 1, line))
-    return found
-
-
-def _inside_inline_html(paragraph: Token, lines: list[str]) -> set[int]:
-    """Lines a multi-line inline HTML span (a `<!-- -->` comment, a tag) continues onto: hidden."""
-    assert paragraph.map is not None
-    first = paragraph.map[0]
-    raw = "\n".join(lines[first : paragraph.map[1]])
-    hidden: set[int] = set()
-    offset = 0
-    for child in paragraph.children or []:
-        if child.type != "html_inline" or "\n" not in child.content:
-            continue
-        start = raw.find(child.content, offset)
-        if start < 0:
-            continue
-        offset = start + len(child.content)
-        top = first + raw.count("\n", 0, start)
-        hidden.update(range(top + 1, top + 1 + child.content.count("\n")))
-    return hidden
+    return paragraph_lines(body, prefix)
 
 
 def has_raw_command_line(body: str, prefix: str) -> bool:
     """A cheap look for a command-like line, for comments too long to read properly."""
-    return any(
-        (line := raw.strip()) == prefix or line.startswith((prefix + " ", prefix + "\t")) for raw in body.split("\n")
-    )
+    return any(starts_command(raw.strip(), prefix) for raw in body.split("\n"))
 
 
 def parse(body: str, prefix: str, max_comment: int, max_argument: int) -> Parsed:

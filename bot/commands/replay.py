@@ -120,7 +120,9 @@ def _decide_line(state: Working, comment: Comment, command: Command, context: Co
         return state, _line(command, "refused", "refused", outcome.reason)
     if isinstance(outcome, Applied):
         if key in context.dropped:
-            return state, _line(command, "accepted", "dropped", outcome.effect + " — then dropped before it was merged")
+            # The reply says only what this comment did: it is written before the dropping
+            # comment's reply, and must stay true if that one is never written (deleted first).
+            return state, _line(command, "accepted", "dropped", outcome.effect)
         return _applied(state, comment, outcome), _line(command, "accepted", "accepted", outcome.effect)
     state, assignment = _assign(state, outcome.assignment)
     return state, _line(command, "accepted", "accepted", outcome.text, assignment)
@@ -144,13 +146,7 @@ def _replay_line(
         return state, said("refused", "refused earlier")
     verb = spec(command.verb)
     if not verb.changes_snapshot:
-        if comment.id in context.present and comment.id not in context.finished:
-            # The run that decided it stopped before its side effect: finish it.
-            outcome = verb.effect(_situation(state, context), command, comment)
-            if isinstance(outcome, Answered):
-                state, assignment = _assign(state, outcome.assignment)
-                return state, said("answered", "answered earlier", assignment)
-        return state, said("answered", "answered earlier")
+        return _finish_answer(state, comment, record, command, context)
     key = record.key()
     if key in context.ledger:
         return state, said("merged", "in the default branch's ledger")
@@ -163,6 +159,39 @@ def _replay_line(
         return _applied(state, comment, outcome), said("replayed", outcome.effect)
     reason = outcome.reason if isinstance(outcome, Refused) else outcome.text
     return state, said("lapsed", reason, notice=True)
+
+
+def _finish_answer(
+    state: Working, comment: Comment, record: Record, command: Command, context: Context
+) -> tuple[Working, Line]:
+    """A recorded answer: finish its assignment, or correct the reply once (see `answers`).
+
+    It is done once the bot gave its verdict on the comment (🚀/😕 follow the assignment) or
+    posted the correcting notice; a comment that is gone can carry no verdict.
+    """
+
+    def said(decision: Decision, reason: str, assignment: AssignAction | None = None, notice: bool = False) -> Line:
+        return Line(record.line, record.text, command, record.verdict, decision, reason, assignment, notice)
+
+    if comment.id in context.finished or lapsed_key(record.key()) in context.lapsed_said:
+        return state, said("answered", "answered earlier")
+    outcome = spec(command.verb).effect(_situation(state, context), command, comment)
+    if isinstance(outcome, Refused):
+        return state, said("lapsed", outcome.reason, notice=True)
+    wanted = outcome.assignment if isinstance(outcome, Answered) else None
+    if wanted is None:
+        return state, said("answered", "answered earlier")
+    if comment.id in context.present:
+        state, assignment = _assign(state, wanted)
+        return state, said("answered", "answered earlier", assignment)
+    if (wanted.login in state.assignees.get(wanted.issue, ())) == wanted.add:
+        return state, said("answered", "answered earlier")
+    now = "is not assigned to" if wanted.add else "is still assigned to"
+    return state, said(
+        "lapsed",
+        f"its comment was deleted, so perfbot does not act on it; {wanted.login} {now} #{wanted.issue}",
+        notice=True,
+    )
 
 
 def _line(

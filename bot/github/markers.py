@@ -38,6 +38,19 @@ def markers_in(body: str) -> set[tuple[str, str]]:
     return found
 
 
+def split_header(body: str) -> tuple[str, str]:
+    """(the marker header with its line breaks, the rest): the header is what `markers_in` reads."""
+    at = 0
+    while True:
+        end = body.find("\n", at)
+        line = body[at:] if end < 0 else body[at:end]
+        if _MARKER.fullmatch(line.strip()) is None:
+            return body[:at], body[at:]
+        if end < 0:
+            return body, ""
+        at = end + 1
+
+
 def said(comments: list[Comment], topic: str, key: str) -> bool:
     """Whether one of `comments` (already filtered to the bot's own) carries this marker."""
     return any((topic, key) in markers_in(c.body) for c in comments)

@@ -16,9 +16,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.errors import InputError, OutputError, Problem, validation_problems
+from bot.errors import BotError, InputError, OutputError, Problem, validation_problems
 from bot.evidence.published import BranchFile
 from bot.files import read_text, write_atomic
+from bot.github.markers import markers_in
 from bot.github.observed import Observed
 from bot.github.port import GitHubError
 from bot.json_input import parse_object
@@ -129,6 +130,24 @@ class OfflineGitHub:
     def _list(self, key: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = self.raw.setdefault(key, [])
         return items
+
+    def markers_now(self, issue: int) -> set[tuple[str, str]]:
+        """The bot's markers on `issue` as the state file holds them now (another run may have written)."""
+        raw = self.raw
+        if self.path is not None:
+            try:
+                raw = parse_object(read_text(self.path), str(self.path), "the state")
+            except BotError as exc:
+                raise GitHubError(f"{self.path}: cannot re-read the state file: {exc.user_message()}") from exc
+        found: set[tuple[str, str]] = set()
+        for comment in raw.get("comments", []):
+            if (
+                isinstance(comment, dict)
+                and comment.get("issue") == issue
+                and comment.get("user") == self.observed.bot_login
+            ):
+                found |= markers_in(str(comment.get("body", "")))
+        return found
 
     def comment(self, action: CommentAction) -> int:
         comments = self._list("comments")

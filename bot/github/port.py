@@ -7,7 +7,7 @@ which one it talks to, so every exactly-once and crash test can run against both
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from bot.errors import BotError
 from bot.evidence.published import BranchFile
@@ -45,6 +45,20 @@ class GitHubWriter(Protocol):
     def assign(self, action: AssignAction) -> None: ...
     def pull_request(self, action: PullRequestAction) -> int | None:
         """Create, update or close the regeneration PR; its number when the adapter knows it."""
+        ...
+
+
+@runtime_checkable
+class MarkerRereader(Protocol):
+    """An optional capability: re-read, just before a comment, the markers the bot has on an issue now.
+
+    A run plans from what it read at the start; another run (outside the workflow's single
+    writer concurrency group) may have written since. The executor asks an adapter that has
+    this capability before each comment and stops writing when the comment was already made.
+    """
+
+    def markers_now(self, issue: int) -> set[tuple[str, str]]:
+        """(topic, key) of every marker in the header of the bot's own comments on `issue`, as of now."""
         ...
 
 

@@ -1,10 +1,16 @@
-"""Act: perform a plan's actions through the GitHub port, in order, within a write budget."""
+"""Act: perform a plan's actions through the GitHub port, in order, within a write budget.
+
+Before each comment, a port that can re-read markers (`MarkerRereader`) is asked whether the
+comment's markers are on the issue already: then another run wrote it since this run read
+GitHub, and this run stops writing, leaving the rest for the next run, which plans afresh.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.github.port import GitHubError, GitHubWriter
+from bot.github.markers import markers_in
+from bot.github.port import GitHubError, GitHubWriter, MarkerRereader
 from bot.reconcile.actions import Action, AssignAction, CommentAction, Plan, PullRequestAction, ReactAction
 
 
@@ -18,6 +24,8 @@ class Report:
     error: GitHubError | None = None
     # The regeneration PR this run created, updated or closed (a created PR's number is only known now).
     pull_request_number: int | None = None
+    # A comment another run wrote after this run read GitHub: this run wrote nothing from there on.
+    superseded: CommentAction | None = None
 
 
 def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
@@ -32,17 +40,18 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
     for action in plan.actions:
         if isinstance(action, PullRequestAction) and action.operation == "none":
             continue
-        if (
-            report.error is not None
-            or len(report.done) >= budget
-            or (isinstance(action, PullRequestAction) and waiting_for_answers)
-        ):
+        stopped = report.error is not None or report.superseded is not None or len(report.done) >= budget
+        if stopped or (isinstance(action, PullRequestAction) and waiting_for_answers):
             report.deferred.append(action)
             waiting_for_answers |= isinstance(action, AssignAction) or (
                 isinstance(action, CommentAction) and action.topic == "command-reply"
             )
             continue
         try:
+            if isinstance(action, CommentAction) and _written_since(action, port):
+                report.superseded = action
+                report.deferred.append(action)
+                continue
             number = _perform(action, port)
         except GitHubError as error:
             report.failed, report.error = action, error
@@ -51,6 +60,11 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
         if isinstance(action, PullRequestAction):
             report.pull_request_number = number if number is not None else action.number
     return report
+
+
+def _written_since(action: CommentAction, port: GitHubWriter) -> bool:
+    """Whether the comment's markers are on its issue already (only a port that can re-read them knows)."""
+    return isinstance(port, MarkerRereader) and bool(markers_in(action.body) & port.markers_now(action.issue))
 
 
 def _perform(action: Action, port: GitHubWriter) -> int | None:

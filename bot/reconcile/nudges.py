@@ -1,16 +1,26 @@
 """Nudges: comments that tell people something changed, each said once, keyed by a marker.
 
 A packet that became ready, a running packet that lost its lease, a constraint past its review
-date, an issue closed or reopened against its packet's state. The key names the *episode*: the
-default branch's record of the packet's state and `state_revision`, which changes each time a
-merged change moves the state, so a packet that becomes ready again after a merge is told again.
+date, an issue closed or reopened against its packet's state.
+
+Packet nudges rest on merged evidence: the default branch's snapshot with the live leases and
+issues, never the regeneration PR, which may still be dropped. Their key names the *episode*: a
+stretch of the packet's state on the default branch, `state_revision` counting the merged
+changes of state and `previous_state` the state the last one moved it from. A ready nudge names
+the ready episode it announces, which must follow a waiting one: the next revision when the
+default branch still records a waiting state (the regeneration PR will open that episode), or
+the current one when a merged change moved the packet from waiting to `ready`. So a packet that
+becomes ready, stops, and becomes ready again is told again, and told once per episode whether
+the evidence showed it before or after the merge.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections.abc import Sequence
 
+from bot.bodies import fitted
 from bot.config import BotConfig
 from bot.evidence.derive import Derivation
 from bot.github.markers import marker, said
@@ -38,6 +48,17 @@ def overdue_reviews(snapshot: Snapshot, now: dt.datetime) -> list[OverdueReview]
     ]
 
 
+def ready_episode(packet: WorkPacket, derivation: Derivation) -> int | None:
+    """The revision of the ready episode to announce, or None when there is none to announce."""
+    if derivation.derived_state != "ready":
+        return None
+    if packet.state in WAITING:
+        return packet.state_revision + 1  # the regeneration PR records it with the next revision
+    if packet.state == "ready" and packet.previous_state in WAITING:
+        return packet.state_revision  # a merged change made it ready, from waiting
+    return None
+
+
 class Nudges:
     """Comments that tell people something changed; each is said once, keyed by a marker."""
 
@@ -46,25 +67,43 @@ class Nudges:
         self.mine: list[Comment] = observed.bot_comments()
         self.planned: set[tuple[str, str]] = set()
 
-    def _comment(self, issue: int, topic: str, key: str, template: str, **context: object) -> list[CommentAction]:
+    def _comment(
+        self,
+        issue: int,
+        topic: str,
+        key: str,
+        template: str,
+        listed: tuple[str, Sequence[object]] | None = None,
+        **context: object,
+    ) -> list[CommentAction]:
+        """One nudge, unless said; `listed` names its list (shown as far as it fits, the rest counted)."""
         if (topic, key) in self.planned or said(self.mine, topic, key):
             return []
         self.planned.add((topic, key))
-        body = self.renderer.render(template, marker=marker(topic, key), prefix=self.config.commands.prefix, **context)
+        name, items = listed if listed is not None else ("", ())
+
+        def render(shown: int) -> str:
+            if listed is not None:
+                context.update({name: items[:shown], "omitted": len(items) - shown})
+            return self.renderer.render(
+                template, marker=marker(topic, key), prefix=self.config.commands.prefix, **context
+            )
+
+        body = fitted(render, len(items), self.config.commands.max_body_chars, self.renderer)
         return [CommentAction(issue=issue, topic=topic, body=body)]  # type: ignore[arg-type]
 
-    def packets(self, snapshot: Snapshot, derivations: list[Derivation]) -> list[CommentAction]:
+    def packets(self, merged: Snapshot, derivations: list[Derivation]) -> list[CommentAction]:
+        """Ready and lease-lost nudges from the default branch's snapshot and its derivations."""
         actions: list[CommentAction] = []
-        for packet, d in zip(snapshot.work_packets, derivations, strict=True):
-            # The default branch's record names the episode: it changes each time a merged
-            # change moves the packet's state, and stays put while a PR is open.
-            episode = _digest(packet.state, packet.state_revision)
-            if packet.state in WAITING and d.derived_state == "ready":
+        for packet, d in zip(merged.work_packets, derivations, strict=True):
+            ready = ready_episode(packet, d)
+            if ready is not None:
                 actions += self._comment(
                     packet.issue,
                     "packet-ready",
-                    f"{packet.id}:{episode}",
+                    f"{packet.id}:{_digest('ready', ready)}",
                     "comments/packet-ready.md.j2",
+                    ("reasons", d.reasons),
                     packet=packet,
                     derivation=d,
                 )
@@ -72,8 +111,9 @@ class Nudges:
                 actions += self._comment(
                     packet.issue,
                     "lease-lost",
-                    f"{packet.id}:{episode}",
+                    f"{packet.id}:{_digest(packet.state, packet.state_revision)}",
                     "comments/lease-lost.md.j2",
+                    ("reasons", d.reasons),
                     packet=packet,
                     derivation=d,
                 )
@@ -95,27 +135,33 @@ class Nudges:
             )
         return actions
 
-    def mismatches(self, snapshot: Snapshot) -> list[CommentAction]:
+    def mismatches(self, merged: Snapshot, working: Snapshot) -> list[CommentAction]:
+        """Issues closed while their packet is open, or reopened while it is complete.
+
+        The mismatch must hold on the default branch and in the working snapshot: a completion
+        still in the PR neither makes one (it may be dropped) nor leaves one to point out.
+        """
         actions: list[CommentAction] = []
         by_issue: dict[int, list[WorkPacket]] = {}
-        for packet in snapshot.work_packets:
+        for packet in merged.work_packets:
             by_issue.setdefault(packet.issue, []).append(packet)
+        complete_now = {p.id: p.state == "complete" for p in working.work_packets}
         issues = self.observed.issues_by_number()
         for number, packets in by_issue.items():
             issue = issues.get(number)
             if issue is None:
                 continue
             if issue.state == "closed":
-                open_packets = [p for p in packets if p.state != "complete"]
+                open_packets = [p for p in packets if p.state != "complete" and not complete_now.get(p.id, False)]
                 kind = "closed-while-open"
             elif issue.state_reason == "reopened":
-                open_packets = [p for p in packets if p.state == "complete"]
+                open_packets = [p for p in packets if p.state == "complete" and complete_now.get(p.id, False)]
                 kind = "reopened-while-complete"
             else:
                 continue
             if open_packets:
                 key = f"{number}:{kind}"
                 actions += self._comment(
-                    number, "issue-mismatch", key, "comments/issue-mismatch.md.j2", kind=kind, packets=open_packets
+                    number, "issue-mismatch", key, "comments/issue-mismatch.md.j2", ("packets", open_packets), kind=kind
                 )
         return actions

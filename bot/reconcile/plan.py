@@ -6,9 +6,11 @@ the network or the time.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 
+from bot.bodies import fitted
 from bot.commands import inbox as commands_inbox
 from bot.config import BotConfig
 from bot.errors import BotError
@@ -58,14 +60,11 @@ def decide(inputs: Inputs) -> Plan:
     snapshot = inbox.snapshot
     evidence = evidence_for(inputs.readback, observed, config, inbox.assignees)
     derivations = derive_all(snapshot, evidence)
-    following = _count_state_changes(base, next_snapshot(snapshot, derivations))
-    if following != base and inbox.settled_through > base.commands_settled_through:
-        following = following.model_copy(
-            update={
-                "ledger": tuple(e for e in following.ledger if e.comment_id > inbox.settled_through),
-                "commands_settled_through": inbox.settled_through,
-            }
-        )
+    # Nudges rest on merged evidence: the default branch's snapshot, the live leases and issues.
+    merged = derive_all(base, dataclasses.replace(evidence, issues=observed.issues_by_number()))
+    following = _compacted(
+        base, _count_state_changes(base, next_snapshot(snapshot, derivations)), inbox.settled_through
+    )
     findings = validate(following)
     if findings:
         raise BotError("the reconciled snapshot would be invalid: " + "; ".join(f.message for f in findings))
@@ -74,9 +73,9 @@ def decide(inputs: Inputs) -> Plan:
     nudges = Nudges(observed, config, inputs.renderer, inputs.now)
     actions: list[Action] = [
         *inbox.actions,
-        *nudges.packets(snapshot, derivations),
+        *nudges.packets(base, merged),
         *nudges.reviews(snapshot, overdue),
-        *nudges.mismatches(snapshot),
+        *nudges.mismatches(base, snapshot),
     ]
     leases = lease_report(inputs)
     actions.append(pull_request(inputs, derivations, files, inbox.applied, leases, refused))
@@ -144,11 +143,23 @@ def next_snapshot(snapshot: Snapshot, derivations: list[Derivation]) -> Snapshot
     return snapshot.model_copy(update={"work_packets": tuple(packets)})
 
 
+def _compacted(base: Snapshot, following: Snapshot, settled_through: int) -> Snapshot:
+    """Settled ledger entries compacted away, when the snapshot changes anyway and the bound moves."""
+    if following == base or settled_through <= base.commands_settled_through:
+        return following
+    return following.model_copy(
+        update={
+            "ledger": tuple(e for e in following.ledger if e.comment_id > settled_through),
+            "commands_settled_through": settled_through,
+        }
+    )
+
+
 def _count_state_changes(base: Snapshot, following: Snapshot) -> Snapshot:
     """Bump `state_revision` of each packet whose state this change moves (one episode each)."""
     before = {p.id: p for p in base.work_packets}
     packets = tuple(
-        p.model_copy(update={"state_revision": before[p.id].state_revision + 1})
+        p.model_copy(update={"state_revision": before[p.id].state_revision + 1, "previous_state": before[p.id].state})
         if p.id in before and p.state != before[p.id].state
         else p
         for p in following.work_packets
@@ -176,10 +187,11 @@ def pull_request(
             return PullRequestAction(operation="none", branch=settings.branch)
         return PullRequestAction(operation="close", number=existing.number, branch=settings.branch)
     changes = [d for d in derivations if d.changed]
-    shown = max(len(changes), len(applied))
     graph = changed_graph(inputs, derivations)
-    while True:
-        body = inputs.renderer.render(
+
+    def render(shown: int) -> str:
+        """The body listing the first `shown` changes and commands; the snapshot's diff has them all."""
+        return inputs.renderer.render(
             "pr_body.md.j2",
             changes=changes[:shown],
             commands=applied[:shown],
@@ -190,12 +202,12 @@ def pull_request(
             leases=leases,
             graph=graph,
         )
-        if len(body) <= inputs.config.commands.max_body_chars or (shown == 0 and not graph):
-            break
-        if graph:
-            graph = ""  # the graph goes first: `perfbot graph` draws it from the snapshot any time
-            continue
-        shown //= 2  # GitHub refuses longer bodies; the snapshot's diff still shows everything
+
+    most, limit = max(len(changes), len(applied)), inputs.config.commands.max_body_chars
+    body = render(most)
+    if len(body) > limit:
+        graph = ""  # the graph goes first: `perfbot graph` draws it from the snapshot any time
+        body = fitted(render, most, limit, inputs.renderer)
     proposal = PullRequestAction(
         operation="create", branch=settings.branch, title=settings.title, body=body, files=files
     )

@@ -139,6 +139,11 @@ class WorkPacket(Model):
     state_revision: StrictInt = Field(
         default=0, description="Written by perfbot (>= 0): how many of its changes moved the state."
     )
+    previous_state: WorkState | None = Field(
+        default=None,
+        description="Written by perfbot: the state its last change moved the packet from (none before the first); "
+        "a ready nudge is sent only when readiness follows a waiting state.",
+    )
 
 
 class RetiredConstraint(Model):

@@ -83,7 +83,7 @@ def test_merged_and_dropped_commands_are_answered_but_not_applied(seed: Snapshot
     queue = (fresh(101, "alice", COMPLETE), fresh(102, "alice", f"/perf block {CUDA} x"))
     state, handled = run(*queue, seen=Seen(ledger=frozenset({(101, 1)}), dropped={(102, 1): 103}))
     assert outcomes(handled) == [(101, 1, "accepted", "merged"), (102, 1, "accepted", "dropped")]
-    assert handled[1].lines[0].reason == f"`{CUDA}` blocked: `x` — then dropped before it was merged"
+    assert handled[1].lines[0].reason == f"`{CUDA}` blocked: `x`"  # a later drop does not change its words
     assert state.snapshot == seed
 
 
@@ -95,7 +95,7 @@ def test_a_claim_assigns_once_and_the_working_assignees_follow(seed: Snapshot, r
         None,
     ]
     assert state.assignees[9497] == ("alice",)
-    assert handled[1].lines[0].reason == f"alice is assigned to #9497 (`{CUDA}`)"
+    assert handled[1].lines[0].reason == f"alice is already assigned to #9497 (`{CUDA}`)"
 
 
 def test_recorded_commands_are_replayed_without_a_permission_check(seed: Snapshot, run: Folder) -> None:
@@ -134,7 +134,7 @@ def test_a_refused_record_stays_refused(seed: Snapshot, run: Folder) -> None:
 
 @pytest.mark.parametrize(
     ("present", "finished", "assigned"),
-    [({101}, set(), True), ({101}, {101}, False), (set(), set(), False)],
+    [({101}, set(), True), ({101}, {101}, False)],
 )
 def test_a_replayed_claim_finishes_its_assignment_only_when_unfinished(
     seed: Snapshot, run: Folder, present: set[int], finished: set[int], assigned: bool
@@ -144,9 +144,27 @@ def test_a_replayed_claim_finishes_its_assignment_only_when_unfinished(
         seen=Seen(present=frozenset(present), finished=frozenset(finished)),
     )
     (line,) = handled[0].lines
-    assert (line.decision, line.reason) == ("answered", "answered earlier")
+    assert (line.decision, line.reason, line.notice) == ("answered", "answered earlier", False)
     assert (line.assignment is not None) == assigned
     assert state.assignees[9497] == (("alice",) if assigned else ())
+
+
+def test_a_deleted_claims_assignment_is_not_made_but_the_reply_is_corrected_once(seed: Snapshot, run: Folder) -> None:
+    claim = recalled(101, "alice", f"/perf claim {CUDA}")
+    state, handled = run(claim)
+    (line,) = handled[0].lines
+    assert (line.decision, line.notice, line.assignment) == ("lapsed", True, None)
+    assert line.reason == "its comment was deleted, so perfbot does not act on it; alice is not assigned to #9497"
+    assert state.assignees[9497] == ()
+    _, handled = run(claim, seen=Seen(lapsed_said=frozenset({"101:1"})))
+    assert [(x.decision, x.notice) for x in handled[0].lines] == [("answered", False)]
+
+
+def test_a_replayed_claim_of_a_packet_that_is_gone_corrects_the_reply(seed: Snapshot, run: Folder) -> None:
+    _, handled = run(recalled(101, "alice", "/perf claim no.such-packet"), seen=Seen(present=frozenset({101})))
+    (line,) = handled[0].lines
+    assert (line.decision, line.notice, line.assignment) == ("lapsed", True, None)
+    assert line.reason.startswith("unknown packet `no.such-packet`")
 
 
 def test_a_drop_says_which_accepted_commands_it_removed(seed: Snapshot, run: Folder) -> None:
