@@ -95,9 +95,15 @@ def mermaid_text(text: str) -> str:
     return "".join(ch if ch in _MERMAID_PLAIN else f"#{ord(ch)};" for ch in graph_line(text))
 
 
+def dot_line(text: str) -> str:
+    """`graph_line(text)` for a DOT string: DOT is printed as it is (a terminal, a job's log), so no
+    bidi control reorders the text around it and no `##[` starts a legacy workflow command."""
+    return _BIDI.sub("", graph_line(text)).replace(_LEGACY_COMMAND, "##" + _ZERO_WIDTH + "[")
+
+
 def dot_text(text: str) -> str:
-    """`text` for the inside of a double-quoted DOT string: escapes only, one line, encodable."""
-    return graph_line(text).replace("\\", "\\\\").replace('"', '\\"')
+    """`text` for the inside of a double-quoted DOT string: escapes only, one line, encodable, inert."""
+    return dot_line(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
 def echo(value: object, limit: int = 60) -> str:

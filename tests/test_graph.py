@@ -22,7 +22,7 @@ from bot.reconcile.view import changed_graph, view
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import load_snapshot
-from bot.untrusted import dot_text, graph_line, mermaid_text
+from bot.untrusted import dot_line, dot_text, graph_line, mermaid_text
 from tests import mermaid_grammar
 from tests.harness import Repo, pull
 from tests.paths import ROOT
@@ -133,7 +133,9 @@ def test_mermaid_quoting_round_trips_hostile_text(text: str) -> None:
 def test_dot_quoting_round_trips_hostile_text(text: str) -> None:
     quoted = dot_text(text)
     assert re.fullmatch(r'(?:[^"\\\n\r]|\\.)*', quoted)
-    assert re.sub(r"\\(.)", r"\1", quoted) == graph_line(text)
+    assert re.sub(r"\\(.)", r"\1", quoted) == dot_line(text)
+    assert "##[" not in quoted
+    assert not re.search("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]", quoted)
     quoted.encode("utf-8")
 
 

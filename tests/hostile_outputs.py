@@ -1,0 +1,274 @@
+"""Every template's output when everything from outside is one hostile string (tests/test_templates_hostile.py).
+
+Each output is made by the code that makes it in a run where that is practical: the job summary by
+`reconcile.summary`, status by `reconcile.status`, explain by `evidence.explain`, the graphs by
+`evidence.graph` and `Renderer`, the replies by the command outbox. Their inputs (the snapshot's
+text, ids and paths; leases; logins; comments; issue and PR titles; file names; messages) carry the
+hostile string. Each text of the snapshot is the hostile string followed by its seed value, so ids
+still name what they named and the derivations, explanations and graphs keep their shape.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+from pydantic import BaseModel
+
+from bot.commands.grammar import Command
+from bot.commands.outbox import Voice, actions, reports
+from bot.commands.reading import ParseError
+from bot.commands.registry import command_table
+from bot.commands.replay import Handled, Line
+from bot.config import Settings
+from bot.errors import Problem
+from bot.evidence import graph as packet_graph
+from bot.evidence.derive import Derivation, Reason, ReasonKind, derive_all
+from bot.evidence.explain import explain
+from bot.evidence.leases import Lease, LeaseReadback
+from bot.github.events import Trigger
+from bot.github.markers import marker
+from bot.github.observed import Comment, Issue, Observed, PullRequest
+from bot.reconcile.actions import (
+    AssignAction,
+    CommentAction,
+    OverdueReview,
+    Plan,
+    PullRequestAction,
+    ReactAction,
+    TipReport,
+)
+from bot.reconcile.executor import Report
+from bot.reconcile.plan import lease_report
+from bot.reconcile.status import status
+from bot.reconcile.summary import failure_summary, job_summary
+from bot.reconcile.view import evidence_for
+from bot.render import Renderer
+from bot.snapshot.model import Snapshot
+from bot.snapshot.store import load_snapshot
+from tests.paths import ROOT
+
+REASON_KINDS: tuple[ReasonKind, ...] = ReasonKind.__args__  # type: ignore[attr-defined]
+NOW = dt.datetime(2026, 8, 28, 10, 0, tzinfo=dt.UTC)
+
+
+def hostile_copy(value: Any, hostile: str) -> Any:
+    """`value` with the hostile string before every text (every `str` field, every text in a tuple)."""
+    if isinstance(value, BaseModel):
+        update: dict[str, Any] = {}
+        for name, info in type(value).model_fields.items():
+            current = getattr(value, name)
+            if info.annotation is str:
+                update[name] = hostile + current
+            elif isinstance(current, tuple | BaseModel):
+                update[name] = hostile_copy(current, hostile)
+        return value.model_copy(update=update)
+    if isinstance(value, tuple):
+        return tuple(hostile + item if isinstance(item, str) else hostile_copy(item, hostile) for item in value)
+    return value
+
+
+class World:
+    """A run's inputs with the hostile string in every value from outside, and what it derives."""
+
+    def __init__(self, hostile: str, settings: Settings, renderer: Renderer) -> None:
+        self.hostile, self.settings, self.renderer = hostile, settings, renderer
+        self.config = settings.config
+        seed: Snapshot = load_snapshot(ROOT / "config" / "snapshot.yaml").model
+        self.snapshot: Snapshot = hostile_copy(seed, hostile)
+        self.readback = self._readback()
+        self.observed = self._observed()
+        self.evidence = evidence_for(self.readback, self.observed, self.config, {})
+        self.derivations = tuple(derive_all(self.snapshot, self.evidence))
+        self.plan = self._plan()
+
+    def _readback(self) -> LeaseReadback:
+        h, packets = self.hostile, self.snapshot.work_packets
+        own = Lease(lane=h + "model", loop_ts=h, holder=h + "issue-9420-x", tree=packets[0].paths)
+        # A foreign holder on the paths of a ready packet, seen long ago: an overlap, a stale lease.
+        ready = next(p for p in packets if p.state == "ready")
+        old = "2026-08-01T00:00:00Z"
+        foreign = Lease(lane=h, loop_ts=h + "2", holder=h, tree=(*ready.paths, h), acquired_at=old)
+        released = Lease(lane=h + "r", loop_ts=h + "3", holder=h + "issue-8325-r", tree=(h,))
+        at = NOW - dt.timedelta(days=3)
+        return LeaseReadback(h + "leases.json", "journal", (own, foreign), (released,), (h,), readback_at=at)
+
+    def _observed(self) -> Observed:
+        h = self.hostile
+        numbers = sorted({p.issue for p in self.snapshot.work_packets})
+        issues = [Issue(number=n, title=h, assignees=(h,) if i % 2 else (), labels=(h,)) for i, n in enumerate(numbers)]
+        issues[0] = issues[0].model_copy(update={"state": "closed"})
+        pull = PullRequest(number=3, head=self.config.pull_request.branch, title=h, body=h)
+        return Observed(repository=h, issues=tuple(issues), pulls=(pull,))
+
+    def every_reason(self) -> Derivation:
+        h = self.hostile
+        return Derivation(
+            id=h,
+            issue=7,
+            recorded_state="running",
+            derived_state="ready",
+            reasons=tuple(Reason(kind=kind, subject=h, detail=h) for kind in REASON_KINDS),
+            recorded_owner=h,
+            derived_owner=h + "!",
+            cleared_blockers=(h,),
+            newly_satisfied=(h,),
+        )
+
+    def comment(self) -> Comment:
+        return Comment(id=5, issue=7, user=self.hostile, created_at=NOW, body=self.hostile)
+
+    def handled(self, fresh: bool) -> Handled:
+        """A comment's outcome: an applied and a refused command, help, lapsed lines, unread lines."""
+        h = self.hostile
+        help_text = self.renderer.render("comments/help.md.j2", table=command_table(self.config.commands.prefix))
+
+        def line(verb: str, verdict: Any, reason: str, notice: bool = False) -> Line:
+            command = Command(verb=verb, line=1, text=h, target=h)  # type: ignore[arg-type]
+            return Line(1, h, command, verdict, verdict, reason, notice=notice)
+
+        lines = (
+            line("block", "accepted", h, notice=True),
+            line("claim", "accepted", h, notice=True),
+            line("block", "refused", h),
+            line("help", "accepted", help_text),
+            line("help", "accepted", help_text),
+        )
+        errors = (ParseError(2, h, h),)
+        whole = "this comment has more than 20 commands" if fresh else ""
+        return Handled(self.comment(), fresh, lines, errors if fresh else (), whole)
+
+    def bodies(self, topic: str) -> list[str]:
+        """The bodies of the outbox's comments on `topic`, for a new comment and for a replayed one."""
+        voice = Voice(self.renderer, self.config.commands.prefix, frozenset(), frozenset({5}))
+        made = [a for fresh in (True, False) for a in actions(self.handled(fresh), voice)]
+        return [a.body for a in made if isinstance(a, CommentAction) and a.topic == topic]
+
+    def _plan(self) -> Plan:
+        h = self.hostile
+        inputs = SimpleNamespace(readback=self.readback, config=self.config, now=NOW)
+        return Plan(
+            now=NOW.isoformat(),
+            actions=(
+                CommentAction(issue=7, topic="packet-ready", body=h),
+                ReactAction(issue=7, comment_id=5, content="eyes"),
+                AssignAction(issue=7, login=h, add=True),
+                AssignAction(issue=7, login=h, add=False),
+                PullRequestAction(operation="update", number=3, branch=h, note=h, files={h: h}),
+            ),
+            packets=(*self.derivations, self.every_reason()),
+            overdue=(OverdueReview(constraint=h, review_by="2026-08-27", issue=7),),
+            leases=lease_report(inputs),  # type: ignore[arg-type]
+            commands=tuple(reports(self.handled(True))),
+            api={"graphql": 2, "rest_read": 3, "rest_write": 1},
+            trigger=Trigger(event=h, action=h, issue=7, comment_id=5, sender=h),
+            decided_on=TipReport(oid=h, files=(h,)),
+        )
+
+    def graph(self) -> packet_graph.Graph:
+        rules = self.config.leases_rules
+        return packet_graph.of_derivations(self.snapshot, self.derivations, self.readback.live, rules)
+
+    def run_graph(self) -> str:
+        rules = self.config.leases_rules
+        return self.renderer.mermaid_block(
+            packet_graph.of_run(self.snapshot, self.derivations, self.readback.live, rules)
+        )
+
+    def job_summaries(self) -> list[str]:
+        """The summary of a dry run and of a run that did part of the plan."""
+        report = Report(done=list(self.plan.actions[:2]), deferred=list(self.plan.actions[2:]), pull_request_number=3)
+        return [
+            job_summary(self.plan, run, self.readback, self.renderer, now=NOW, repository=self.hostile)
+            for run in (None, report)
+        ]
+
+    def failures(self) -> list[str]:
+        problems = [Problem(self.hostile, 3, 4, self.hostile), Problem(self.hostile, 0, 0, self.hostile)]
+        return [
+            failure_summary(self.renderer, problems, self.hostile),
+            failure_summary(self.renderer, [], self.hostile),
+        ]
+
+    def explanations(self) -> list[str]:
+        prefix = self.config.commands.prefix
+        return [
+            self.renderer.render(
+                "explain.md.j2", x=explain(p.id, self.snapshot, self.derivations, self.evidence, NOW), prefix=prefix
+            )
+            for p in self.snapshot.work_packets
+        ]
+
+
+def outputs(world: World) -> dict[str, Callable[[], list[str]]]:
+    """Each template's outputs, by template name."""
+    r, h, s, prefix = world.renderer, world.hostile, world.snapshot, world.config.commands.prefix
+    packet, constraint, d = s.work_packets[0], s.constraints[0], world.every_reason()
+    text = world.config.page_text
+
+    def nudge(name: str, topic: str, **context: Any) -> list[str]:
+        return [r.render(name, marker=marker(topic, h), prefix=prefix, **context)]
+
+    return {
+        "page.md.j2": lambda: [r.page(s, text), r.page(s, text.model_copy(update={"dependency_graph": True}))],
+        "plan.txt.j2": lambda: [r.render("plan.txt.j2", plan=world.plan, dry_run=True)],
+        "job-summary.md.j2": world.job_summaries,
+        "job-failed.md.j2": world.failures,
+        "status.txt.j2": lambda: [
+            r.render("status.txt.j2", s=status(world.plan, world.readback, world.observed, world.config, NOW))
+        ],
+        "explain.md.j2": world.explanations,
+        "graph/mermaid.j2": lambda: [r.graph(world.graph(), "mermaid")],
+        "graph/dot.j2": lambda: [r.graph(world.graph(), "dot")],
+        "graph/block.md.j2": lambda: [world.run_graph()],
+        "pr_body.md.j2": lambda: [
+            r.render(
+                "pr_body.md.j2",
+                changes=[x for x in world.plan.packets if x.changed],
+                commands=[(world.comment(), h)],
+                omitted=2,
+                repository=h,
+                files=[h],
+                readback=world.readback,
+                leases=world.plan.leases,
+                graph=world.run_graph(),
+            )
+        ],
+        "comments/command-reply.md.j2": lambda: world.bodies("command-reply"),
+        "comments/command-lapsed.md.j2": lambda: world.bodies("command-lapsed"),
+        "comments/help.md.j2": lambda: [r.render("comments/help.md.j2", table=command_table(prefix))],
+        "comments/issue-mismatch.md.j2": lambda: [
+            body
+            for kind in ("closed-while-open", "reopened-while-complete")
+            for body in nudge("comments/issue-mismatch.md.j2", "issue-mismatch", kind=kind, packets=[packet], omitted=1)
+        ],
+        "comments/lease-lost.md.j2": lambda: nudge(
+            "comments/lease-lost.md.j2", "lease-lost", packet=packet, derivation=d, reasons=d.reasons, omitted=1
+        ),
+        "comments/packet-ready.md.j2": lambda: nudge(
+            "comments/packet-ready.md.j2", "packet-ready", packet=packet, derivation=d, reasons=d.reasons, omitted=1
+        ),
+        "comments/review-overdue.md.j2": lambda: nudge(
+            "comments/review-overdue.md.j2", "review-overdue", constraint=constraint, today="2026-08-28"
+        ),
+    }
+
+
+# Templates no text from outside reaches, each with the reason; they are not rendered here.
+NO_OUTSIDE_TEXT = {
+    # Two integers: how many characters were cut and the limit (bot.bodies.capped).
+    "cut.md.j2": "integers only",
+    # A time perfbot formats from a parsed datetime, a count, and a reason that is one of four words.
+    "publish-commit.txt.j2": "a formatted time, a count and a fixed reason",
+    # docs/reference.md from perfbot's own argparse parser, JSON schemas and topic list.
+    "reference/cli.md.j2": "perfbot's own parser",
+    "reference/keys.md.j2": "perfbot's own models' schemas",
+    "reference/topics.md.j2": "perfbot's own topic list",
+    # `perfbot init` files: fixed text, dates, and an `--action` that must match OWNER/REPO@<40 hex>.
+    "scaffold/leases.json.j2": "fixed text",
+    "scaffold/perfbot.yaml.j2": "fixed text",
+    "scaffold/snapshot.yaml.j2": "fixed text and two dates",
+    "scaffold/workflow.yml.j2": "fixed text and a checked action reference",
+}
