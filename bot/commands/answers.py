@@ -46,6 +46,16 @@ claim = _assignment(add=True)
 unclaim = _assignment(add=False)
 
 
+def why(situation: Situation, command: Command, comment: Comment) -> Outcome:
+    """Why the packet is in its state and what would make it ready, from this run's evidence."""
+    packet = find_packet(situation.snapshot, command.target)
+    if isinstance(packet, Refused):
+        return packet
+    if situation.explain is None:
+        return Refused("this run has no evidence to explain from")
+    return Answered(situation.explain(situation.snapshot, packet.id, situation.assignees))
+
+
 # A drop's answer names at most this many commands, then says how many more it dropped.
 NAMED_DROPS = 50
 

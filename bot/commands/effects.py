@@ -35,6 +35,9 @@ from bot.snapshot.validation import validate
 from bot.timestamps import utc_stamp
 from bot.untrusted import code_span
 
+# (snapshot, packet id, assignees by issue) -> the Markdown answer; the packet exists.
+Explainer = Callable[[Snapshot, str, Mapping[int, tuple[str, ...]]], str]
+
 
 @dataclass(frozen=True)
 class Situation:
@@ -48,6 +51,9 @@ class Situation:
     dropped: Mapping[Key, int]
     # Commands accepted so far (recorded earlier or decided in this run).
     accepted: AbstractSet[Key]
+    # Why a packet of a snapshot is in its state, as a reply (`/perf why`): the evidence it needs
+    # (leases, issues, the clock) is the run's, so the planner passes this in.
+    explain: Explainer | None = None
 
 
 @dataclass(frozen=True)

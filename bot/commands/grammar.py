@@ -17,7 +17,7 @@ from bot.snapshot.model import WORK_STATES
 from bot.untrusted import code_span
 
 Verb = Literal[
-    "complete", "claim", "unclaim", "state", "block", "unblock", "review", "evidence", "exit", "help", "drop"
+    "complete", "claim", "unclaim", "state", "block", "unblock", "review", "evidence", "exit", "why", "help", "drop"
 ]
 VERBS: tuple[Verb, ...] = get_args(Verb)
 

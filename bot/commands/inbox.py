@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.commands import intake, outbox, policy, replay, settle
+from bot.commands.effects import Explainer
 from bot.commands.outbox import CommandReport
 from bot.commands.records import lapsed_said, recorded_decisions
 from bot.config import BotConfig
@@ -35,7 +36,9 @@ class Inbox:
     settled_through: int
 
 
-def read(base: Snapshot, observed: Observed, config: BotConfig, renderer: Renderer) -> Inbox:
+def read(
+    base: Snapshot, observed: Observed, config: BotConfig, renderer: Renderer, explain: Explainer | None = None
+) -> Inbox:
     """Replay decided commands and decide new ones, in comment order, on top of `base`."""
     mine = observed.bot_comments()
     records = recorded_decisions(mine)
@@ -56,6 +59,7 @@ def read(base: Snapshot, observed: Observed, config: BotConfig, renderer: Render
         lapsed_said=lapsed_said(mine),
         finished=outbox.finished(reacted),
         present=present,
+        explain=explain,
     )
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)

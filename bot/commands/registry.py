@@ -65,6 +65,7 @@ SPECS: tuple[VerbSpec, ...] = (
     VerbSpec("review", grammar.review, effects.review),
     VerbSpec("evidence", grammar.evidence, effects.evidence),
     VerbSpec("exit", grammar.exit_met, effects.exit_met),
+    VerbSpec("why", only_id("why", "packet"), answers.why, "anyone", changes_snapshot=False),
     VerbSpec("help", verb_only("help"), _help, "anyone", changes_snapshot=False),
     VerbSpec("drop", grammar.drop, answers.drop, "maintain", changes_snapshot=False),
 )
@@ -79,6 +80,7 @@ HELP: dict[Verb, str] = {
     "review": "re-observed on the comment's date; new `review_by` (default: `commands.review_days` later)",
     "evidence": "append an evidence item to the constraint",
     "exit": "retire the constraint into `retired_constraints` (refused while anything names it)",
+    "why": "reply why the packet is in its state, with its evidence, and what would make it ready",
     "help": "reply with this table",
     "drop": "drop accepted commands that are not merged yet; the reply says which",
 }

@@ -15,7 +15,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from bot.commands import policy
-from bot.commands.effects import Answered, Applied, Refused, Situation, enact
+from bot.commands.effects import Answered, Applied, Explainer, Refused, Situation, enact
 from bot.commands.grammar import Command
 from bot.commands.intake import Fresh, Recalled, Work
 from bot.commands.reading import ParseError
@@ -54,6 +54,7 @@ class Context:
     # Comments the bot finished answering (it reacted 🚀 or 😕), and the comments still there.
     finished: AbstractSet[int]
     present: AbstractSet[int]
+    explain: Explainer | None = None
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,7 @@ def _situation(state: Working, context: Context) -> Situation:
         assignees=state.assignees,
         dropped=context.dropped,
         accepted=state.accepted,
+        explain=context.explain,
     )
 
 

@@ -27,7 +27,7 @@ from bot.reconcile.actions import (
     TipReport,
 )
 from bot.reconcile.nudges import Nudges, overdue_reviews
-from bot.reconcile.view import changed_graph, evidence_for
+from bot.reconcile.view import changed_graph, evidence_for, explainer
 from bot.render import Renderer
 from bot.snapshot import store_rewrite
 from bot.snapshot.model import Snapshot
@@ -56,7 +56,7 @@ class Inputs:
 def decide(inputs: Inputs) -> Plan:
     config, observed = inputs.config, inputs.observed
     base = inputs.snapshot.model
-    inbox = commands_inbox.read(base, observed, config, inputs.renderer)
+    inbox = commands_inbox.read(base, observed, config, inputs.renderer, explainer(inputs))
     snapshot = inbox.snapshot
     evidence = evidence_for(inputs.readback, observed, config, inbox.assignees)
     derivations = derive_all(snapshot, evidence)

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.commands import inbox as commands_inbox
+from bot.commands.effects import Explainer
 from bot.config import BotConfig
 from bot.evidence import graph as packet_graph
 from bot.evidence.derive import Derivation, Evidence, derive_all
+from bot.evidence.explain import explain
 from bot.evidence.leases import LeaseReadback
 from bot.github.observed import Observed
 from bot.snapshot.model import Snapshot
@@ -47,8 +49,21 @@ class View:
     derivations: tuple[Derivation, ...]
 
 
+def explainer(inputs: Inputs) -> Explainer:
+    """`/perf why`'s answer: a packet explained from this run's evidence, as `perfbot explain` says it."""
+
+    def answer(snapshot: Snapshot, packet_id: str, assignees: Mapping[int, tuple[str, ...]]) -> str:
+        evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, assignees)
+        found = explain(packet_id, snapshot, derive_all(snapshot, evidence), evidence, inputs.now)
+        return inputs.renderer.render("explain.md.j2", x=found, prefix=inputs.config.commands.prefix)
+
+    return answer
+
+
 def view(inputs: Inputs) -> View:
-    inbox = commands_inbox.read(inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer)
+    inbox = commands_inbox.read(
+        inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs)
+    )
     evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, inbox.assignees)
     return View(inbox.snapshot, evidence, tuple(derive_all(inbox.snapshot, evidence)))
 

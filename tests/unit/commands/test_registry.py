@@ -25,6 +25,7 @@ EXAMPLES = {
     "review": "/perf review metal-resident-decode by 2026-09-04",
     "evidence": "/perf evidence metal-resident-decode issue a summary (#1)",
     "exit": "/perf exit laptop-placement met: #9600",
+    "why": "/perf why cuda.q8_1-numerical-gate",
     "help": "/perf help",
     "drop": "/perf drop all",
 }
@@ -50,8 +51,12 @@ def test_each_verb_parses_and_its_effect_matches_its_spec(
         seed = seed.model_copy(
             update={"work_packets": tuple(changed if p.id == gate.id else p for p in seed.work_packets)}
         )
-    situation = Situation(seed, config, renderer, {9497: ("carol",)}, {}, frozenset())
+    situation = Situation(
+        seed, config, renderer, {9497: ("carol",)}, {}, frozenset(), explain=lambda s, packet, a: f"about {packet}"
+    )
     outcome = enact(entry.effect, situation, command, comment(101, "alice", EXAMPLES[verb]))
+    if verb == "why":
+        assert outcome == Answered("about cuda.q8_1-numerical-gate")
     if entry.changes_snapshot:
         assert isinstance(outcome, Applied), outcome
         assert outcome.snapshot.ledger[-1].comment_id == 101
