@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from bot.config import Settings
@@ -13,7 +11,7 @@ from bot.snapshot.store import load_snapshot
 from tests.paths import FIXTURES, ROOT
 from tests.plaintext import reduce
 
-SEED_PAGE = Path(__file__).resolve().parent / "seed" / "current-constraints-2026-08-27.txt"
+SEED_PAGE = ROOT / "tests" / "seed" / "current-constraints-2026-08-27.txt"
 
 
 @pytest.fixture(scope="module")
