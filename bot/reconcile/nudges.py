@@ -98,25 +98,20 @@ class Nudges:
         for packet, d in zip(merged.work_packets, derivations, strict=True):
             ready = ready_episode(packet, d)
             if ready is not None:
-                actions += self._comment(
-                    packet.issue,
-                    "packet-ready",
-                    f"{packet.id}:{_digest('ready', ready)}",
-                    "comments/packet-ready.md.j2",
-                    ("reasons", d.reasons),
-                    packet=packet,
-                    derivation=d,
-                )
+                topic, episode = "packet-ready", _digest("ready", ready)
             elif packet.state == "running" and not d.own_lease:
-                actions += self._comment(
-                    packet.issue,
-                    "lease-lost",
-                    f"{packet.id}:{_digest(packet.state, packet.state_revision)}",
-                    "comments/lease-lost.md.j2",
-                    ("reasons", d.reasons),
-                    packet=packet,
-                    derivation=d,
-                )
+                topic, episode = "lease-lost", _digest(packet.state, packet.state_revision)
+            else:
+                continue
+            actions += self._comment(
+                packet.issue,
+                topic,
+                f"{packet.id}:{episode}",
+                f"comments/{topic}.md.j2",
+                ("reasons", d.reasons),
+                packet=packet,
+                derivation=d,
+            )
         return actions
 
     def reviews(self, snapshot: Snapshot, overdue_now: list[OverdueReview]) -> list[CommentAction]:

@@ -32,10 +32,11 @@ def test_a_completion_still_in_the_pr_nudges_nobody_and_the_merge_does(
     proposed = repo.reconcile(capsys, "--now", NOW)
     assert packet(proposed, "mac.m2-whole-sequence-prefill")["derived_state"] == "ready"  # in the PR ...
     assert ready_nudges(proposed) == []  # ... but not on the default branch: nobody is told yet
-    repo.add_comment(102, 8325, "root", "/perf drop all", at="2026-08-27T11:00:00Z")
+    # Comment ids grow with time: each run's replies take the next ones.
+    repo.add_comment(201, 8325, "root", "/perf drop all", at="2026-08-27T11:00:00Z")
     dropped = repo.reconcile(capsys, "--now", NOW)
     assert ready_nudges(dropped) == []
-    repo.add_comment(103, 8325, "alice", COMPLETE, at="2026-08-27T12:00:00Z")
+    repo.add_comment(301, 8325, "alice", COMPLETE, at="2026-08-27T12:00:00Z")
     again = repo.reconcile(capsys, "--now", NOW)
     assert ready_nudges(again) == []
     repo.merge(again)
