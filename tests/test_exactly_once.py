@@ -79,6 +79,15 @@ class Stale:
     def pull_request(self, action: Any) -> None:
         self.port.pull_request(action)
 
+    def label(self, action: Any) -> None:
+        self.port.label(action)
+
+    def create_label(self, action: Any) -> None:
+        self.port.create_label(action)
+
+    def link(self, action: Any) -> None:
+        self.port.link(action)
+
 
 def crash_everywhere(settings: Settings, root: Path, initial: str, via: Backend) -> int:
     """Crash after each write in turn, finish with a clean run, compare with one clean run."""
@@ -102,7 +111,10 @@ def test_a_crash_after_any_write_then_a_clean_run_equals_one_clean_run(sandbox: 
     settings = load_settings(sandbox.config)
     state = state_with(sandbox, THREE)
     writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2), backend(adapter))
-    assert writes == 13  # 3 x (eyes, reply, rocket), an assignment, two ready nudges, the PR
+    # 3 x (eyes, reply, rocket), an assignment, two ready nudges, the PR; then the labels: one created,
+    # four issues change state (8 writes); m1 complete drops its three blocked-by links; and a record
+    # for each of the three programs with links (the state above holds none of the bot's comments).
+    assert writes == 13 + 1 + 8 + 3 + 3
 
 
 def test_crash_safety_holds_for_an_assignee_without_write_access(sandbox: Repo, adapter: str) -> None:
@@ -116,7 +128,9 @@ def test_crash_safety_holds_for_an_assignee_without_write_access(sandbox: Repo, 
         if issue["number"] == 9497:
             issue["assignees"] = ["carol"]
     writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2), backend(adapter))
-    assert writes == 5  # eyes, reply, the unassignment, rocket, the PR
+    # eyes, reply, the unassignment, rocket, the PR; #9497's label (ready to waiting-coordination: two
+    # writes); a record for each program with links (the state holds none of the bot's comments)
+    assert writes == 5 + 2 + 3
     final = json.loads((sandbox.root / "clean.json").read_text(encoding="utf-8"))
     assert next(i for i in final["issues"] if i["number"] == 9497)["assignees"] == []
     assert "not applied" not in next(c for c in final["comments"] if c["user"] == "perfbot[bot]")["body"]

@@ -11,16 +11,26 @@ import copy
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import githubkit
 
 from bot.config import load_settings
 from bot.github.offline import OfflineGitHub, parse_state
 from bot.reconcile import executor, gather
-from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
+from bot.reconcile.actions import (
+    AssignAction,
+    CommentAction,
+    CreateLabelAction,
+    LabelAction,
+    LinkAction,
+    PullRequestAction,
+    ReactAction,
+)
 from bot.reconcile.plan import decide
 from tests.double_support import NAME, NOW, OWNER, client, comment, example_state, make_double
 from tests.github_double import GitHubDouble
+from tests.github_double.graphql_nodes import issue_id
 from tests.paths import ROOT
 
 COMMANDS = [
@@ -43,6 +53,28 @@ class RestPort:
     def assign(self, action: AssignAction) -> None:
         call = self.gh.rest.issues.add_assignees if action.add else self.gh.rest.issues.remove_assignees
         call(OWNER, NAME, action.issue, assignees=[action.login])
+
+    def label(self, action: LabelAction) -> None:
+        if action.add:
+            self.gh.rest.issues.add_labels(OWNER, NAME, action.issue, labels=[action.name])
+        else:
+            self.gh.rest.issues.remove_label(OWNER, NAME, action.issue, quote(action.name, safe=""))
+
+    def create_label(self, action: CreateLabelAction) -> None:
+        self.gh.rest.issues.create_label(
+            OWNER, NAME, name=action.name, color=action.color, description=action.description
+        )
+
+    def link(self, action: LinkAction) -> None:
+        issues = self.gh.rest.issues
+        if action.relation == "blocked_by" and action.add:
+            issues.add_blocked_by_dependency(OWNER, NAME, action.issue, issue_id=issue_id(action.target))
+        elif action.relation == "blocked_by":
+            issues.remove_dependency_blocked_by(OWNER, NAME, action.issue, issue_id(action.target))
+        elif action.add:
+            issues.add_sub_issue(OWNER, NAME, action.target, sub_issue_id=issue_id(action.issue))
+        else:
+            issues.remove_sub_issue(OWNER, NAME, action.target, sub_issue_id=issue_id(action.issue))
 
     def pull_request(self, action: PullRequestAction) -> None:
         rest = self.gh.rest

@@ -30,7 +30,7 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
     local = gather.snapshot(settings)
     scope = gather.read_scope(settings, local, leases_from_config=args.leases is None)
     with open_port(context, args.offline, now, scope) as github:
-        inputs = gather.inputs(settings, github.observe(), now, args.leases, local)
+        inputs = gather.inputs(settings, github.observe(), now, args.leases, local, max_writes=args.max_writes)
         plan = decide(inputs)
         event_path = args.event_path or context.event_path
         if event_path is not None:
@@ -38,7 +38,8 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
             trigger = parse_event(name, read_text(event_path), str(event_path))
             plan = plan.model_copy(update={"trigger": trigger})
         report = None if args.dry_run else executor.apply(plan, github, args.max_writes)
-        plan = plan.model_copy(update={"api": github.requests()})
+        refused = tuple(report.refused) if report is not None else ()
+        plan = plan.model_copy(update={"api": github.requests(), "native_notes": (*plan.native_notes, *refused)})
     text = inputs.renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run)
     sys.stdout.write(plan.model_dump_json(indent=2) + "\n" if args.json else inert_log(text))
     if report is not None:

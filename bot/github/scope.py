@@ -32,6 +32,11 @@ class ReadScope:
     tip_only: tuple[str, ...] = ()
     # The regeneration commit's message.
     commit_message: str = "perfbot: update the snapshot and page"
+    # perfbot's state labels start with this: the repository's such labels and every issue's label
+    # events are read too. Empty when state labels are off.
+    label_prefix: str = ""
+    # Whether native links (blocked by, parent, sub-issues) are read.
+    links: bool = False
 
     @property
     def snapshot_file(self) -> str:

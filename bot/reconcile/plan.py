@@ -19,10 +19,14 @@ from bot.reconcile.actions import (
     Action,
     LeaseReport,
     Plan,
+    Proposal,
     PullRequestAction,
     TipReport,
 )
+from bot.reconcile.links import with_proposals
+from bot.reconcile.native import plan_native
 from bot.reconcile.nudges import Nudges, overdue_reviews
+from bot.reconcile.schedule import schedule
 from bot.reconcile.view import changed_graph, evidence_for
 from bot.render import Renderer
 from bot.snapshot import store_rewrite
@@ -46,6 +50,8 @@ class Inputs:
     now: dt.datetime
     # The default branch's tip, when its files (not the local checkout's) were decided on.
     decided_on: TipReport | None = None
+    # The run's write budget (`--max-writes`); None plans every write for this run.
+    max_writes: int | None = None
 
 
 def decide(inputs: Inputs) -> Plan:
@@ -63,6 +69,8 @@ def decide(inputs: Inputs) -> Plan:
                 "commands_settled_through": inbox.settled_through,
             }
         )
+    native = plan_native(base, following, derivations, observed, config, inputs.renderer)
+    following = with_proposals(following, native.proposals)
     findings = validate(following)
     if findings:
         raise BotError("the reconciled snapshot would be invalid: " + "; ".join(f.message for f in findings))
@@ -78,12 +86,16 @@ def decide(inputs: Inputs) -> Plan:
         *nudges.reviews(snapshot, overdue),
         *nudges.mismatches(snapshot),
     ]
-    actions.append(pull_request(inputs, derivations, files, inbox.applied))
+    actions.append(pull_request(inputs, derivations, files, inbox.applied, native.proposals))
+    ordered, deferred = schedule([*actions, *native.actions], inputs.max_writes)
     return Plan(
         now=inputs.now.isoformat(),
         decided_on=inputs.decided_on,
         commands=tuple(inbox.reports),
-        actions=tuple(actions),
+        actions=tuple(ordered),
+        deferred=tuple(deferred),
+        native_notes=tuple(native.notes),
+        proposals=tuple(native.proposals),
         packets=tuple(derivations),
         overdue=tuple(overdue),
         leases=LeaseReport(
@@ -134,7 +146,11 @@ def _count_state_changes(base: Snapshot, following: Snapshot) -> Snapshot:
 
 
 def pull_request(
-    inputs: Inputs, derivations: list[Derivation], files: dict[str, str], applied: list[tuple[Comment, str]]
+    inputs: Inputs,
+    derivations: list[Derivation],
+    files: dict[str, str],
+    applied: list[tuple[Comment, str]],
+    proposals: list[Proposal],
 ) -> PullRequestAction:
     """Create, update or close the one regeneration PR, or leave it: CPR's create-or-update rule."""
     settings = inputs.config.pull_request
@@ -157,6 +173,7 @@ def pull_request(
             files=sorted(path for path, text in files.items() if inputs.committed.get(path) != text),
             readback=inputs.readback,
             graph=graph,
+            proposals=proposals,
         )
         if len(body) <= inputs.config.commands.max_body_chars or (shown == 0 and not graph):
             break

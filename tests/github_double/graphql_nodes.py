@@ -15,6 +15,7 @@ from typing import Any
 
 from graphql import GraphQLError, GraphQLResolveInfo
 
+from tests.github_double.branches import user_id
 from tests.github_double.gitstore import Person
 from tests.github_double.world import World
 
@@ -204,11 +205,70 @@ class IssueNode(Node):
         return connection(info, [{"login": login} for login in self.record.get("assignees", [])], **page)
 
     def labels(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
-        return connection(info, [{"name": name} for name in self.record.get("labels", [])], **page)
+        return connection(info, [label_node(self.world, name) for name in self.record.get("labels", [])], **page)
+
+    def full_database_id(self, info: GraphQLResolveInfo[Any]) -> str:
+        return str(issue_id(self.number))
+
+    def blocked_by(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
+        found = [self.world.issue(int(n)) for n in self.record.get("blocked_by", [])]
+        return connection(info, [IssueNode(self.world, self.viewer, r) for r in found if r is not None], **page)
+
+    def parent(self, info: GraphQLResolveInfo[Any]) -> IssueNode | None:
+        number = self.record.get("parent")
+        found = None if number is None else self.world.issue(int(number))
+        return None if found is None else IssueNode(self.world, self.viewer, found)
+
+    def sub_issues(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
+        found = [r for r in self.world.records("issues") if r.get("parent") == self.number]
+        return connection(info, [IssueNode(self.world, self.viewer, r) for r in found], **page)
+
+    def timeline_items(
+        self, info: GraphQLResolveInfo[Any], item_types: list[str] | None = None, **page: Any
+    ) -> dict[str, Any]:
+        """Label events only: the double keeps no other timeline."""
+        events = []
+        for index, event in enumerate(self.world.records("label_events")):
+            kind = "LabeledEvent" if event["action"] == "labeled" else "UnlabeledEvent"
+            wanted = (
+                item_types is None or ("LABELED_EVENT" if kind == "LabeledEvent" else "UNLABELED_EVENT") in item_types
+            )
+            if event["issue"] == self.number and wanted:
+                events.append(_event(self.world, kind, index, event))
+        return connection(info, events, **page)
 
     def comments(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
         mine = sorted((c for c in self.world.records("comments") if c["issue"] == self.number), key=lambda c: c["id"])
         return connection(info, [CommentNode(self.world, self.viewer, c) for c in mine], **page)
+
+
+def issue_id(number: int) -> int:
+    """The issue's database id, as REST's issue bodies give it (`bodies.issue`)."""
+    return user_id(f"issue:{number}")
+
+
+def label_node(world: World, name: str) -> dict[str, Any]:
+    known = next((label for label in world.records("labels") if label["name"] == name), {})
+    return {"name": name, "color": known.get("color", "ededed"), "description": known.get("description")}
+
+
+def _event(world: World, kind: str, index: int, event: dict[str, Any]) -> dict[str, Any]:
+    login = str(event["actor"])
+    actor = (
+        {"typename": "Bot", "login": login.removesuffix("[bot]")}
+        if login.endswith("[bot]")
+        else {
+            "typename": "User",
+            "login": login,
+        }
+    )
+    return {
+        "typename": kind,
+        "id": base64.b64encode(f"{kind}:{index + 1}".encode()).decode(),
+        "createdAt": event["created_at"],
+        "actor": actor,
+        "label": label_node(world, event["label"]),
+    }
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from tests.github_double.graphql_nodes import (
     TreeNode,
     connection,
     error,
+    label_node,
 )
 from tests.github_double.world import World
 
@@ -53,6 +54,12 @@ class RepositoryNode(Node):
         if record is None:
             raise error("NOT_FOUND", f"Could not resolve to an Issue with the number of {number}.")
         return IssueNode(self.world, self.viewer, record)
+
+    def labels(self, info: GraphQLResolveInfo[Any], query: str | None = None, **page: Any) -> dict[str, Any]:
+        """GitHub matches `query` against names (and descriptions); the double, names only."""
+        names = [label["name"] for label in self.world.records("labels")]
+        found = [label_node(self.world, n) for n in names if query is None or query.lower() in n.lower()]
+        return connection(info, found, **page)
 
     def pull_requests(self, info: GraphQLResolveInfo[Any], **args: Any) -> dict[str, Any]:
         states = args.get("states")
