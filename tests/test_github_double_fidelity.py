@@ -147,6 +147,16 @@ def _rest_scenario(http: httpx.Client) -> list[tuple[str, str, httpx.Response, A
     call("POST", f"{REPO}/issues/8325/assignees", m.Issue, {"assignees": ["alice"]})
     call("DELETE", f"{REPO}/issues/8325/assignees", m.Issue, {"assignees": ["alice"]})
     call("GET", f"{REPO}/collaborators/alice/permission", m.RepositoryCollaboratorPermission)
+    call("POST", f"{REPO}/labels", m.Label, {"name": "perf/complete", "color": "6e7781", "description": "d"})
+    call("POST", f"{REPO}/issues/8325/labels", list[m.Label], {"labels": ["perf/ready"]})
+    call("DELETE", f"{REPO}/issues/8325/labels/perf%2Fready", list[m.Label])
+    blocker = call("GET", f"{REPO}/issues/8324", m.Issue)["id"]
+    call("POST", f"{REPO}/issues/8325/dependencies/blocked_by", m.Issue, {"issue_id": blocker})
+    call("DELETE", f"{REPO}/issues/8325/dependencies/blocked_by/{blocker}", m.Issue)
+    child = call("GET", f"{REPO}/issues/8819", m.Issue)["id"]
+    call("POST", f"{REPO}/issues/9430/sub_issues", m.Issue, {"sub_issue_id": child})
+    call("DELETE", f"{REPO}/issues/9430/sub_issue", m.Issue, {"sub_issue_id": child})
+    call("POST", f"{REPO}/labels", m.ValidationError, {"name": "perf/ready"})
     tip = call("GET", f"{REPO}/git/ref/heads/main", m.GitRef)["object"]["sha"]
     tree = call("GET", f"{REPO}/git/commits/{tip}", m.GitCommit)["tree"]["sha"]
     entry = {"path": SNAPSHOT, "mode": "100644", "type": "blob", "content": "snapshot: next\n"}
