@@ -105,7 +105,9 @@ def test_completing_m1_drops_the_links_it_satisfies_and_no_other(
 ) -> None:
     before = links(either.state())
     either.edit_state(permissions={"alice": "write"})
-    either.add_comment(101, 8325, "alice", "/perf complete mac.m1-streamed-q4k-no-copy result: accepted. receipt: #9482")
+    either.add_comment(
+        101, 8325, "alice", "/perf complete mac.m1-streamed-q4k-no-copy result: accepted. receipt: #9482"
+    )
     either.merge(either.reconcile(capsys, "--now", NOW))
     after_merge = either.reconcile(capsys, "--now", NOW)
     after = links(either.state())
@@ -165,7 +167,10 @@ def test_a_persons_blocked_by_between_packet_issues_is_proposed_not_applied(
     block = action["files"]["config/snapshot.yaml"].split("  - id: profile.real-cuda\n")[1].split("  - id:")[0]
     assert "blocked_by_ids: [cuda.cache-weight-residency]" in block
     assert "#9497 is natively blocked by #9420" in action["body"]
-    assert "blocked_by_ids:" not in either.snapshot_path.read_text(encoding="utf-8").split("id: profile.real-cuda")[1][:900]
+    assert (
+        "blocked_by_ids:"
+        not in either.snapshot_path.read_text(encoding="utf-8").split("id: profile.real-cuda")[1][:900]
+    )
     assert ("blocked_by", 9497, 9420) in links(either.state())  # a person's link: never removed
     assert [a for a in writes(plan) if a["kind"] == "link"] == []
 

@@ -1,11 +1,14 @@
 """The write budget: which of a plan's writes this run makes, in which order, and why the rest wait. Pure.
 
 Writes go in four tiers. First the answers to commands (👀, the replies that record each
-decision, assignments, lapsed notices), keeping one write for the regeneration PR; then the PR,
-which waits only while an answer waits (it carries the commands those answers record); then the
-other reactions and the nudges; last the labels, the links and the comments that account for
-them. So within any budget of at least 3, a run that writes the last answer also writes the PR,
-and a label or a link never takes the place of a reply or the PR.
+decision, assignments, lapsed notices), keeping one write for the regeneration PR; then the PR;
+then the other reactions and the nudges; last the labels, the links and the comments that
+account for them. While an answer waits for the next run, so does everything after it: the PR
+carries the commands the answers record, a 🚀 says a comment is fully answered, and a later
+write must not take an earlier one's place (comments are numbered in the order they are made,
+so bounded runs end exactly where one unbounded run ends). So within any budget of at least 3,
+a run that writes the last answer also writes the PR, and a label or a link never takes the
+place of a reply or the PR.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ REASONS = {
     ANSWERS: "write budget: answers to commands come first, with one write kept for the regeneration PR",
     PULL: "the regeneration PR waits for the answers the budget leaves for the next run: it carries their commands",
     NUDGES: "write budget: reactions and nudges come after the answers and the regeneration PR",
+    -1: "waits for the answers the budget leaves for the next run: nothing is written after an answer that waits",
     NATIVE: "write budget: labels and links come last",
 }
 
@@ -64,12 +68,11 @@ def schedule(actions: list[Action], budget: int | None) -> tuple[list[Action], l
         if level == ANSWERS:
             fits = room - (1 if pull_writes else 0) > 0
             answers_wait |= not fits
-        elif level == PULL:
-            fits = room > 0 and not answers_wait
         else:
-            fits = room > 0
+            fits = room > 0 and not answers_wait
         if fits:
             room -= 1
         else:
-            deferred.append(Deferral(index=index, reason=REASONS[level]))
+            why = level if level in (ANSWERS, PULL) or not answers_wait else -1
+            deferred.append(Deferral(index=index, reason=REASONS[why]))
     return ordered, deferred
