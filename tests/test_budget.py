@@ -108,7 +108,7 @@ def _start(repo: Repo) -> tuple[Settings, Loaded[Snapshot], str]:
 
 
 def _run(settings: Settings, local: Loaded[Snapshot], github: OfflineGitHub, budget: int | None) -> int:
-    counted = Faulty(github)  # type: ignore[arg-type]
+    counted = Faulty(github)
     plan: Plan = decide(gather.inputs(settings, counted.observe(), NOW, local=local, max_writes=budget))
     executor.apply(plan, counted, budget or 1000)
     return counted.writes

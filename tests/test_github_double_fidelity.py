@@ -22,6 +22,7 @@ from graphql import (
     GraphQLObjectType,
     GraphQLSchema,
     GraphQLUnionType,
+    ObjectTypeExtensionNode,
     build_schema,
     is_introspection_type,
     is_specified_scalar_type,
@@ -102,6 +103,23 @@ def test_the_schema_is_a_subset_of_githubs_field_by_field(github_schema: GraphQL
             [f"{kind.name}: no such type on GitHub"] if theirs is None else _differences(kind.name, kind, theirs)
         )
     assert problems == []
+
+
+def test_documented_fields_are_not_yet_in_the_published_schema(github_schema: GraphQLSchema) -> None:
+    """documented.graphql only shrinks: once the package carries a field, it must leave the list."""
+    raw = published.load_published()
+    assert raw is not None
+    document = parse(published.DOCUMENTED.read_text(encoding="utf-8"))
+    added = [
+        (definition.name.value, field.name.value)
+        for definition in document.definitions
+        if isinstance(definition, ObjectTypeExtensionNode)
+        for field in definition.fields or ()
+    ]
+    assert ("Issue", "blockedBy") in added
+    for type_name, field_name in added:
+        assert field_name not in raw.type_map[type_name].fields, f"{type_name}.{field_name} is published now"  # type: ignore[attr-defined]
+        assert field_name in github_schema.type_map[type_name].fields  # type: ignore[attr-defined]
 
 
 def test_the_subset_check_catches_what_github_does_not_have(github_schema: GraphQLSchema) -> None:

@@ -16,8 +16,9 @@ import httpx
 import pytest
 
 from bot.cli import main
-from tests.backends import double_on
+from tests.backends import cli_over, double_on, live_environ
 from tests.github_double.graphql_nodes import issue_id
+from tests.github_double.protocol import error_body
 from tests.harness import Repo, comments, pull
 
 NOW = "2026-08-27T18:00:00Z"
@@ -215,3 +216,50 @@ def test_the_printed_plan_says_it_and_exits_zero(sandbox: Repo, capsys: pytest.C
     assert "unlink #8635 blocked by #9420" in out
     assert "`mac.m5-exact-p32t64-receipt` is on #9430, its program's umbrella issue itself" in out
     json.dumps(out)
+
+
+# --- refusals: said once in the plan, and the run goes on (live adapter: GitHub's answers)
+
+
+def live_run(repo: Repo, capsys: pytest.CaptureFixture[str], setup: Any) -> tuple[int, dict[str, Any]]:
+    double = double_on(repo.state_path, repo.root)
+    setup(double)
+    with cli_over(double):
+        status = main(
+            ["reconcile", "--config", str(repo.config), "--json", "--now", NOW],
+            environ=live_environ(double.world.repository),
+        )
+    return status, json.loads(capsys.readouterr().out)
+
+
+def test_a_refused_link_is_said_once_and_the_run_goes_on(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    before_perfbot(sandbox)
+    refusal = error_body(403, "Resource not accessible by integration")
+    status, plan = live_run(
+        sandbox,
+        capsys,
+        lambda double: double.faults.answer("POST", r".*/dependencies/blocked_by", 403, refusal),
+    )
+    assert status == 0
+    (note,) = [n for n in plan["native_notes"] if n["kind"] == "refused"]
+    assert "blocked by" in note["detail"] and "403 Resource not accessible by integration" in note["detail"]
+    state = sandbox.state()
+    assert not any(i.get("blocked_by") for i in state["issues"])  # the rest of them waited
+    assert ("sub_issue", 9230, 9430) in links(state)  # sub-issues and labels went on
+    assert perf_labels(state, 8325) == {"perf/ready"}
+    assert not any("native-links" in c["body"] for c in state.get("comments", []))  # no record of a link not made
+
+
+def test_a_github_without_native_links_is_said_once_and_labels_go_on(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before_perfbot(sandbox)
+    unknown = {"errors": [{"message": "Field 'blockedBy' doesn't exist on type 'Issue'", "path": ["query"]}]}
+    status, plan = live_run(sandbox, capsys, lambda double: double.faults.answer("POST", "/graphql", 200, unknown))
+    assert status == 0
+    (note,) = plan["native_notes"]
+    assert note["kind"] == "unavailable"
+    assert "blockedBy" in note["detail"]
+    assert plan["api"]["graphql"] == 2  # the first read, and the same read without the link fields
+    assert links(sandbox.state()) == set()
+    assert perf_labels(sandbox.state(), 8325) == {"perf/ready"}
