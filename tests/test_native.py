@@ -242,7 +242,8 @@ def test_a_refused_link_is_said_once_and_the_run_goes_on(sandbox: Repo, capsys: 
     )
     assert status == 0
     (note,) = [n for n in plan["native_notes"] if n["kind"] == "refused"]
-    assert "blocked by" in note["detail"] and "403 Resource not accessible by integration" in note["detail"]
+    assert "blocked by" in note["detail"]
+    assert "403 Resource not accessible by integration" in note["detail"]
     state = sandbox.state()
     assert not any(i.get("blocked_by") for i in state["issues"])  # the rest of them waited
     assert ("sub_issue", 9230, 9430) in links(state)  # sub-issues and labels went on
