@@ -30,7 +30,7 @@ from bot.reconcile.actions import (
 from bot.reconcile.plan import decide
 from tests.double_support import NAME, NOW, OWNER, client, comment, example_state, make_double
 from tests.github_double import GitHubDouble
-from tests.github_double.graphql_nodes import issue_id
+from tests.github_double.graphql_labels import issue_id
 from tests.paths import ROOT
 
 COMMANDS = [

@@ -17,7 +17,7 @@ import pytest
 
 from bot.cli import main
 from tests.backends import cli_over, double_on, live_environ
-from tests.github_double.graphql_nodes import issue_id
+from tests.github_double.graphql_labels import issue_id
 from tests.github_double.protocol import error_body
 from tests.harness import Repo, comments, pull
 

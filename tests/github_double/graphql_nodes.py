@@ -15,8 +15,8 @@ from typing import Any
 
 from graphql import GraphQLError, GraphQLResolveInfo
 
-from tests.github_double.branches import user_id
 from tests.github_double.gitstore import Person
+from tests.github_double.graphql_labels import issue_id, label_event, label_node
 from tests.github_double.world import World
 
 MAX_PAGE = 100
@@ -234,41 +234,12 @@ class IssueNode(Node):
                 item_types is None or ("LABELED_EVENT" if kind == "LabeledEvent" else "UNLABELED_EVENT") in item_types
             )
             if event["issue"] == self.number and wanted:
-                events.append(_event(self.world, kind, index, event))
+                events.append(label_event(self.world, kind, index, event))
         return connection(info, events, **page)
 
     def comments(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
         mine = sorted((c for c in self.world.records("comments") if c["issue"] == self.number), key=lambda c: c["id"])
         return connection(info, [CommentNode(self.world, self.viewer, c) for c in mine], **page)
-
-
-def issue_id(number: int) -> int:
-    """The issue's database id, as REST's issue bodies give it (`bodies.issue`)."""
-    return user_id(f"issue:{number}")
-
-
-def label_node(world: World, name: str) -> dict[str, Any]:
-    known = next((label for label in world.records("labels") if label["name"] == name), {})
-    return {"name": name, "color": known.get("color", "ededed"), "description": known.get("description")}
-
-
-def _event(world: World, kind: str, index: int, event: dict[str, Any]) -> dict[str, Any]:
-    login = str(event["actor"])
-    actor = (
-        {"typename": "Bot", "login": login.removesuffix("[bot]")}
-        if login.endswith("[bot]")
-        else {
-            "typename": "User",
-            "login": login,
-        }
-    )
-    return {
-        "typename": kind,
-        "id": base64.b64encode(f"{kind}:{index + 1}".encode()).decode(),
-        "createdAt": event["created_at"],
-        "actor": actor,
-        "label": label_node(world, event["label"]),
-    }
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from graphql import GraphQLResolveInfo
 
 from tests.github_double import branches
 from tests.github_double.gitstore import Commit, blob_oid, tree_oid
+from tests.github_double.graphql_labels import label_node
 from tests.github_double.graphql_nodes import (
     BlobNode,
     CommitNode,
@@ -27,7 +28,6 @@ from tests.github_double.graphql_nodes import (
     TreeNode,
     connection,
     error,
-    label_node,
 )
 from tests.github_double.world import World
 

@@ -15,7 +15,7 @@ from bot.github.port import NativeRefused
 from bot.reconcile.actions import CreateLabelAction, LabelAction, LinkAction
 from tests.github_double import bodies
 from tests.github_double.context import Context
-from tests.github_double.graphql_nodes import issue_id
+from tests.github_double.graphql_labels import issue_id
 from tests.github_double.protocol import HttpError, Response, error_body, not_found, required, validation_failed
 
 DEPENDENCIES = "issues/issue-dependencies"
