@@ -42,7 +42,7 @@ def plan_native(
     labels = plan_labels(following, derivations, observed, config.labels)
     links = plan_links(base, following, observed, config.links)
     found = NativePlan(actions=[*labels.actions, *links.actions], notes=links.notes, proposals=links.proposals)
-    found.actions += _restored(following, derivations, observed, labels, links, renderer)
+    found.actions += _restored(following, derivations, observed, labels, links, config.labels.prefix, renderer)
     found.actions += [_record(record, following, links, renderer) for record in links.records]
     return found
 
@@ -53,6 +53,7 @@ def _restored(
     observed: Observed,
     labels: LabelPlan,
     links: LinkPlan,
+    prefix: str,
     renderer: Renderer,
 ) -> list[CommentAction]:
     """One comment per issue on which perfbot puts back what a person took off."""
@@ -67,7 +68,7 @@ def _restored(
         if said(mine, RESTORED_TOPIC, key):
             continue
         label_packets = {
-            name: [p for p in following.work_packets if p.issue == issue and name.endswith("/" + states[p.id])]
+            name: [p for p in following.work_packets if p.issue == issue and name == prefix + states[p.id]]
             for name in names
         }
         body = renderer.render(
