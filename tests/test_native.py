@@ -264,3 +264,13 @@ def test_a_github_without_native_links_is_said_once_and_labels_go_on(
     assert plan["api"]["graphql"] == 2  # the first read, and the same read without the link fields
     assert links(sandbox.state()) == set()
     assert perf_labels(sandbox.state(), 8325) == {"perf/ready"}
+
+
+def test_the_job_summary_says_it_too(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    summary = sandbox.root / "summary.md"
+    args = ["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path), "--dry-run"]
+    assert main([*args, "--now", NOW], environ={"GITHUB_STEP_SUMMARY": str(summary)}) == 0
+    text = summary.read_text(encoding="utf-8")
+    assert "### Labels and links" in text
+    assert "- `cuda.q8_1-numerical-gate` is on #8635, its program's umbrella issue itself" in text
+    capsys.readouterr()
