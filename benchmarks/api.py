@@ -120,7 +120,11 @@ def measure(factor: int) -> dict[str, Counts]:
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
         state, config = repository(root, factor)
-        live_run(state, config, root)  # the first run answers and proposes; later runs are measured
+        # The first runs answer, propose, label and link (50 writes a run, the default budget);
+        # once a run writes nothing, the next runs are measured.
+        for _ in range(100):
+            if live_run(state, config, root).rest_write == 0:
+                break
         no_change = live_run(state, config, root)
         raw = json.loads(state.read_text(encoding="utf-8"))
         raw["comments"].append(

@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator, model_validator
 
 from bot.evidence.published import branch_file
+from bot.snapshot.model import WorkState
 from bot.snapshot.store import load_model
 
 # The templates shipped inside the package (a link to the repository's `templates/` in a checkout).
@@ -134,6 +135,56 @@ class CommandSettings(Strict):
     )
 
 
+class LabelStyle(Strict):
+    color: StrictStr = Field(pattern=r"^[0-9a-f]{6}$", description="Six lower-case hex digits, as GitHub takes them.")
+    description: StrictStr = Field(max_length=100, description="What the state means (GitHub allows 100 characters).")
+
+
+# One colour per family, the graph's: ready green, running blue, waiting yellow, hold red, complete grey.
+DEFAULT_LABEL_STYLES: dict[WorkState, LabelStyle] = {
+    "ready": LabelStyle(color="1a7f37", description="perfbot: a packet of this issue may start now"),
+    "running": LabelStyle(color="0969da", description="perfbot: assigned, and a live lease is held for it"),
+    "waiting-dependency": LabelStyle(color="9a6700", description="perfbot: a hard dependency is not complete"),
+    "waiting-coordination": LabelStyle(
+        color="9a6700", description="perfbot: another holder's lease or a blocker overlaps its paths"
+    ),
+    "waiting-evidence": LabelStyle(color="9a6700", description="perfbot: held for evidence by a person's decision"),
+    "capacity-hold": LabelStyle(color="cf222e", description="perfbot: held for capacity by a person's decision"),
+    "complete": LabelStyle(color="6e7781", description="perfbot: every packet of this issue met its exit"),
+}
+
+
+class LabelSettings(Strict):
+    enabled: StrictBool = Field(
+        default=True, description="Keep one state label per distinct packet state on each packet issue."
+    )
+    prefix: StrictStr = Field(
+        default="perf/",
+        min_length=1,
+        description="State labels are this prefix plus the state (`perf/ready`); perfbot touches no other label.",
+    )
+    styles: dict[WorkState, LabelStyle] = Field(
+        default=DEFAULT_LABEL_STYLES,
+        description="Colour and description of each state's label, used when perfbot creates it.",
+    )
+
+    def name(self, state: WorkState) -> str:
+        return self.prefix + state
+
+    def style(self, state: WorkState) -> LabelStyle:
+        return self.styles.get(state) or DEFAULT_LABEL_STYLES[state]
+
+
+class LinkSettings(Strict):
+    blocked_by: StrictBool = Field(
+        default=True,
+        description='Mirror open hard dependencies and blockers as GitHub\'s native "blocked by" links.',
+    )
+    sub_issues: StrictBool = Field(
+        default=True, description="Make each program's packet issues sub-issues of its `authority_issue`."
+    )
+
+
 class BotConfig(Strict):
     snapshot: StrictStr = Field(
         description="The snapshot file. Paths are relative to the repository root, the parent of the config's folder."
@@ -153,6 +204,8 @@ class BotConfig(Strict):
     owner: OwnerWording = Field(default=OwnerWording(), description="Owner text perfbot writes.")
     pull_request: PullRequestSettings = Field(default=PullRequestSettings(), description="The regeneration PR.")
     commands: CommandSettings = Field(default=CommandSettings(), description="Slash commands and their limits.")
+    labels: LabelSettings = Field(default=LabelSettings(), description="State labels on packet issues.")
+    links: LinkSettings = Field(default=LinkSettings(), description="GitHub's native dependencies and sub-issues.")
     bot_login: StrictStr | None = Field(
         default=None,
         description="The bot's GitHub login. Unset, a live run learns it from the token (GraphQL `viewer`): "

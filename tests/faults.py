@@ -11,7 +11,15 @@ from typing import TypeVar
 
 from bot.github.observed import Observed
 from bot.github.port import GitHubError, GitHubPort
-from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
+from bot.reconcile.actions import (
+    AssignAction,
+    CommentAction,
+    CreateLabelAction,
+    LabelAction,
+    LinkAction,
+    PullRequestAction,
+    ReactAction,
+)
 
 T = TypeVar("T")
 
@@ -55,3 +63,12 @@ class Faulty:
 
     def pull_request(self, action: PullRequestAction) -> int | None:
         return self._write(lambda: self.port.pull_request(action))
+
+    def label(self, action: LabelAction) -> None:
+        self._write(lambda: self.port.label(action))
+
+    def create_label(self, action: CreateLabelAction) -> None:
+        self._write(lambda: self.port.create_label(action))
+
+    def link(self, action: LinkAction) -> None:
+        self._write(lambda: self.port.link(action))

@@ -22,6 +22,7 @@ from graphql import (
     GraphQLObjectType,
     GraphQLSchema,
     GraphQLUnionType,
+    ObjectTypeExtensionNode,
     build_schema,
     is_introspection_type,
     is_specified_scalar_type,
@@ -104,6 +105,23 @@ def test_the_schema_is_a_subset_of_githubs_field_by_field(github_schema: GraphQL
     assert problems == []
 
 
+def test_documented_fields_are_not_yet_in_the_published_schema(github_schema: GraphQLSchema) -> None:
+    """documented.graphql only shrinks: once the package carries a field, it must leave the list."""
+    raw = published.load_published()
+    assert raw is not None
+    document = parse(published.DOCUMENTED.read_text(encoding="utf-8"))
+    added = [
+        (definition.name.value, field.name.value)
+        for definition in document.definitions
+        if isinstance(definition, ObjectTypeExtensionNode)
+        for field in definition.fields or ()
+    ]
+    assert ("Issue", "blockedBy") in added
+    for type_name, field_name in added:
+        assert field_name not in raw.type_map[type_name].fields, f"{type_name}.{field_name} is published now"  # type: ignore[attr-defined]
+        assert field_name in github_schema.type_map[type_name].fields  # type: ignore[attr-defined]
+
+
 def test_the_subset_check_catches_what_github_does_not_have(github_schema: GraphQLSchema) -> None:
     wrong = build_schema(
         "interface Named { name: String }\ntype Query { viewer: User }\n"
@@ -147,6 +165,16 @@ def _rest_scenario(http: httpx.Client) -> list[tuple[str, str, httpx.Response, A
     call("POST", f"{REPO}/issues/8325/assignees", m.Issue, {"assignees": ["alice"]})
     call("DELETE", f"{REPO}/issues/8325/assignees", m.Issue, {"assignees": ["alice"]})
     call("GET", f"{REPO}/collaborators/alice/permission", m.RepositoryCollaboratorPermission)
+    call("POST", f"{REPO}/labels", m.Label, {"name": "perf/complete", "color": "6e7781", "description": "d"})
+    call("POST", f"{REPO}/issues/8325/labels", list[m.Label], {"labels": ["perf/ready"]})
+    call("DELETE", f"{REPO}/issues/8325/labels/perf%2Fready", list[m.Label])
+    blocker = call("GET", f"{REPO}/issues/8324", m.Issue)["id"]
+    call("POST", f"{REPO}/issues/8325/dependencies/blocked_by", m.Issue, {"issue_id": blocker})
+    call("DELETE", f"{REPO}/issues/8325/dependencies/blocked_by/{blocker}", m.Issue)
+    child = call("GET", f"{REPO}/issues/8819", m.Issue)["id"]
+    call("POST", f"{REPO}/issues/9430/sub_issues", m.Issue, {"sub_issue_id": child})
+    call("DELETE", f"{REPO}/issues/9430/sub_issue", m.Issue, {"sub_issue_id": child})
+    call("POST", f"{REPO}/labels", m.ValidationError, {"name": "perf/ready"})
     tip = call("GET", f"{REPO}/git/ref/heads/main", m.GitRef)["object"]["sha"]
     tree = call("GET", f"{REPO}/git/commits/{tip}", m.GitCommit)["tree"]["sha"]
     entry = {"path": SNAPSHOT, "mode": "100644", "type": "blob", "content": "snapshot: next\n"}

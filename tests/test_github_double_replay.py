@@ -11,16 +11,26 @@ import copy
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import githubkit
 
 from bot.config import load_settings
 from bot.github.offline import OfflineGitHub, parse_state
 from bot.reconcile import executor, gather
-from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
+from bot.reconcile.actions import (
+    AssignAction,
+    CommentAction,
+    CreateLabelAction,
+    LabelAction,
+    LinkAction,
+    PullRequestAction,
+    ReactAction,
+)
 from bot.reconcile.plan import decide
 from tests.double_support import NAME, NOW, OWNER, client, comment, example_state, make_double
 from tests.github_double import GitHubDouble
+from tests.github_double.graphql_labels import issue_id
 from tests.paths import ROOT
 
 COMMANDS = [
@@ -43,6 +53,28 @@ class RestPort:
     def assign(self, action: AssignAction) -> None:
         call = self.gh.rest.issues.add_assignees if action.add else self.gh.rest.issues.remove_assignees
         call(OWNER, NAME, action.issue, assignees=[action.login])
+
+    def label(self, action: LabelAction) -> None:
+        if action.add:
+            self.gh.rest.issues.add_labels(OWNER, NAME, action.issue, labels=[action.name])
+        else:
+            self.gh.rest.issues.remove_label(OWNER, NAME, action.issue, quote(action.name, safe=""))
+
+    def create_label(self, action: CreateLabelAction) -> None:
+        self.gh.rest.issues.create_label(
+            OWNER, NAME, name=action.name, color=action.color, description=action.description
+        )
+
+    def link(self, action: LinkAction) -> None:
+        issues = self.gh.rest.issues
+        if action.relation == "blocked_by" and action.add:
+            issues.add_blocked_by_dependency(OWNER, NAME, action.issue, issue_id=issue_id(action.target))
+        elif action.relation == "blocked_by":
+            issues.remove_dependency_blocked_by(OWNER, NAME, action.issue, issue_id(action.target))
+        elif action.add:
+            issues.add_sub_issue(OWNER, NAME, action.target, sub_issue_id=issue_id(action.issue))
+        else:
+            issues.remove_sub_issue(OWNER, NAME, action.target, sub_issue_id=issue_id(action.issue))
 
     def pull_request(self, action: PullRequestAction) -> None:
         rest = self.gh.rest
@@ -86,12 +118,13 @@ def test_a_plan_applied_over_http_leaves_the_offline_state() -> None:
     state = double.state()
     git = state.pop("git")
 
-    assert len(report.done) == offline.writes == 11  # ready nudges wait for the completion's merge
+    assert len(report.done) == offline.writes == 26  # as in test_exactly_once: 11, then 15 on labels and links
     assert state == offline.raw
     (pull,) = state["pulls"]
     assert double.files(pull["head"]) == double.files() | pull["files"]
     assert git["refs"] == {pull["head"]: double.tip(pull["head"])}
-    assert double.kinds()["rest_write"] == 9 + 1 + 4  # replies and reactions, an assignment, the PR's writes
+    # comments and reactions, an assignment, the PR's writes; a label created, 8 label and 3 link writes, 3 records
+    assert double.kinds()["rest_write"] == 9 + 1 + 4 + 1 + 8 + 3 + 3
 
 
 def test_a_second_offline_run_over_the_doubles_state_changes_nothing(tmp_path: Path) -> None:

@@ -132,7 +132,7 @@ def test_without_a_token_the_answer_is_401_bad_credentials(double: GitHubDouble)
 
 
 def test_the_accepted_tokens_are_configurable() -> None:
-    double = make_double(token="bot-secret", tokens={"alice-secret": "alice"})
+    double = make_double(example_state(comments=[]), token="bot-secret", tokens={"alice-secret": "alice"})
     with client(double, "alice-secret") as gh:
         assert gh.graphql("query { viewer { login } }")["viewer"]["login"] == "alice"
         gh.rest.issues.create_comment(OWNER, NAME, 8325, body="/perf claim x")

@@ -19,7 +19,7 @@ from tests.paths import ROOT
 def test_a_threaded_server_answers_githubkit_and_saves_writes(tmp_path: Path) -> None:
     state = tmp_path / "state.json"
     log = tmp_path / "requests.jsonl"
-    double = GitHubDouble(example_state(), state_path=state, repo_dir=ROOT, clock=lambda: NOW, log_path=log)
+    double = GitHubDouble(example_state(comments=[]), state_path=state, repo_dir=ROOT, clock=lambda: NOW, log_path=log)
     server = serve(double, 0)
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"

@@ -12,7 +12,7 @@ from graphql import GraphQLSchema, parse, validate
 from bot.github.live import mapping
 from bot.github.live.observe import batches
 from bot.github.live.publish import PUBLISHED_QUERY
-from bot.github.live.query import ISSUES_PER_QUERY, comments_query, first_query, issues_query
+from bot.github.live.query import ISSUES_PER_QUERY, Native, comments_query, first_query, issues_query
 from tests.github_double import published
 
 
@@ -37,8 +37,24 @@ def github_schema() -> GraphQLSchema:
         comments_query([9420, 9497]),
         first_query(2, 2, [8324], with_viewer=True, branch_files=1),
         PUBLISHED_QUERY,
+        first_query(3, 2, [8324, 8325], with_viewer=False, native=Native(labels=True, links=True)),
+        first_query(3, 2, [8324], with_viewer=False, native=Native(labels=True)),
+        first_query(3, 2, [8324], with_viewer=False, branch_files=1, native=Native(labels=True, links=True)),
+        issues_query([9420], Native(labels=True, links=True)),
     ],
-    ids=["first", "first-pinned-login", "first-full", "issues", "comments", "first-readback", "published"],
+    ids=[
+        "first",
+        "first-pinned-login",
+        "first-full",
+        "issues",
+        "comments",
+        "first-readback",
+        "published",
+        "native",
+        "labels-only",
+        "readback-native",
+        "issues-native",
+    ],
 )
 def test_every_document_validates_against_githubs_schema(github_schema: GraphQLSchema, document: str) -> None:
     assert validate(github_schema, parse(document)) == []
@@ -109,3 +125,44 @@ def test_the_readback_is_one_more_field_of_the_first_query() -> None:
     assert "$branchFile0: String!" in with_readback
     assert "branchFile0: object(expression: $branchFile0) { ...BlobText }" in with_readback
     assert len(with_readback.splitlines()) == len(plain.splitlines()) + 1
+
+
+def test_labels_links_and_label_events_map_onto_the_issue() -> None:
+    node = {
+        "number": 9230,
+        "state": "OPEN",
+        "fullDatabaseId": "3456789012",
+        "labels": {"nodes": [{"name": "perf/ready"}, {"name": "bug"}]},
+        "blockedBy": {"nodes": [{"number": 8325}, None]},
+        "parent": {"number": 9430},
+        "subIssues": {"nodes": [{"number": 1}]},
+        "timelineItems": {
+            "nodes": [
+                {
+                    "__typename": "LabeledEvent",
+                    "createdAt": "2026-08-27T16:30:00Z",
+                    "actor": {"__typename": "Bot", "login": "perfbot"},
+                    "label": {"name": "perf/ready"},
+                },
+                {
+                    "__typename": "UnlabeledEvent",
+                    "createdAt": "2026-08-27T17:00:00Z",
+                    "actor": {"__typename": "User", "login": "alice"},
+                    "label": {"name": "perf/ready"},
+                },
+                {"__typename": "ClosedEvent"},
+            ]
+        },
+    }
+    issue = mapping.issue(node)
+    assert (issue.labels, issue.blocked_by, issue.parent, issue.database_id) == (
+        ("perf/ready", "bug"),
+        (8325,),
+        9430,
+        3456789012,
+    )
+    assert mapping.sub_issues(node) == (1,)
+    events = mapping.label_events(9230, node)
+    assert [(e.action, e.actor) for e in events] == [("labeled", "perfbot[bot]"), ("unlabeled", "alice")]
+    bare = mapping.issue({"number": 1})
+    assert (bare.labels, bare.blocked_by, bare.parent, bare.database_id) == ((), (), None, None)

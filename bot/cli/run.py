@@ -34,14 +34,15 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
     local = gather.snapshot(settings)
     scope = gather.read_scope(settings, local, args.leases)
     with open_port(context, args.offline, now, scope) as github:
-        inputs = gather.inputs(settings, github.observe(), now, args.leases, local)
+        inputs = gather.inputs(settings, github.observe(), now, args.leases, local, max_writes=args.max_writes)
         plan = decide(inputs)
         if trigger is not None:
             plan = plan.model_copy(update={"trigger": trigger})
         _shown(plan, inputs.renderer, args)  # rendered before any write: a plan that cannot be shown wrote nothing
         writes = not args.dry_run and not plan.refusal
         report = executor.apply(plan, github, args.max_writes) if writes else None
-        plan = plan.model_copy(update={"api": github.requests()})
+        refused = tuple(report.refused) if report is not None else ()
+        plan = plan.model_copy(update={"api": github.requests(), "native_notes": (*plan.native_notes, *refused)})
     sys.stdout.write(_shown(plan, inputs.renderer, args))
     if report is not None:
         print(f"applied {len(report.done)} actions; {len(report.deferred)} deferred to the next run", file=sys.stderr)

@@ -41,6 +41,14 @@ class Issue(Tolerant):
     state_reason: str | None = Field(default=None, description="`reopened` for an issue closed and opened again.")
     assignees: tuple[str, ...] = Field(default=(), description="Logins assigned to the issue.")
     labels: tuple[str, ...] = Field(default=(), description="Label names.")
+    blocked_by: tuple[StrictInt, ...] = Field(
+        default=(), description="Issues this one is natively blocked by (GitHub's issue dependencies)."
+    )
+    parent: StrictInt | None = Field(default=None, description="The issue this one is a sub-issue of.")
+    # GitHub's database id: REST's dependency and sub-issue endpoints name issues by it.
+    database_id: StrictInt | None = Field(
+        default=None, description="GitHub's numeric id of the issue (not its number); a live run reads it."
+    )
 
 
 class Comment(Tolerant):
@@ -58,6 +66,22 @@ class Comment(Tolerant):
     @classmethod
     def _encodable(cls, value: str) -> str:
         return _without_lone_surrogates(value)
+
+
+class RepositoryLabel(Tolerant):
+    name: str = Field(description="The label's name.")
+    color: str = Field(default="ededed", description="Its colour, six hex digits.")
+    description: str | None = Field(default=None, description="Its description.")
+
+
+class LabelEvent(Tolerant):
+    """A label put on or taken off an issue, and by whom: GitHub's own record of who removed a label."""
+
+    issue: StrictInt = Field(gt=0, description="The issue.")
+    label: str = Field(description="The label's name.")
+    action: Literal["labeled", "unlabeled"] = Field(description="Whether the label was added or removed.")
+    actor: str = Field(description="Who did it.")
+    created_at: AwareDatetime = Field(description="When, ISO-8601 with a time zone.")
 
 
 class Reaction(Tolerant):
@@ -102,6 +126,14 @@ class Observed(Tolerant):
         default={}, description="Each login's repository permission; a login absent here has `none`."
     )
     pulls: tuple[PullRequest, ...] = Field(default=(), description="Pull requests; perfbot looks at its own branch.")
+    labels: tuple[RepositoryLabel, ...] = Field(
+        default=(), description="The repository's labels under perfbot's prefix (others may be left out)."
+    )
+    label_events: tuple[LabelEvent, ...] = Field(
+        default=(), description="Labels added to and removed from the issues, oldest first."
+    )
+    # Set when GitHub refused to read native links (an older GitHub Enterprise Server): no link is planned.
+    links_unavailable: str = Field(default="", description="Why native links could not be read; empty when they were.")
     # None when the default branch was not read (an offline state without it): the local files count.
     default_branch: DefaultBranch | None = Field(
         default=None, description="The default branch's tip and files, when the state carries them."

@@ -12,7 +12,15 @@ from typing import Protocol, runtime_checkable
 from bot.errors import BotError
 from bot.evidence.published import BranchFile
 from bot.github.observed import Observed
-from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
+from bot.reconcile.actions import (
+    AssignAction,
+    CommentAction,
+    CreateLabelAction,
+    LabelAction,
+    LinkAction,
+    PullRequestAction,
+    ReactAction,
+)
 
 
 class GitHubError(BotError):
@@ -24,6 +32,11 @@ class AmbiguousWriteError(GitHubError):
 
     The next run's read finds what landed (markers, reactions, the PR branch) and finishes the rest.
     """
+
+
+class NativeRefused(GitHubError):
+    """GitHub refused a label or link write for good (no permission, an older GitHub Enterprise
+    Server without the endpoint, a link it does not allow): the run says so and goes on."""
 
 
 class GitHubReader(Protocol):
@@ -45,6 +58,18 @@ class GitHubWriter(Protocol):
     def assign(self, action: AssignAction) -> None: ...
     def pull_request(self, action: PullRequestAction) -> int | None:
         """Create, update or close the regeneration PR; its number when the adapter knows it."""
+        ...
+
+    def label(self, action: LabelAction) -> None:
+        """Add or remove a label on an issue (repeatable: adding a present label changes nothing)."""
+        ...
+
+    def create_label(self, action: CreateLabelAction) -> None:
+        """Create a repository label; one that exists already counts as created."""
+        ...
+
+    def link(self, action: LinkAction) -> None:
+        """Add or remove a native blocked-by or sub-issue link (repeatable)."""
         ...
 
 

@@ -35,6 +35,11 @@ class ReadScope:
     commit_message: str = "perfbot: update the snapshot and page"
     # Files read on other branches (the published lease readback, when the run reads one).
     branch_files: tuple[BranchFile, ...] = ()
+    # perfbot's state labels start with this: the repository's such labels and every issue's label
+    # events are read too. Empty when state labels are off.
+    label_prefix: str = ""
+    # Whether native links (blocked by, parent, sub-issues) are read.
+    links: bool = False
 
     @property
     def snapshot_file(self) -> str:

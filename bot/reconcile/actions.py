@@ -9,9 +9,20 @@ from pydantic import BaseModel, ConfigDict, Field
 from bot.evidence.derive import Derivation
 from bot.github.events import Trigger
 
-Topic = Literal["packet-ready", "lease-lost", "review-overdue", "issue-mismatch", "command-reply", "command-lapsed"]
+Topic = Literal[
+    "packet-ready",
+    "lease-lost",
+    "review-overdue",
+    "issue-mismatch",
+    "command-reply",
+    "command-lapsed",
+    "native-links",
+    "native-restored",
+]
 ReactionContent = Literal["eyes", "rocket", "confused"]
 PullOperation = Literal["create", "update", "close", "none"]
+# `blocked_by`: `issue` is natively blocked by `target`; `sub_issue`: `issue` is a sub-issue of `target`.
+LinkRelation = Literal["blocked_by", "sub_issue"]
 
 
 class Frozen(BaseModel):
@@ -50,10 +61,71 @@ class PullRequestAction(Frozen):
     note: str = ""
 
 
+class LabelAction(Frozen):
+    """Add or remove one of perfbot's state labels on an issue."""
+
+    kind: Literal["label"] = "label"
+    issue: int
+    name: str
+    add: bool
+
+
+class CreateLabelAction(Frozen):
+    """Create a state label the repository lacks, with its colour and description (once)."""
+
+    kind: Literal["create_label"] = "create_label"
+    name: str
+    color: str
+    description: str
+
+
+class LinkAction(Frozen):
+    """Add or remove a native link: `issue` blocked by `target`, or `issue` a sub-issue of `target`."""
+
+    kind: Literal["link"] = "link"
+    relation: LinkRelation
+    issue: int
+    target: int
+    add: bool
+
+
 Action = Annotated[
-    CommentAction | ReactAction | AssignAction | PullRequestAction,
+    CommentAction | ReactAction | AssignAction | PullRequestAction | LabelAction | CreateLabelAction | LinkAction,
     Field(discriminator="kind"),
 ]
+# The writes on labels and links: the lowest priority of a run.
+NATIVE_KINDS = frozenset({"label", "create_label", "link"})
+# Comments that account for native writes: posted only once every native write of the run landed.
+NATIVE_TOPICS = frozenset({"native-links", "native-restored"})
+
+
+NoteKind = Literal["umbrella", "other-parent", "cycle", "unavailable", "refused"]
+
+
+class NativeNote(Frozen):
+    """Something perfbot did not do on GitHub's labels or links, and why; templates word it."""
+
+    kind: NoteKind
+    issue: int = 0
+    packet: str = ""
+    other: int = 0
+    detail: str = ""
+
+
+class Proposal(Frozen):
+    """A person's native link that the snapshot lacks, proposed as a `blocked_by_ids` entry."""
+
+    packet: str
+    blocker: str
+    issue: int
+    target: int
+
+
+class Deferral(Frozen):
+    """An action the write budget leaves for the next run (`index` into `Plan.actions`), and why."""
+
+    index: int
+    reason: str
 
 
 class OverdueReview(Frozen):
@@ -105,9 +177,19 @@ class Plan(Frozen):
     # Why the PR must not be proposed (`reconcile.proposal`); the PR action's note says so in the
     # JSON, and the CLI writes nothing and exits 1. Left out of the JSON, which it would change.
     refusal: str = Field(default="", exclude=True)
+    # Actions the write budget leaves for the next run, and why (absent when none is).
+    deferred: tuple[Deferral, ...] = Field(default=(), exclude_if=lambda value: not value)
+    # What perfbot did not do on GitHub's labels and links, and why (skipped packets, refusals).
+    native_notes: tuple[NativeNote, ...] = Field(default=(), exclude_if=lambda value: not value)
+    # People's native links proposed as `blocked_by_ids` entries in the regeneration PR.
+    proposals: tuple[Proposal, ...] = Field(default=(), exclude_if=lambda value: not value)
 
     def pull_request(self) -> PullRequestAction:
         return next(a for a in self.actions if isinstance(a, PullRequestAction))
+
+    def deferred_reasons(self) -> dict[int, str]:
+        """Why each deferred action waits, by its index in `actions`."""
+        return {d.index: d.reason for d in self.deferred}
 
     def comments(self) -> list[CommentAction]:
         return [a for a in self.actions if isinstance(a, CommentAction)]

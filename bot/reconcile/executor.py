@@ -10,8 +10,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bot.github.markers import markers_in
-from bot.github.port import GitHubError, GitHubWriter, MarkerRereader
-from bot.reconcile.actions import Action, AssignAction, CommentAction, Plan, PullRequestAction, ReactAction
+from bot.github.port import GitHubError, GitHubWriter, MarkerRereader, NativeRefused
+from bot.reconcile.actions import (
+    NATIVE_KINDS,
+    NATIVE_TOPICS,
+    Action,
+    AssignAction,
+    CommentAction,
+    CreateLabelAction,
+    LabelAction,
+    LinkAction,
+    NativeNote,
+    Plan,
+    PullRequestAction,
+    ReactAction,
+)
 
 
 @dataclass
@@ -26,23 +39,46 @@ class Report:
     pull_request_number: int | None = None
     # A comment another run wrote after this run read GitHub: this run wrote nothing from there on.
     superseded: CommentAction | None = None
+    # Label and link writes GitHub refused for good: said once each, and the run went on.
+    refused: list[NativeNote] = field(default_factory=list)
+
+
+def _family(action: Action) -> str:
+    """Writes GitHub refuses together: labels (and their creation), blocked-by links, sub-issue links."""
+    if isinstance(action, LinkAction):
+        return action.relation
+    return "labels"
 
 
 def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
-    """Perform each action until the budget is spent or a write fails; what is left is safe to do
-    next run because every action is keyed (markers, reactions, the PR branch) and planned afresh.
+    """Perform each action the plan schedules for this run until the budget is spent or a write
+    fails; what is left is safe to do next run because every action is keyed (markers, reactions,
+    the PR branch, labels and links as GitHub shows them) and planned afresh.
 
+    A refused label or link write is not a failure: the rest of its family waits, the run goes on.
     The report is returned even when a write fails, so the caller can say what was done."""
     report = Report()
+    later = {d.index for d in plan.deferred}
     # The PR carries commands whose replies record their decisions (and claims that assign
     # people); it waits until none of those is deferred, so a merge never outruns its record.
     waiting_for_answers = False
-    for action in plan.actions:
+    refused: set[str] = set()
+    native_left = False  # a label or link write of this run did not land: its comments wait
+    for index, action in enumerate(plan.actions):
         if isinstance(action, PullRequestAction) and action.operation == "none":
             continue
-        stopped = report.error is not None or report.superseded is not None or len(report.done) >= budget
-        if stopped or (isinstance(action, PullRequestAction) and waiting_for_answers):
+        native = action.kind in NATIVE_KINDS
+        if (
+            index in later
+            or report.error is not None
+            or report.superseded is not None
+            or len(report.done) >= budget
+            or (isinstance(action, PullRequestAction) and waiting_for_answers)
+            or (native and _family(action) in refused)
+            or (isinstance(action, CommentAction) and action.topic in NATIVE_TOPICS and native_left)
+        ):
             report.deferred.append(action)
+            native_left |= native
             waiting_for_answers |= isinstance(action, AssignAction) or (
                 isinstance(action, CommentAction) and action.topic == "command-reply"
             )
@@ -53,6 +89,12 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
                 report.deferred.append(action)
                 continue
             number = _perform(action, port)
+        except NativeRefused as refusal:
+            refused.add(_family(action))
+            native_left = True
+            report.refused.append(NativeNote(kind="refused", detail=str(refusal)))
+            report.deferred.append(action)
+            continue
         except GitHubError as error:
             report.failed, report.error = action, error
             continue
@@ -75,6 +117,12 @@ def _perform(action: Action, port: GitHubWriter) -> int | None:
         port.react(action)
     elif isinstance(action, AssignAction):
         port.assign(action)
+    elif isinstance(action, LabelAction):
+        port.label(action)
+    elif isinstance(action, CreateLabelAction):
+        port.create_label(action)
+    elif isinstance(action, LinkAction):
+        port.link(action)
     else:
         return port.pull_request(action)
     return None

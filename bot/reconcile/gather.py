@@ -114,6 +114,8 @@ def read_scope(settings: Settings, local: Loaded[Snapshot], leases: Path | str |
         pending_authors=pending_authors,
         bot_login=config.bot_login,
         commit_message=config.pull_request.title,
+        label_prefix=config.labels.prefix if config.labels.enabled else "",
+        links=config.links.blocked_by or config.links.sub_issues,
     )
 
 
@@ -123,6 +125,7 @@ def inputs(
     now: dt.datetime,
     leases_path: Path | str | None = None,
     local: Loaded[Snapshot] | None = None,
+    max_writes: int | None = None,
 ) -> Inputs:
     """Everything a run decides on, read from the repository (or the tip GitHub reports) and the
     given observations. `leases_path` is `--leases`: a path, or `BRANCH:PATH` read with GitHub."""
@@ -158,4 +161,5 @@ def inputs(
         renderer=Renderer.from_directory(settings.templates_path),
         now=now,
         decided_on=report,
+        max_writes=max_writes,
     )

@@ -22,11 +22,15 @@ from bot.reconcile.actions import (
     Action,
     LeaseReport,
     Plan,
+    Proposal,
     PullRequestAction,
     ReadbackTime,
     TipReport,
 )
+from bot.reconcile.links import with_proposals
+from bot.reconcile.native import plan_native
 from bot.reconcile.nudges import Nudges, overdue_reviews
+from bot.reconcile.schedule import schedule
 from bot.reconcile.view import changed_graph, evidence_for, explainer
 from bot.render import Renderer
 from bot.snapshot import store_rewrite
@@ -51,6 +55,8 @@ class Inputs:
     now: dt.datetime
     # The default branch's tip, when its files (not the local checkout's) were decided on.
     decided_on: TipReport | None = None
+    # The run's write budget (`--max-writes`); None plans every write for this run.
+    max_writes: int | None = None
 
 
 def decide(inputs: Inputs) -> Plan:
@@ -65,6 +71,8 @@ def decide(inputs: Inputs) -> Plan:
     following = _compacted(
         base, _count_state_changes(base, next_snapshot(snapshot, derivations)), inbox.settled_through
     )
+    native = plan_native(base, following, derivations, observed, config, inputs.renderer)
+    following = with_proposals(following, native.proposals)
     findings = validate(following)
     if findings:
         raise BotError("the reconciled snapshot would be invalid: " + "; ".join(f.message for f in findings))
@@ -78,13 +86,17 @@ def decide(inputs: Inputs) -> Plan:
         *nudges.mismatches(base, snapshot),
     ]
     leases = lease_report(inputs)
-    actions.append(pull_request(inputs, derivations, files, inbox.applied, leases, refused))
+    actions.append(pull_request(inputs, derivations, files, inbox.applied, leases, native.proposals, refused))
+    ordered, deferred = schedule([*actions, *native.actions], inputs.max_writes)
     return Plan(
         refusal=refused,
         now=inputs.now.isoformat(),
         decided_on=inputs.decided_on,
         commands=tuple(inbox.reports),
-        actions=tuple(actions),
+        actions=tuple(ordered),
+        deferred=tuple(deferred),
+        native_notes=tuple(native.notes),
+        proposals=tuple(native.proposals),
         packets=tuple(derivations),
         overdue=tuple(overdue),
         leases=leases,
@@ -173,6 +185,7 @@ def pull_request(
     files: dict[str, str],
     applied: list[tuple[Comment, str]],
     leases: LeaseReport,
+    proposals: list[Proposal],
     refused: str = "",
 ) -> PullRequestAction:
     """Create, update or close the one regeneration PR, or leave it: CPR's create-or-update rule."""
@@ -201,6 +214,7 @@ def pull_request(
             readback=inputs.readback,
             leases=leases,
             graph=graph,
+            proposals=proposals,
         )
 
     most, limit = max(len(changes), len(applied)), inputs.config.commands.max_body_chars

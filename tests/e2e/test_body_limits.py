@@ -204,7 +204,7 @@ def test_a_pr_body_over_thousands_of_commands_and_changes(settings: Settings, se
     ]
     applied = [(the_comment(cid=1000 + n), "e" * 290) for n in range(3500)]
     files = {"config/snapshot.yaml": "changed\n"}
-    action = pull_request(inputs, changes, files, applied, lease_report(inputs))
+    action = pull_request(inputs, changes, files, applied, lease_report(inputs), [])
     fits(action.body, settings.config)
     assert "more changes: see the snapshot's diff" in action.body
 

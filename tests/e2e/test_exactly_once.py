@@ -79,6 +79,15 @@ class Stale:
     def pull_request(self, action: Any) -> None:
         self.port.pull_request(action)
 
+    def label(self, action: Any) -> None:
+        self.port.label(action)
+
+    def create_label(self, action: Any) -> None:
+        self.port.create_label(action)
+
+    def link(self, action: Any) -> None:
+        self.port.link(action)
+
 
 def crash_everywhere(settings: Settings, root: Path, initial: str, via: Backend) -> int:
     """Crash after each write in turn, finish with a clean run, compare with one clean run."""
@@ -102,7 +111,10 @@ def test_a_crash_after_any_write_then_a_clean_run_equals_one_clean_run(sandbox: 
     settings = load_settings(sandbox.config)
     state = state_with(sandbox, THREE)
     writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2), backend(adapter))
-    assert writes == 11  # 3 x (eyes, reply, rocket), an assignment, the PR (ready nudges wait for the merge)
+    # 3 x (eyes, reply, rocket), an assignment, the PR (ready nudges wait for the merge); then the labels:
+    # one created, four issues change state (8 writes); m1 complete drops its three blocked-by links; and
+    # a record for each of the three programs with links (the state above holds none of the bot's comments).
+    assert writes == 11 + 1 + 8 + 3 + 3
 
 
 def test_crash_safety_holds_for_an_assignee_without_write_access(sandbox: Repo, adapter: str) -> None:
@@ -116,7 +128,9 @@ def test_crash_safety_holds_for_an_assignee_without_write_access(sandbox: Repo, 
         if issue["number"] == 9497:
             issue["assignees"] = ["carol"]
     writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2), backend(adapter))
-    assert writes == 5  # eyes, reply, the unassignment, rocket, the PR
+    # eyes, reply, the unassignment, rocket, the PR; #9497's label (ready to waiting-coordination: two
+    # writes); a record for each program with links (the state holds none of the bot's comments)
+    assert writes == 5 + 2 + 3
     final = json.loads((sandbox.root / "clean.json").read_text(encoding="utf-8"))
     assert next(i for i in final["issues"] if i["number"] == 9497)["assignees"] == []
     assert "not applied" not in next(c for c in final["comments"] if c["user"] == "perfbot[bot]")["body"]
@@ -232,7 +246,7 @@ def test_the_cli_prints_the_plan_and_what_was_done_when_a_write_fails(
     assert status == 1
     assert "Actions:" in out
     assert "comment on #8325 (command-reply)" in out
-    assert "applied 0 actions; 11 deferred to the next run" in err
+    assert "applied 0 actions; 26 deferred to the next run" in err
     assert "cannot write the state file" in err
     assert "Traceback" not in err
     assert sandbox.state_path.read_text(encoding="utf-8") == before

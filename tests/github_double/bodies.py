@@ -143,11 +143,16 @@ def repository(api: str, world: World, *, full: bool = False) -> dict[str, Any]:
 
 
 def label(api: str, world: World, name: str) -> dict[str, Any]:
+    """A label as REST shows it: the repository's colour and description when the state has them."""
     number = user_id(f"label:{name}")
-    url = f"{api}/repos/{world.repository}/labels/{quote(name)}"
-    return {"id": number, "node_id": node_id("LA", number), "url": url, "name": name, "description": None} | {
-        "color": "ededed",
+    url = f"{api}/repos/{world.repository}/labels/{quote(name, safe='')}"
+    known = next((found for found in world.records("labels") if found["name"] == name), {})
+    return {"id": number, "node_id": node_id("LA", number), "url": url, "name": name} | {
+        "description": known.get("description"),
+        "color": known.get("color", "ededed"),
         "default": False,
+        "archived_at": None,
+        "archived_by": None,
     }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from graphql import GraphQLError, GraphQLResolveInfo
 
 from tests.github_double.gitstore import Person
+from tests.github_double.graphql_labels import issue_id, label_event, label_node
 from tests.github_double.world import World
 
 MAX_PAGE = 100
@@ -204,7 +205,37 @@ class IssueNode(Node):
         return connection(info, [{"login": login} for login in self.record.get("assignees", [])], **page)
 
     def labels(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
-        return connection(info, [{"name": name} for name in self.record.get("labels", [])], **page)
+        return connection(info, [label_node(self.world, name) for name in self.record.get("labels", [])], **page)
+
+    def full_database_id(self, info: GraphQLResolveInfo[Any]) -> str:
+        return str(issue_id(self.number))
+
+    def blocked_by(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
+        found = [self.world.issue(int(n)) for n in self.record.get("blocked_by", [])]
+        return connection(info, [IssueNode(self.world, self.viewer, r) for r in found if r is not None], **page)
+
+    def parent(self, info: GraphQLResolveInfo[Any]) -> IssueNode | None:
+        number = self.record.get("parent")
+        found = None if number is None else self.world.issue(int(number))
+        return None if found is None else IssueNode(self.world, self.viewer, found)
+
+    def sub_issues(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
+        found = [r for r in self.world.records("issues") if r.get("parent") == self.number]
+        return connection(info, [IssueNode(self.world, self.viewer, r) for r in found], **page)
+
+    def timeline_items(
+        self, info: GraphQLResolveInfo[Any], item_types: list[str] | None = None, **page: Any
+    ) -> dict[str, Any]:
+        """Label events only: the double keeps no other timeline."""
+        events = []
+        for index, event in enumerate(self.world.records("label_events")):
+            kind = "LabeledEvent" if event["action"] == "labeled" else "UnlabeledEvent"
+            wanted = (
+                item_types is None or ("LABELED_EVENT" if kind == "LabeledEvent" else "UNLABELED_EVENT") in item_types
+            )
+            if event["issue"] == self.number and wanted:
+                events.append(label_event(self.world, kind, index, event))
+        return connection(info, events, **page)
 
     def comments(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
         mine = sorted((c for c in self.world.records("comments") if c["issue"] == self.number), key=lambda c: c["id"])

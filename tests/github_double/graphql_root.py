@@ -17,6 +17,7 @@ from graphql import GraphQLResolveInfo
 
 from tests.github_double import branches
 from tests.github_double.gitstore import Commit, blob_oid, tree_oid
+from tests.github_double.graphql_labels import label_node
 from tests.github_double.graphql_nodes import (
     BlobNode,
     CommitNode,
@@ -53,6 +54,12 @@ class RepositoryNode(Node):
         if record is None:
             raise error("NOT_FOUND", f"Could not resolve to an Issue with the number of {number}.")
         return IssueNode(self.world, self.viewer, record)
+
+    def labels(self, info: GraphQLResolveInfo[Any], query: str | None = None, **page: Any) -> dict[str, Any]:
+        """GitHub matches `query` against names (and descriptions); the double, names only."""
+        names = [label["name"] for label in self.world.records("labels")]
+        found = [label_node(self.world, n) for n in names if query is None or query.lower() in n.lower()]
+        return connection(info, found, **page)
 
     def pull_requests(self, info: GraphQLResolveInfo[Any], **args: Any) -> dict[str, Any]:
         states = args.get("states")

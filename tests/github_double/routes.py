@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import unquote
 
-from tests.github_double import rest_git, rest_issues, rest_pulls
+from tests.github_double import rest_git, rest_issues, rest_native, rest_pulls
 from tests.github_double.context import Context
 from tests.github_double.protocol import Response, not_found
 
@@ -25,6 +25,13 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("POST", ISSUE + "/assignees", rest_issues.add_assignees),
     ("DELETE", ISSUE + "/assignees", rest_issues.remove_assignees),
     ("GET", REPO + r"/collaborators/(?P<username>[^/]+)/permission", rest_issues.permission),
+    ("POST", REPO + r"/labels", rest_native.create_label),
+    ("POST", ISSUE + "/labels", rest_native.add_labels),
+    ("DELETE", ISSUE + r"/labels/(?P<name>.+)", rest_native.remove_label),
+    ("POST", ISSUE + "/dependencies/blocked_by", rest_native.add_blocked_by),
+    ("DELETE", ISSUE + r"/dependencies/blocked_by/(?P<issue_id>\d+)", rest_native.remove_blocked_by),
+    ("POST", ISSUE + "/sub_issues", rest_native.add_sub_issue),
+    ("DELETE", ISSUE + "/sub_issue", rest_native.remove_sub_issue),
     ("GET", REPO + r"/git/ref/(?P<ref>.+)", rest_git.get_ref),
     ("POST", REPO + r"/git/trees", rest_git.create_tree),
     ("POST", REPO + r"/git/commits", rest_git.create_commit),

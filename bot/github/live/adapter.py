@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import httpx
 
 from bot.context import RunContext
-from bot.github.live import writes
+from bot.github.live import native, writes
 from bot.github.live.client import Session, build_client, connection
 from bot.github.live.observe import BranchState, Reader
 from bot.github.live.pull import PullWriter
@@ -24,7 +24,15 @@ from bot.github.live.traffic import Traffic
 from bot.github.observed import Observed
 from bot.github.port import GitHubError
 from bot.github.scope import ReadScope
-from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
+from bot.reconcile.actions import (
+    AssignAction,
+    CommentAction,
+    CreateLabelAction,
+    LabelAction,
+    LinkAction,
+    PullRequestAction,
+    ReactAction,
+)
 
 
 @dataclass(frozen=True)
@@ -43,9 +51,11 @@ class LiveGitHub:
     def __init__(self, session: Session, scope: ReadScope) -> None:
         self.session, self.scope = session, scope
         self.branch: BranchState | None = None
+        self.ids: dict[int, int] = {}
 
     def observe(self) -> Observed:
         observed, self.branch = Reader(self.session, self.scope).observe()
+        self.ids = {i.number: i.database_id for i in observed.issues if i.database_id is not None}
         return observed
 
     def requests(self) -> dict[str, int]:
@@ -59,6 +69,15 @@ class LiveGitHub:
 
     def assign(self, action: AssignAction) -> None:
         writes.assign(self.session, action)
+
+    def label(self, action: LabelAction) -> None:
+        native.label(self.session, action)
+
+    def create_label(self, action: CreateLabelAction) -> None:
+        native.create_label(self.session, action)
+
+    def link(self, action: LinkAction) -> None:
+        native.link(self.session, action, self.ids)
 
     def pull_request(self, action: PullRequestAction) -> None:
         if self.branch is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from githubkit.exception import GitHubException, GraphQLFailed, RateLimitExceeded
@@ -12,6 +13,17 @@ from bot.github.live.failures import failure, rate_limited
 from bot.github.live.retry import MAX_WAIT_SECONDS
 from bot.github.port import GitHubError
 from bot.untrusted import neutral
+
+# How GitHub (and graphql-core, in the tests' double) says that a field does not exist.
+_UNKNOWN_FIELD = re.compile(r"Field '(\w+)' doesn't exist on type|Cannot query field '(\w+)' on type")
+
+
+class FieldsRefused(GitHubError):
+    """GitHub does not know some fields of the query (an older GitHub Enterprise Server)."""
+
+    def __init__(self, message: str, fields: frozenset[str]) -> None:
+        super().__init__(message)
+        self.fields = fields
 
 
 def query(session: Session, document: str, variables: dict[str, Any], what: str) -> dict[str, Any]:
@@ -34,7 +46,21 @@ def query(session: Session, document: str, variables: dict[str, Any], what: str)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _unknown_fields(response: GraphQLResponse) -> frozenset[str]:
+    """The fields GitHub says do not exist, when that is all its errors say."""
+    found = set()
+    for error in response.errors or []:
+        match = _UNKNOWN_FIELD.search(error.message)
+        if match is None:
+            return frozenset()
+        found.add(match.group(1) or match.group(2))
+    return frozenset(found)
+
+
 def _errors(response: GraphQLResponse, repository: str, what: str) -> GitHubError:
+    unknown = _unknown_fields(response)
+    if unknown:
+        return FieldsRefused(f"{what}: GitHub does not know the fields {', '.join(sorted(unknown))}", unknown)
     messages = []
     for error in response.errors or []:
         path = [str(p) for p in error.path or []]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.github.observed import Comment, Issue, Reaction
+from bot.github.observed import Comment, Issue, LabelEvent, Reaction, RepositoryLabel
 
 # GraphQL's ReactionContent names in REST's (and the offline state's) spelling.
 REACTIONS = {
@@ -30,14 +30,57 @@ def login_of(author: dict[str, Any] | None) -> tuple[str, str]:
     return login, "Organization" if kind == "Organization" else "User"
 
 
+def _numbers(connection: dict[str, Any] | None) -> tuple[int, ...]:
+    return tuple(int(n["number"]) for n in (connection or {}).get("nodes") or [] if n)
+
+
 def issue(node: dict[str, Any]) -> Issue:
+    """An issue; its labels and links when the query read them (`IssueLabels`, `IssueLinks`)."""
     reason = node.get("stateReason")
+    parent = node.get("parent") or {}
+    database_id = node.get("fullDatabaseId")
     return Issue(
         number=node["number"],
         title=node.get("title") or "",
         state="closed" if node.get("state") == "CLOSED" else "open",
         state_reason=reason.lower() if isinstance(reason, str) else None,
         assignees=tuple(a["login"] for a in (node.get("assignees") or {}).get("nodes") or [] if a),
+        labels=tuple(str(n["name"]) for n in (node.get("labels") or {}).get("nodes") or [] if n),
+        blocked_by=_numbers(node.get("blockedBy")),
+        parent=int(parent["number"]) if parent.get("number") is not None else None,
+        database_id=int(database_id) if database_id is not None else None,  # a BigInt, sent as a string
+    )
+
+
+def sub_issues(node: dict[str, Any]) -> tuple[int, ...]:
+    return _numbers(node.get("subIssues"))
+
+
+def label_events(number: int, node: dict[str, Any]) -> list[LabelEvent]:
+    """The label events of an issue's timeline, oldest first, with a Bot's login as REST spells it."""
+    found = []
+    for event in (node.get("timelineItems") or {}).get("nodes") or []:
+        kind = (event or {}).get("__typename")
+        if kind not in ("LabeledEvent", "UnlabeledEvent") or not (event.get("label") or {}).get("name"):
+            continue
+        found.append(
+            LabelEvent(
+                issue=number,
+                label=event["label"]["name"],
+                action="labeled" if kind == "LabeledEvent" else "unlabeled",
+                actor=login_of(event.get("actor"))[0],
+                created_at=event["createdAt"],
+            )
+        )
+    return found
+
+
+def repository_labels(repo: dict[str, Any]) -> tuple[RepositoryLabel, ...]:
+    nodes = (repo.get("stateLabels") or {}).get("nodes") or []
+    return tuple(
+        RepositoryLabel(name=n["name"], color=n.get("color") or "ededed", description=n.get("description"))
+        for n in nodes
+        if n
     )
 
 

@@ -17,9 +17,11 @@ from githubkit.exception import GitHubException, RequestFailed
 from bot.github.live import mapping
 from bot.github.live.client import Session
 from bot.github.live.failures import failure
-from bot.github.live.graphql import query
+from bot.github.live.graphql import FieldsRefused, query
 from bot.github.live.query import (
     ISSUES_PER_QUERY,
+    LINK_FIELDS,
+    Native,
     branch_file_alias,
     comments_query,
     file_alias,
@@ -27,7 +29,16 @@ from bot.github.live.query import (
     issue_alias,
     issues_query,
 )
-from bot.github.observed import Comment, DefaultBranch, Issue, Observed, Permission, PullRequest, Reaction
+from bot.github.observed import (
+    Comment,
+    DefaultBranch,
+    Issue,
+    LabelEvent,
+    Observed,
+    Permission,
+    PullRequest,
+    Reaction,
+)
 from bot.github.scope import ReadScope
 
 ROLES: frozenset[str] = frozenset({"none", "read", "triage", "write", "maintain", "admin"})
@@ -54,6 +65,9 @@ class _Collected:
     comments: list[Comment] = field(default_factory=list)
     reactions: list[Reaction] = field(default_factory=list)
     cursors: dict[int, str] = field(default_factory=dict)
+    label_events: list[LabelEvent] = field(default_factory=list)
+    # (parent, child) from each issue's sub-issues.
+    children: list[tuple[int, int]] = field(default_factory=list)
 
 
 def batches(numbers: Iterable[int], size: int = ISSUES_PER_QUERY) -> list[list[int]]:
@@ -66,6 +80,8 @@ class Reader:
         self.session, self.scope = session, scope
         self.bot_login = scope.bot_login or ""
         self.found = _Collected()
+        self.native = Native(labels=bool(scope.label_prefix), links=scope.links)
+        self.links_refused = ""
 
     def observe(self) -> tuple[Observed, BranchState]:
         groups = batches(self.scope.issues) or [[]]
@@ -75,12 +91,16 @@ class Reader:
         if snapshot is not None:
             more |= set(self.scope.issues_in(snapshot)) - set(self.found.issues) - set(groups[0])
         for group in batches(more):
-            self._issues(query(self.session, issues_query(group), {}, "reading issues").get("repository") or {})
+            found = query(self.session, issues_query(group, self.native), {}, "reading issues")
+            self._issues(found.get("repository") or {})
         self._more_comments()
         observed = Observed(
             repository=str(repo.get("nameWithOwner") or self.session.conn.repository),
             bot_login=self.bot_login,
-            issues=tuple(self.found.issues[n] for n in sorted(self.found.issues)),
+            issues=self._with_parents(),
+            labels=mapping.repository_labels(repo),
+            label_events=tuple(sorted(self.found.label_events, key=lambda e: (e.issue, e.created_at))),
+            links_unavailable=self.links_refused,
             comments=tuple(sorted(self.found.comments, key=lambda c: c.id)),
             reactions=tuple(self.found.reactions),
             pulls=self._pulls(branch),
@@ -99,14 +119,9 @@ class Reader:
             variables[file_alias("head", i)] = f"refs/heads/{name}:{path}"
         for i, where in enumerate(self.scope.branch_files):
             variables[branch_file_alias(i)] = f"refs/heads/{where.branch}:{where.path}"
-        document = first_query(
-            len(self.scope.tip_files),
-            len(files),
-            numbers,
-            with_viewer=not self.scope.bot_login,
-            branch_files=len(self.scope.branch_files),
-        )
-        data = query(self.session, document, variables, "reading the repository")
+        if self.native.labels:
+            variables["labelPrefix"] = self.scope.label_prefix
+        data = self._read_first(len(files), numbers, variables)
         self.bot_login = self.bot_login or str((data.get("viewer") or {}).get("login") or "")
         repo = data.get("repository") or {}
         default = repo.get("defaultBranchRef") or {}
@@ -126,6 +141,35 @@ class Reader:
             self._pull(pulls[0], branch)
         self._issues(repo)
         return repo, branch, tip_files
+
+    def _read_first(self, head_files: int, numbers: list[int], variables: dict[str, Any]) -> dict[str, Any]:
+        """The first query; again without the link fields when GitHub does not know them."""
+        viewer = not self.scope.bot_login
+        document = first_query(
+            len(self.scope.tip_files), head_files, numbers, viewer, len(self.scope.branch_files), self.native
+        )
+        try:
+            return query(self.session, document, variables, "reading the repository")
+        except FieldsRefused as refused:
+            if not self.native.links or not refused.fields <= set(LINK_FIELDS):
+                raise
+            self.links_refused = str(refused)
+            self.native = Native(labels=self.native.labels)
+            document = first_query(
+                len(self.scope.tip_files), head_files, numbers, viewer, len(self.scope.branch_files), self.native
+            )
+            return query(self.session, document, variables, "reading the repository")
+
+    def _with_parents(self) -> tuple[Issue, ...]:
+        """The issues, each with its parent as either side of the sub-issue link shows it."""
+        parents = {child: parent for parent, child in self.found.children}
+        issues = []
+        for number in sorted(self.found.issues):
+            issue = self.found.issues[number]
+            if issue.parent is None and number in parents:
+                issue = issue.model_copy(update={"parent": parents[number]})
+            issues.append(issue)
+        return tuple(issues)
 
     def _pull(self, node: dict[str, Any], branch: BranchState) -> None:
         commits = node.get("commits") or {}
@@ -189,6 +233,8 @@ class Reader:
                 continue
             found = mapping.issue(node)
             self.found.issues[found.number] = found
+            self.found.label_events += mapping.label_events(found.number, node)
+            self.found.children += [(found.number, child) for child in mapping.sub_issues(node)]
             self._page(found.number, node.get("comments") or {})
 
     def _page(self, number: int, page: dict[str, Any]) -> None:

@@ -9,6 +9,7 @@ further pages of comments. Paths and branch names travel as variables; issue num
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 ISSUES_PER_QUERY = 50
 COMMENTS_PER_PAGE = 100
@@ -38,6 +39,52 @@ fragment IssueFields on Issue {
 """
 
 
+# Labels and links: kept apart from the fields above so that each can be left out (links on a
+# GitHub Enterprise Server that lacks them, labels when state labels are off).
+_NATIVE_FRAGMENTS = """
+fragment IssueLabels on Issue {
+  labels(first: 100) { nodes { name } }
+  timelineItems(itemTypes: [LABELED_EVENT, UNLABELED_EVENT], last: 50) {
+    nodes {
+      __typename
+      ... on LabeledEvent { createdAt actor { __typename login } label { name } }
+      ... on UnlabeledEvent { createdAt actor { __typename login } label { name } }
+    }
+  }
+}
+fragment IssueLinks on Issue {
+  fullDatabaseId
+  blockedBy(first: 50) { nodes { number } }
+  parent { number }
+  subIssues(first: 50) { nodes { number } }
+}
+"""
+LINK_FIELDS = ("blockedBy", "parent", "subIssues")
+
+
+@dataclass(frozen=True)
+class Native:
+    """Which of the native fields a query reads: state labels (with their events), links."""
+
+    labels: bool = False
+    links: bool = False
+
+    def spreads(self) -> str:
+        return (" ...IssueLabels" if self.labels else "") + (" ...IssueLinks" if self.links else "")
+
+    def repository_labels(self) -> tuple[str, str]:
+        """The variable and the selection that read the repository's state labels."""
+        if not self.labels:
+            return "", ""
+        return (
+            ", $labelPrefix: String!",
+            "    stateLabels: labels(first: 100, query: $labelPrefix) { nodes { name color description } }\n",
+        )
+
+
+NONE = Native()
+
+
 def issue_alias(number: int) -> str:
     return f"i{number}"
 
@@ -46,8 +93,9 @@ def file_alias(where: str, index: int) -> str:
     return f"{where}{index}"
 
 
-def _issues(numbers: Iterable[int]) -> str:
-    return "\n".join(f"    {issue_alias(n)}: issue(number: {int(n)}) {{ ...IssueFields }}" for n in numbers)
+def _issues(numbers: Iterable[int], native: Native = NONE) -> str:
+    fields = "...IssueFields" + native.spreads()
+    return "\n".join(f"    {issue_alias(n)}: issue(number: {int(n)}) {{ {fields} }}" for n in numbers)
 
 
 def _used(document: str, fragments: str) -> str:
@@ -81,10 +129,21 @@ def branch_file_fields(count: int) -> tuple[str, list[str]]:
     return declarations, fields
 
 
+def _with_fragments(document: str) -> str:
+    return _used(document, _FRAGMENTS + _NATIVE_FRAGMENTS)
+
+
 def first_query(
-    tip_files: int, head_files: int, numbers: Sequence[int], with_viewer: bool, branch_files: int = 0
+    tip_files: int,
+    head_files: int,
+    numbers: Sequence[int],
+    with_viewer: bool,
+    branch_files: int = 0,
+    native: Native = NONE,
 ) -> str:
-    """Variables: owner, name, branch, branchRef, tip0.., head0.. and branchFile0.. (`REF:PATH` expressions)."""
+    """Variables: owner, name, branch, branchRef, tip0.., head0.. and branchFile0.. (`REF:PATH`
+    expressions), labelPrefix when state labels are read."""
+    label_var, state_labels = native.repository_labels()
     wanted = [("tip", i) for i in range(tip_files)] + [("head", i) for i in range(head_files)]
     tip_vars = "".join(f", ${file_alias(where, i)}: String!" for where, i in wanted)
     branch_vars, branch_fields = branch_file_fields(branch_files)
@@ -98,7 +157,9 @@ def first_query(
         ]
     )
     viewer = "  viewer { login }\n" if with_viewer else ""
-    variables = f"$owner: String!, $name: String!, $branch: String!, $branchRef: String!{tip_vars}{branch_vars}"
+    variables = (
+        f"$owner: String!, $name: String!, $branch: String!, $branchRef: String!{tip_vars}{branch_vars}{label_var}"
+    )
     document = f"""query Observe({variables}) {{
 {viewer}  repository(owner: $owner, name: $name) {{
     nameWithOwner
@@ -114,19 +175,19 @@ def first_query(
         commits(last: 2) {{ totalCount nodes {{ commit {{ oid ...CommitAuthor }} }} }}
       }}
     }}
-{_issues(numbers)}
+{state_labels}{_issues(numbers, native)}
   }}
 }}"""
-    return _used(document, _FRAGMENTS)
+    return _with_fragments(document)
 
 
-def issues_query(numbers: Sequence[int]) -> str:
+def issues_query(numbers: Sequence[int], native: Native = NONE) -> str:
     document = f"""query MoreIssues($owner: String!, $name: String!) {{
   repository(owner: $owner, name: $name) {{
-{_issues(numbers)}
+{_issues(numbers, native)}
   }}
 }}"""
-    return _used(document, _FRAGMENTS)
+    return _with_fragments(document)
 
 
 def comments_query(numbers: Sequence[int]) -> str:

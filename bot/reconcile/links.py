@@ -1,0 +1,257 @@
+"""Native links: GitHub's "blocked by" dependencies and sub-issues, kept in line with the snapshot. Pure.
+
+perfbot wants a link when the next snapshot implies it: a packet's open hard dependency or
+blocker on another issue (blocked by), a program's packet issue under the program's umbrella
+(sub-issue). It owns the links the snapshot implies (the default branch's, satisfied
+dependencies included, or the next one's) and the links it recorded: a marker comment on each
+program's umbrella issue lists every link kept for the program, posted again whenever that list
+changes, so a link stays perfbot's after an edit of the snapshot drops it. A link perfbot wants
+and finds in place is kept (and recorded) whoever made it; a link perfbot owns and no longer
+wants is removed; any other link is a person's and is never touched. A person's "blocked by"
+between two packet issues is proposed for the snapshot instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from bot.config import LinkSettings
+from bot.github.markers import markers_in
+from bot.github.observed import Issue, Observed
+from bot.reconcile.actions import LinkAction, LinkRelation, NativeNote, Proposal
+from bot.snapshot.model import Snapshot, WorkPacket
+
+RECORD_TOPIC = "native-links"
+LINK_TOPIC = "native-link"
+
+Link = tuple[LinkRelation, int, int]
+
+
+def link_key(link: Link) -> str:
+    relation, issue, target = link
+    return f"{relation}:{issue}:{target}"
+
+
+def parse_key(key: str) -> Link | None:
+    relation, _, rest = key.partition(":")
+    issue, _, target = rest.partition(":")
+    if relation not in ("blocked_by", "sub_issue") or not issue.isdigit() or not target.isdigit():
+        return None
+    return (relation, int(issue), int(target))  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Record:
+    """The links kept for one program after this run, and those its last record kept that are gone."""
+
+    program: str
+    umbrella: int
+    kept: tuple[Link, ...]
+    dropped: tuple[Link, ...]
+
+
+@dataclass
+class LinkPlan:
+    actions: list[LinkAction] = field(default_factory=list)
+    notes: list[NativeNote] = field(default_factory=list)
+    restored: dict[int, list[Link]] = field(default_factory=dict)
+    records: list[Record] = field(default_factory=list)
+    proposals: list[Proposal] = field(default_factory=list)
+    # Why each wanted link is wanted: (packet, the packet it waits on, or "" for a sub-issue).
+    why: dict[Link, list[tuple[str, str]]] = field(default_factory=dict)
+
+
+def recorded(observed: Observed) -> dict[str, frozenset[Link]]:
+    """Each program's kept links, from the latest of the bot's record comments for it."""
+    latest: dict[str, tuple[int, frozenset[Link]]] = {}
+    for comment in observed.bot_comments():
+        found = markers_in(comment.body)
+        programs = [key for topic, key in found if topic == RECORD_TOPIC]
+        if not programs or comment.id < latest.get(programs[0], (0, frozenset()))[0]:
+            continue
+        links = frozenset(link for topic, key in found if topic == LINK_TOPIC and (link := parse_key(key)))
+        latest[programs[0]] = (comment.id, links)
+    return {program: links for program, (_, links) in latest.items()}
+
+
+class _Wanted:
+    """The links the next snapshot implies, in snapshot order, each under the program that records it."""
+
+    def __init__(self) -> None:
+        self.program: dict[Link, str] = {}
+        self.why: dict[Link, list[tuple[str, str]]] = {}
+        self.blocked: dict[int, set[int]] = {}
+
+    def add(self, link: Link, program: str, reason: tuple[str, str]) -> None:
+        self.program.setdefault(link, program)
+        self.why.setdefault(link, []).append(reason)
+        if link[0] == "blocked_by":
+            self.blocked.setdefault(link[1], set()).add(link[2])
+
+    def closes_cycle(self, issue: int, target: int) -> bool:
+        """Whether `issue` blocked by `target` closes a loop: `target` already waits on `issue`."""
+        seen, stack = set(), [target]
+        while stack:
+            current = stack.pop()
+            if current == issue:
+                return True
+            if current not in seen:
+                seen.add(current)
+                stack += self.blocked.get(current, ())
+        return False
+
+
+def _blocked_by(following: Snapshot, issues: Mapping[int, Issue], wanted: _Wanted, notes: list[NativeNote]) -> None:
+    issue_of = {p.id: p.issue for p in following.work_packets}
+    for packet in following.work_packets:
+        if packet.state == "complete" or packet.issue not in issues:
+            continue
+        for dep in (*packet.hard_dependency_ids, *packet.blocked_by_ids):
+            target = issue_of.get(dep)
+            if target is None or target == packet.issue or target not in issues:
+                continue
+            link: Link = ("blocked_by", packet.issue, target)
+            if link not in wanted.program and wanted.closes_cycle(packet.issue, target):
+                note = NativeNote(kind="cycle", issue=packet.issue, packet=packet.id, other=target)
+                if not any(n.kind == "cycle" and (n.issue, n.other) == (note.issue, note.other) for n in notes):
+                    notes.append(note)
+                continue
+            wanted.add(link, packet.program_id, (packet.id, dep))
+
+
+def _sub_issues(
+    following: Snapshot,
+    issues: Mapping[int, Issue],
+    owned: frozenset[Link],
+    wanted: _Wanted,
+    notes: list[NativeNote],
+) -> None:
+    parent_of: dict[int, int] = {}
+    for program in following.programs:
+        umbrella = program.authority_issue
+        if umbrella not in issues:
+            continue
+        for packet in (p for p in following.work_packets if p.program_id == program.id):
+            child = issues.get(packet.issue)
+            if child is None:
+                continue
+            if child.number == umbrella:
+                notes.append(NativeNote(kind="umbrella", issue=umbrella, packet=packet.id))
+                continue
+            other = parent_of.get(child.number)
+            # A parent perfbot set and no longer wants gives way; a person's does not.
+            persons = child.parent not in (None, umbrella) and ("sub_issue", child.number, child.parent) not in owned
+            if other is None and persons:
+                other = child.parent
+            if other is not None and other != umbrella:
+                notes.append(NativeNote(kind="other-parent", issue=child.number, packet=packet.id, other=other))
+                continue
+            parent_of[child.number] = umbrella
+            wanted.add(("sub_issue", child.number, umbrella), program.id, (packet.id, ""))
+
+
+def implied(snapshot: Snapshot) -> set[Link]:
+    """Every link a snapshot implies, satisfied dependencies and complete packets included."""
+    issue_of = {p.id: p.issue for p in snapshot.work_packets}
+    umbrella = {program.id: program.authority_issue for program in snapshot.programs}
+    found: set[Link] = set()
+    for packet in snapshot.work_packets:
+        for dep in (*packet.hard_dependency_ids, *packet.satisfied_dependency_ids, *packet.blocked_by_ids):
+            if issue_of.get(dep, packet.issue) != packet.issue:
+                found.add(("blocked_by", packet.issue, issue_of[dep]))
+        if umbrella.get(packet.program_id, packet.issue) != packet.issue:
+            found.add(("sub_issue", packet.issue, umbrella[packet.program_id]))
+    return found
+
+
+def _present(issues: Mapping[int, Issue]) -> set[Link]:
+    found: set[Link] = {("blocked_by", i.number, b) for i in issues.values() for b in i.blocked_by}
+    return found | {("sub_issue", i.number, i.parent) for i in issues.values() if i.parent is not None}
+
+
+def plan_links(base: Snapshot, following: Snapshot, observed: Observed, settings: LinkSettings) -> LinkPlan:
+    """The link writes that bring GitHub in line with `following`, the records and the proposals;
+    `base` is the default branch's snapshot."""
+    found = LinkPlan()
+    if not (settings.blocked_by or settings.sub_issues):
+        return found
+    if observed.links_unavailable:
+        found.notes.append(NativeNote(kind="unavailable", detail=observed.links_unavailable))
+        return found
+    issues = observed.issues_by_number()
+    previous = recorded(observed)
+    owned = frozenset({link for links in previous.values() for link in links} | implied(base) | implied(following))
+    wanted = _Wanted()
+    if settings.blocked_by:
+        _blocked_by(following, issues, wanted, found.notes)
+    if settings.sub_issues:
+        _sub_issues(following, issues, owned, wanted, found.notes)
+    present = _present(issues)
+    removed = sorted((link for link in present - wanted.program.keys() if link in owned), key=_removal_order)
+    added = [link for link in wanted.program if link not in present]
+    found.actions = [LinkAction(relation=r, issue=i, target=t, add=False) for r, i, t in removed]
+    found.actions += [LinkAction(relation=r, issue=i, target=t, add=True) for r, i, t in added]
+    for link in added:
+        if link in owned:
+            found.restored.setdefault(link[1], []).append(link)
+    found.why = wanted.why
+    found.records = _records(following, issues, previous, wanted)
+    if settings.blocked_by:
+        people = sorted(link for link in present - wanted.program.keys() - owned if link[0] == "blocked_by")
+        found.proposals = _proposals(following, people)
+    return found
+
+
+def _removal_order(link: Link) -> tuple[int, Link]:
+    # A sub-issue leaves its old parent before it is given its new one.
+    return (0 if link[0] == "sub_issue" else 1, link)
+
+
+def _records(
+    following: Snapshot, issues: Mapping[int, Issue], previous: Mapping[str, frozenset[Link]], wanted: _Wanted
+) -> list[Record]:
+    records = []
+    for program in following.programs:
+        if program.authority_issue not in issues:
+            continue
+        kept = tuple(link for link, owner in wanted.program.items() if owner == program.id)
+        before = previous.get(program.id, frozenset())
+        if set(kept) != before and (kept or before):
+            dropped = tuple(sorted(link for link in before if link not in wanted.program))
+            records.append(Record(program.id, program.authority_issue, kept, dropped))
+    return records
+
+
+def _proposals(following: Snapshot, people: list[Link]) -> list[Proposal]:
+    """For each person's link between packet issues: each open packet of the blocked issue, blocked
+    by the first open packet of the other."""
+    by_issue: dict[int, list[WorkPacket]] = {}
+    for packet in following.work_packets:
+        if packet.state != "complete":
+            by_issue.setdefault(packet.issue, []).append(packet)
+    proposals = []
+    for _, issue, target in people:
+        blockers = sorted(by_issue.get(target, []), key=lambda p: p.program_order)
+        if not blockers:
+            continue
+        blocker = blockers[0]
+        for packet in by_issue.get(issue, []):
+            known = (*packet.hard_dependency_ids, *packet.blocked_by_ids, *packet.satisfied_dependency_ids)
+            if blocker.id not in known:
+                proposals.append(Proposal(packet=packet.id, blocker=blocker.id, issue=issue, target=target))
+    return proposals
+
+
+def with_proposals(snapshot: Snapshot, proposals: list[Proposal]) -> Snapshot:
+    """The snapshot with each proposed blocker added to its packet's `blocked_by_ids`."""
+    if not proposals:
+        return snapshot
+    extra: dict[str, list[str]] = {}
+    for proposal in proposals:
+        extra.setdefault(proposal.packet, []).append(proposal.blocker)
+    packets = tuple(
+        p.model_copy(update={"blocked_by_ids": (*p.blocked_by_ids, *extra[p.id])}) if p.id in extra else p
+        for p in snapshot.work_packets
+    )
+    return snapshot.model_copy(update={"work_packets": packets})

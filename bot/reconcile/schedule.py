@@ -1,0 +1,78 @@
+"""The write budget: which of a plan's writes this run makes, in which order, and why the rest wait. Pure.
+
+Writes go in four tiers. First the answers to commands (👀, the replies that record each
+decision, assignments, lapsed notices), keeping one write for the regeneration PR; then the PR;
+then the other reactions and the nudges; last the labels, the links and the comments that
+account for them. While an answer waits for the next run, so does everything after it: the PR
+carries the commands the answers record, a 🚀 says a comment is fully answered, and a later
+write must not take an earlier one's place (comments are numbered in the order they are made,
+so bounded runs end exactly where one unbounded run ends). So within any budget of at least 3,
+a run that writes the last answer also writes the PR, and a label or a link never takes the
+place of a reply or the PR.
+"""
+
+from __future__ import annotations
+
+from bot.reconcile.actions import (
+    NATIVE_KINDS,
+    NATIVE_TOPICS,
+    Action,
+    AssignAction,
+    CommentAction,
+    Deferral,
+    PullRequestAction,
+    ReactAction,
+)
+
+ANSWERS, PULL, NUDGES, NATIVE = range(4)
+REASONS = {
+    ANSWERS: "write budget: answers to commands come first, with one write kept for the regeneration PR",
+    PULL: "the regeneration PR waits for the answers the budget leaves for the next run: it carries their commands",
+    NUDGES: "write budget: reactions and nudges come after the answers and the regeneration PR",
+    -1: "waits for the answers the budget leaves for the next run: nothing is written after an answer that waits",
+    NATIVE: "write budget: labels and links come last",
+}
+
+
+def tier(action: Action) -> int:
+    if isinstance(action, PullRequestAction):
+        return PULL
+    if action.kind in NATIVE_KINDS or (isinstance(action, CommentAction) and action.topic in NATIVE_TOPICS):
+        return NATIVE
+    if isinstance(action, AssignAction):
+        return ANSWERS
+    if isinstance(action, ReactAction):
+        return ANSWERS if action.content == "eyes" else NUDGES
+    if isinstance(action, CommentAction) and action.topic in ("command-reply", "command-lapsed"):
+        return ANSWERS
+    return NUDGES
+
+
+def is_write(action: Action) -> bool:
+    return not (isinstance(action, PullRequestAction) and action.operation == "none")
+
+
+def schedule(actions: list[Action], budget: int | None) -> tuple[list[Action], list[Deferral]]:
+    """The actions in the order they are written, and those the budget leaves for the next run."""
+    ordered = sorted(actions, key=tier)  # stable: each tier keeps the order it was planned in
+    if budget is None:
+        return ordered, []
+    pull_writes = any(isinstance(a, PullRequestAction) and is_write(a) for a in ordered)
+    room = budget
+    deferred: list[Deferral] = []
+    answers_wait = False
+    for index, action in enumerate(ordered):
+        if not is_write(action):
+            continue
+        level = tier(action)
+        if level == ANSWERS:
+            fits = room - (1 if pull_writes else 0) > 0
+            answers_wait |= not fits
+        else:
+            fits = room > 0 and not answers_wait
+        if fits:
+            room -= 1
+        else:
+            why = level if level in (ANSWERS, PULL) or not answers_wait else -1
+            deferred.append(Deferral(index=index, reason=REASONS[why]))
+    return ordered, deferred

@@ -1,0 +1,122 @@
+"""REST endpoints on labels, issue dependencies and sub-issues (paths as GitHub's REST documentation).
+
+Every change goes through `OfflineGitHub`'s own writes as the request's viewer, so the state (and
+its label events, GitHub's timeline of who put a label on or took it off) changes exactly as an
+offline run would change it. Issues are named in bodies by their database id, as on GitHub.
+"""
+
+from __future__ import annotations
+
+from operator import methodcaller
+from typing import Any
+from urllib.parse import unquote
+
+from bot.github.port import NativeRefused
+from bot.reconcile.actions import CreateLabelAction, LabelAction, LinkAction
+from tests.github_double import bodies
+from tests.github_double.context import Context
+from tests.github_double.graphql_labels import issue_id
+from tests.github_double.protocol import HttpError, Response, error_body, not_found, required, validation_failed
+
+DEPENDENCIES = "issues/issue-dependencies"
+SUB_ISSUES = "issues/sub-issues"
+
+
+def _issue(ctx: Context, number: str) -> dict[str, Any]:
+    issue = ctx.world.issue(int(number))
+    if issue is None:
+        raise not_found(ctx.docs("issues/issues#get-an-issue"))
+    return issue
+
+
+def _by_id(ctx: Context, value: object, docs: str) -> dict[str, Any]:
+    found = next(
+        (i for i in ctx.world.records("issues") if isinstance(value, int) and issue_id(i["number"]) == value), None
+    )
+    if found is None:
+        raise not_found(ctx.docs(docs))
+    return found
+
+
+def _labels_of(ctx: Context, number: str) -> list[dict[str, Any]]:
+    return [bodies.label(ctx.api, ctx.world, name) for name in _issue(ctx, number).get("labels", [])]
+
+
+def create_label(ctx: Context) -> Response:
+    docs = ctx.docs("issues/labels#create-a-label")
+    data = ctx.request.object()
+    name: str = required(data, "name", str, docs)
+    if any(label["name"].lower() == name.lower() for label in ctx.world.records("labels")):
+        raise validation_failed(docs, {"resource": "Label", "code": "already_exists", "field": "name"})
+    action = CreateLabelAction(
+        name=name, color=str(data.get("color") or "ededed"), description=str(data.get("description") or "")
+    )
+    ctx.world.apply(ctx.viewer, methodcaller("create_label", action))
+    return Response(201, bodies.label(ctx.api, ctx.world, name))
+
+
+def add_labels(ctx: Context, number: str) -> Response:
+    docs = ctx.docs("issues/labels#add-labels-to-an-issue")
+    data = ctx.request.json()
+    names = data.get("labels") if isinstance(data, dict) else data
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise validation_failed(docs, {"resource": "Label", "code": "invalid", "field": "labels"})
+    issue = _issue(ctx, number)
+    for name in names:
+        action = LabelAction(issue=issue["number"], name=name, add=True)
+        ctx.world.apply(ctx.viewer, methodcaller("label", action))
+    return Response(200, _labels_of(ctx, number))
+
+
+def remove_label(ctx: Context, number: str, name: str) -> Response:
+    issue, name = _issue(ctx, number), unquote(name)
+    if name not in issue.get("labels", []):
+        raise HttpError(
+            404, error_body(404, "Label does not exist", ctx.docs("issues/labels#remove-a-label-from-an-issue"))
+        )
+    action = LabelAction(issue=issue["number"], name=name, add=False)
+    ctx.world.apply(ctx.viewer, methodcaller("label", action))
+    return Response(200, _labels_of(ctx, number))
+
+
+def _link(ctx: Context, action: LinkAction, docs: str) -> None:
+    try:
+        ctx.world.apply(ctx.viewer, methodcaller("link", action))
+    except NativeRefused as refusal:
+        raise HttpError(422, error_body(422, str(refusal), ctx.docs(docs))) from refusal
+
+
+def add_blocked_by(ctx: Context, number: str) -> Response:
+    docs = f"{DEPENDENCIES}#add-a-dependency-an-issue-is-blocked-by"
+    issue = _issue(ctx, number)
+    blocker = _by_id(ctx, required(ctx.request.object(), "issue_id", int, ctx.docs(docs)), docs)
+    _link(ctx, LinkAction(relation="blocked_by", issue=issue["number"], target=blocker["number"], add=True), docs)
+    return Response(201, bodies.issue(ctx.api, ctx.world, blocker))
+
+
+def remove_blocked_by(ctx: Context, number: str, issue_id: str) -> Response:
+    docs = f"{DEPENDENCIES}#remove-dependency-an-issue-is-blocked-by"
+    issue = _issue(ctx, number)
+    blocker = _by_id(ctx, int(issue_id), docs)
+    if blocker["number"] not in issue.get("blocked_by", []):
+        raise not_found(ctx.docs(docs))
+    _link(ctx, LinkAction(relation="blocked_by", issue=issue["number"], target=blocker["number"], add=False), docs)
+    return Response(200, bodies.issue(ctx.api, ctx.world, blocker))
+
+
+def add_sub_issue(ctx: Context, number: str) -> Response:
+    docs = f"{SUB_ISSUES}#add-sub-issue"
+    parent = _issue(ctx, number)
+    child = _by_id(ctx, required(ctx.request.object(), "sub_issue_id", int, ctx.docs(docs)), docs)
+    _link(ctx, LinkAction(relation="sub_issue", issue=child["number"], target=parent["number"], add=True), docs)
+    return Response(201, bodies.issue(ctx.api, ctx.world, parent))
+
+
+def remove_sub_issue(ctx: Context, number: str) -> Response:
+    docs = f"{SUB_ISSUES}#remove-sub-issue"
+    parent = _issue(ctx, number)
+    child = _by_id(ctx, required(ctx.request.object(), "sub_issue_id", int, ctx.docs(docs)), docs)
+    if child.get("parent") != parent["number"]:
+        raise not_found(ctx.docs(docs))
+    _link(ctx, LinkAction(relation="sub_issue", issue=child["number"], target=parent["number"], add=False), docs)
+    return Response(200, bodies.issue(ctx.api, ctx.world, parent))
