@@ -3,56 +3,83 @@ map errors to exit codes. The only place that catches `BotError` and the only re
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from bot import workflow
-from bot.cli import files, publish, run
 from bot.cli.arguments import parser
-from bot.config import load_settings
 from bot.context import RunContext
-from bot.errors import BotError
-from bot.snapshot.schema import schema_text
-from bot.untrusted import log_safe
+from bot.github.quiet import quiet_comment
+
+if TYPE_CHECKING:
+    from bot.errors import BotError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+QUIET = "an issue_comment with no command line: nothing to do (the next event or the schedule recomputes everything)"
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """Each subcommand imports only what it uses: `validate` never loads jinja2, markdown-it,
+    the reconcile modules or githubkit, and a plain comment's run stops before pydantic."""
     args = parser().parse_args(argv)
     context = RunContext.from_environ(os.environ if environ is None else environ)
+    if args.command == "reconcile" and quiet_comment(
+        args.event_name or context.event_name, args.event_path or context.event_path, args.config
+    ):
+        print(QUIET, file=sys.stderr)
+        return EXIT_OK
     if args.command == "schema" and not (args.check or args.write):
+        from bot.snapshot.schema import schema_text
+
         sys.stdout.write(schema_text(args.kind or "snapshot"))  # needs no config: it describes the config
         return EXIT_OK
     if getattr(args, "repo", None):
         context = dataclasses.replace(context, repository=args.repo)
+    from bot.errors import BotError
+
     try:
-        if args.command == "init":
-            return files.init(args.dir, args.action)
-        settings = load_settings(args.config)
-        if args.command == "validate":
-            return files.validate(settings)
-        if args.command == "reconcile":
-            return run.reconcile(settings, args, context)
-        if args.command == "export-state":
-            return run.export_state(settings, args.out, context)
-        if args.command == "publish-leases":
-            return publish.publish_leases(settings, args, context, sys.stdin)
-        if args.command == "schema":
-            return files.schema(settings, args)
-        if args.command == "reference":
-            return files.reference(settings, args)
-        if args.command in ("explain", "graph", "status"):
-            return run.show(settings, args, context)
-        return files.render(settings, check=args.check, write=args.write)
+        return _run(args, context)
     except BotError as error:
         _report(error, context)
         return EXIT_FAILED
 
 
+def _run(args: argparse.Namespace, context: RunContext) -> int:
+    from bot.cli import files
+
+    if args.command == "init":
+        return files.init(args.dir, args.action)
+    from bot.config import load_settings
+
+    settings = load_settings(args.config)
+    if args.command == "validate":
+        return files.validate(settings)
+    if args.command in ("reconcile", "export-state", "explain", "graph", "status"):
+        from bot.cli import run
+
+        if args.command == "reconcile":
+            return run.reconcile(settings, args, context)
+        if args.command == "export-state":
+            return run.export_state(settings, args.out, context)
+        return run.show(settings, args, context)
+    if args.command == "publish-leases":
+        from bot.cli import publish
+
+        return publish.publish_leases(settings, args, context, sys.stdin)
+    if args.command == "schema":
+        return files.schema(settings, args)
+    if args.command == "reference":
+        return files.reference(settings, args)
+    return files.render(settings, check=args.check, write=args.write)
+
+
 def _report(error: BotError, context: RunContext) -> None:
+    from bot import workflow
+    from bot.untrusted import log_safe
+
     print(log_safe(error.user_message()), file=sys.stderr)
     if context.in_actions:
         print("\n".join(workflow.failure_lines(error)))

@@ -6,7 +6,7 @@ import argparse
 import datetime as dt
 from pathlib import Path
 
-from bot.snapshot.schema import KINDS
+from bot.snapshot.schema_kinds import KINDS
 from bot.timestamps import parse_timestamp
 
 LEASES_METAVAR = "PATH|BRANCH:PATH"

@@ -7,23 +7,25 @@ import datetime as dt
 import difflib
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bot import adopt
-from bot.cli.arguments import parser
-from bot.config import Settings
 from bot.files import read_text, write_atomic
-from bot.generated import Generated
-from bot.reconcile import gather
-from bot.reference import PATH as REFERENCE
-from bot.reference import parts, regenerate
-from bot.render import Renderer
-from bot.snapshot.schema import KINDS, file_name, schema_text
+from bot.snapshot import loading
 from bot.untrusted import log_safe
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from bot.generated import Generated
+
+# The page, schema, reference and init need jinja2 and the schema generator; each imports them
+# itself, so `perfbot validate` loads only the snapshot's models and checks.
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def init(directory: Path, action: str | None) -> int:
+    from bot import adopt
+
     for path in adopt.init(directory, dt.datetime.now(dt.UTC).date(), action):
         print(f"wrote {directory / path}")
     if action is None:
@@ -32,7 +34,7 @@ def init(directory: Path, action: str | None) -> int:
 
 
 def validate(settings: Settings) -> int:
-    loaded = gather.snapshot(settings)
+    loaded = loading.snapshot(settings)
     model = loaded.model
     print(
         f"{loaded.file}: valid ({len(model.constraints)} constraints, {len(model.programs)} programs, "
@@ -42,8 +44,10 @@ def validate(settings: Settings) -> int:
 
 
 def render(settings: Settings, *, check: bool, write: bool) -> int:
+    from bot.render import Renderer
+
     page = Renderer.from_directory(settings.templates_path).page(
-        gather.snapshot(settings).model, settings.config.page_text
+        loading.snapshot(settings).model, settings.config.page_text
     )
     target = settings.page_path
     if write:
@@ -76,6 +80,10 @@ def render(settings: Settings, *, check: bool, write: bool) -> int:
 
 
 def schema(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.generated import Generated
+    from bot.snapshot.schema import file_name, schema_text
+    from bot.snapshot.schema_kinds import KINDS
+
     kinds = [args.kind] if args.kind else list(KINDS)
     files = [Generated(file_name(k), settings.path(file_name(k)), schema_text(k)) for k in kinds]
     return keep(files, check=args.check, regenerate="perfbot schema --write")
@@ -99,6 +107,12 @@ def keep(files: list[Generated], *, check: bool, regenerate: str) -> int:
 
 
 def reference(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.cli.arguments import parser
+    from bot.generated import Generated
+    from bot.reference import PATH as REFERENCE
+    from bot.reference import parts, regenerate
+    from bot.render import Renderer
+
     path = settings.path(REFERENCE)
     renderer = Renderer.from_directory(settings.templates_path)
     text = regenerate(read_text(path), parts(parser(), renderer), REFERENCE)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bot.commands.inbox import unanswered
 from bot.config import Settings
-from bot.errors import InputError, Problem, input_error
+from bot.errors import input_error
 from bot.evidence.leases import LeaseReadback, parse_leases
 from bot.evidence.published import BranchFile, branch_file
 from bot.files import read_text
@@ -21,26 +21,12 @@ from bot.github.scope import ReadScope
 from bot.reconcile.actions import TipReport
 from bot.reconcile.plan import Inputs
 from bot.render import Renderer
+from bot.snapshot.loading import checked, snapshot, snapshot_from_text
 from bot.snapshot.model import Snapshot
-from bot.snapshot.store import Loaded, load_snapshot, parse_model
-from bot.snapshot.validation import review_issue, validate
+from bot.snapshot.store import Loaded, parse_model
+from bot.snapshot.validation import review_issue
 
-
-def checked(loaded: Loaded[Snapshot]) -> Loaded[Snapshot]:
-    """The loaded snapshot if it satisfies every invariant; else every problem, located."""
-    findings = validate(loaded.model)
-    if findings:
-        problems = [Problem(loaded.file, *loaded.locate(f.loc), f.message) for f in findings]
-        raise InputError(sorted(problems))
-    return loaded
-
-
-def snapshot(settings: Settings) -> Loaded[Snapshot]:
-    return checked(load_snapshot(settings.snapshot_path))
-
-
-def snapshot_from_text(text: str, file: str) -> Loaded[Snapshot]:
-    return checked(parse_model(text, file, Snapshot))
+__all__ = ["checked", "snapshot", "snapshot_from_text"]
 
 
 def leases(path: Path) -> LeaseReadback:

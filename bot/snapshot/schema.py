@@ -8,15 +8,14 @@ field descriptions and the allowed values. CI fails when a committed copy is sta
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
 from bot.config import BotConfig
 from bot.snapshot.model import Snapshot
+from bot.snapshot.schema_kinds import SchemaKind
 
-SchemaKind = Literal["snapshot", "config"]
-KINDS: tuple[SchemaKind, ...] = ("snapshot", "config")
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 DIRECTORY = "schema"
 _MODELS: dict[SchemaKind, type[BaseModel]] = {"snapshot": Snapshot, "config": BotConfig}

@@ -30,6 +30,7 @@ from ruamel.yaml.representer import RoundTripRepresenter
 from bot.errors import InputError, input_error, validation_problems
 from bot.files import MAX_INPUT_BYTES, read_text
 from bot.snapshot.model import Snapshot, entity_label
+from bot.snapshot.store_safe import load_data
 
 T = TypeVar("T", bound=BaseModel)
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
@@ -114,12 +115,19 @@ def _yaml() -> YAML:
 
 @dataclass(frozen=True)
 class Loaded(Generic[T]):
-    """A validated model with the tree and file name it came from."""
+    """A validated model with the file name and text it came from. The round-trip tree (to locate
+    a problem, or to rewrite the file) is built from the text the first time it is asked for."""
 
     model: T
-    tree: Any
+    parsed_tree: Any
     file: str
     text: str = ""
+
+    @property
+    def tree(self) -> Any:
+        if self.parsed_tree is None:
+            object.__setattr__(self, "parsed_tree", parse_tree(self.text, self.file))
+        return self.parsed_tree
 
     def locate(self, loc: Sequence[str | int]) -> tuple[int, int]:
         return locate(self.tree, loc)
@@ -164,7 +172,17 @@ def parse_tree(text: str, file: str) -> Any:
 
 
 def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
-    """Parse and validate YAML text into `model`, naming file:line:col of every problem."""
+    """Parse and validate YAML text into `model`, naming file:line:col of every problem.
+
+    Valid text is read by the C parser (`store_safe`); the round-trip tree is built only when
+    something is wrong, to name where, or later, when the file is rewritten."""
+    if len(text) <= MAX_INPUT_BYTES and not _OPENERS.search(text):
+        read, data = load_data(text, max_depth=MAX_DEPTH, max_digits=MAX_INTEGER_DIGITS, date=PlainDate)
+        if read and isinstance(data, Mapping):
+            try:
+                return Loaded(model.model_validate(data), None, file, text)
+            except ValidationError:
+                pass  # read again below, so every problem is located
     tree = parse_tree(text, file)
     if not isinstance(tree, Mapping):
         raise input_error(file, "expected a mapping at the top of the file", 1, 1)

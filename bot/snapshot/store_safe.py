@@ -1,0 +1,137 @@
+"""Fast loading: YAML text to plain Python data through libyaml's C parser (`ruamel.yaml.clib`).
+
+Validating and deciding need the data, not ruamel's pure-Python round-trip tree (comments, styles,
+positions), which costs ten times as much to build. This reader builds dicts, lists and scalars
+straight from the C parser's events, resolving plain scalars with the resolver the round-trip
+loader uses, so every value comes out equal and of the same base type (dates stay `PlainDate`).
+
+It is only ever a shortcut: it returns None for anything it does not accept exactly as the
+round-trip loader would (a syntax error, a duplicate key, an anchor, alias, tag or merge key,
+nesting past `MAX_DEPTH`, a long integer, a lone surrogate, a `%YAML` directive, a complex key,
+more than one document), and the caller then parses the round-trip way, which accepts the same
+texts and names the place of whatever it refuses.
+"""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+from typing import Any
+
+from ruamel.yaml.constructor import RoundTripConstructor
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+from ruamel.yaml.nodes import ScalarNode
+from ruamel.yaml.resolver import VersionedResolver
+
+try:
+    from _ruamel_yaml import CParser
+except ImportError:  # no wheel for this platform: every load takes the round-trip path
+    CParser = None
+
+_CORE = "tag:yaml.org,2002:"
+_STR, _INT, _TIMESTAMP = _CORE + "str", _CORE + "int", _CORE + "timestamp"
+_NULL, _BOOL, _FLOAT = _CORE + "null", _CORE + "bool", _CORE + "float"
+# libyaml reads YAML 1.1, where NEL, LS and PS end a line; in the 1.2 the round-trip loader reads, they do not.
+# Texts where libyaml is more lenient than ruamel's scanner (a comment glued to a block scalar's
+# header) are left to the round-trip loader too.
+_DIFFERENT_IN_1_1 = re.compile("[\x85\u2028\u2029]|[|>][-+0-9]*#")
+
+
+class _Refused(Exception):
+    """The text is not one this reader takes; the round-trip loader decides."""
+
+
+class _Builder:
+    """Data from one document's events, with the round-trip loader's refusals."""
+
+    def __init__(self, text: str, max_depth: int, max_digits: int, date: type[str]) -> None:
+        self.parser = CParser(text)
+        self.max_depth, self.max_digits, self.date = max_depth, max_digits, date
+        self.resolver = VersionedResolver()
+        # The round-trip constructor turns int, float and bool text into values; it asks its
+        # loader for the resolver (for the YAML version), and needs nothing else from it.
+        self.constructor = RoundTripConstructor(loader=SimpleNamespace(_resolver=self.resolver))
+
+    def document(self) -> Any:
+        events = self.parser
+        events.get_event()  # stream start
+        if isinstance(events.peek_event(), StreamEndEvent):
+            return None
+        start = events.get_event()
+        if not isinstance(start, DocumentStartEvent) or start.version is not None or start.tags:
+            raise _Refused
+        value = self.node(1)
+        events.get_event()  # document end
+        if not isinstance(events.get_event(), StreamEndEvent):
+            raise _Refused  # a second document
+        return value
+
+    def node(self, depth: int) -> Any:
+        event = self.parser.get_event()
+        if isinstance(event, AliasEvent) or event.anchor is not None or event.tag is not None or depth > self.max_depth:
+            raise _Refused
+        if isinstance(event, ScalarEvent):
+            return self.scalar(event)
+        if isinstance(event, SequenceStartEvent):
+            items = []
+            while not isinstance(self.parser.peek_event(), SequenceEndEvent):
+                items.append(self.node(depth + 1))
+            self.parser.get_event()
+            return items
+        if not isinstance(event, MappingStartEvent):
+            raise _Refused
+        mapping: dict[Any, Any] = {}
+        while not isinstance(self.parser.peek_event(), MappingEndEvent):
+            if not isinstance(self.parser.peek_event(), ScalarEvent):
+                raise _Refused  # a complex key, or an alias as a key
+            key = self.node(depth + 1)
+            if key in mapping:
+                raise _Refused
+            mapping[key] = self.node(depth + 1)
+        self.parser.get_event()
+        return mapping
+
+    def scalar(self, event: Any) -> Any:
+        value: str = event.value
+        if any("\ud800" <= ch <= "\udfff" for ch in value):
+            raise _Refused
+        if not event.implicit[0]:
+            return value  # quoted or block: a string
+        tag = str(self.resolver.resolve(ScalarNode, value, (True, False)))
+        if tag == _STR:
+            return value
+        if tag == _TIMESTAMP:
+            return self.date(value)
+        if tag == _NULL:
+            return None
+        node = ScalarNode(tag, value)
+        if tag == _BOOL:
+            return bool(self.constructor.construct_yaml_bool(node))
+        if tag == _INT:
+            if len(value.lstrip("+-")) > self.max_digits:
+                raise _Refused
+            return int(self.constructor.construct_yaml_int(node))
+        if tag == _FLOAT:
+            return float(self.constructor.construct_yaml_float(node))
+        raise _Refused  # a merge key, `=`: the round-trip loader's business
+
+
+def load_data(text: str, *, max_depth: int, max_digits: int, date: type[str]) -> tuple[bool, Any]:
+    """(True, data) when the C parser reads `text` the way the round-trip loader would;
+    (False, None) when the round-trip loader must decide (it also locates what it refuses)."""
+    if CParser is None or _DIFFERENT_IN_1_1.search(text):
+        return False, None
+    try:
+        return True, _Builder(text, max_depth, max_digits, date).document()
+    except (_Refused, YAMLError):
+        return False, None

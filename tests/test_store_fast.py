@@ -1,0 +1,131 @@
+"""The C-backed reader (`store_safe`) agrees with the round-trip loader on every text it accepts,
+and accepts nothing the round-trip loader refuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.errors import InputError
+from bot.snapshot import store
+from bot.snapshot.model import Snapshot
+from bot.snapshot.store_safe import load_data
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def fast(text: str) -> tuple[bool, Any]:
+    return load_data(text, max_depth=store.MAX_DEPTH, max_digits=store.MAX_INTEGER_DIGITS, date=store.PlainDate)
+
+
+def plain(value: Any) -> Any:
+    """The value with every ruamel subclass reduced to its base type, so types are compared too."""
+    if isinstance(value, dict):
+        return {plain(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    for base in (bool, store.PlainDate, str, int, float):
+        if isinstance(value, base):
+            return (base.__name__, base(value))
+    return (type(value).__name__, value)
+
+
+def round_trip(text: str) -> tuple[bool, Any]:
+    try:
+        return True, store.parse_tree(text, "t.yaml")
+    except InputError:
+        return False, None
+
+
+def test_the_seed_reads_the_same_on_both_paths() -> None:
+    text = (ROOT / "config" / "snapshot.yaml").read_text(encoding="utf-8")
+    read, data = fast(text)
+    assert read
+    assert plain(data) == plain(store.parse_tree(text, "seed"))
+    loaded = store.parse_model(text, "seed", Snapshot)
+    assert loaded.parsed_tree is None  # valid: no round-trip tree was built
+    assert loaded.model == Snapshot.model_validate(store.parse_tree(text, "seed"))
+    assert loaded.locate(["work_packets", 0, "id"])[0] > 1  # the tree is built on demand
+
+
+SCALARS = [
+    "2026-08-27",
+    "2026-08-27T12:00:00Z",
+    "2026-8-7",
+    "12",
+    "-0",
+    "0x1F",
+    "0o17",
+    "017",
+    "1_000",
+    "+5",
+    "1.5",
+    "1e3",
+    ".inf",
+    "-.Inf",
+    ".nan",
+    "1.",
+    "true",
+    "True",
+    "FALSE",
+    "yes",
+    "no",
+    "on",
+    "~",
+    "null",
+    "",
+    "'quoted'",
+    '"a\\tb"',
+    '"\\u00e9"',
+    "<<",
+    "=",
+    "a: b",
+    "1" * 41,
+    "1" * 40,
+    "-" + "9" * 40,
+    "plain text",
+    "'it''s'",
+    '"\\ud800"',
+    "&a x",
+    "*a",
+    "!tag x",
+    "!!str 1",
+    "0b101",
+    "1:20",
+    "- x",
+]
+texts = st.lists(
+    st.tuples(st.sampled_from(["a", "b", "c", "1", "'a'", "2026-01-01"]), st.sampled_from(SCALARS)),
+    min_size=1,
+    max_size=6,
+).map(lambda pairs: "".join(f"{k}: {v}\n" for k, v in pairs))
+block = st.sampled_from(["k: |\n  line\n  two\n", "k: >\n  folded\n  text\n", "k:\n  - 1\n  - [2, {x: y}]\n"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(texts, block, st.text(alphabet="ab:-[]{}'\"#&*!|>\n 0.1", max_size=40)))
+def test_the_fast_path_reads_what_the_round_trip_reads(text: str) -> None:
+    read, data = fast(text)
+    accepted, tree = round_trip(text)
+    if read:
+        assert accepted, f"the fast path took what the round-trip loader refuses: {text!r}"
+        assert plain(data) == plain(tree)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: 1\na: 2\n", "a: &x 1\nb: *x\n", "a: !t 1\n", "<<: {a: 1}\n", f"a: {'1' * 41}\n", "a: \u2028b\n", "[" * 40],
+)
+def test_refused_texts_go_the_round_trip_way(text: str) -> None:
+    assert fast(text) == (False, None)
+
+
+def test_dates_stay_source_text() -> None:
+    read, data = fast("d: 2026-08-27\nt: '2026-08-27'\n")
+    assert read
+    assert type(data["d"]) is store.PlainDate
+    assert data == {"d": "2026-08-27", "t": "2026-08-27"}
