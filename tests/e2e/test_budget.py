@@ -21,9 +21,9 @@ from bot.snapshot import store_rewrite
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import Loaded
 from tests.backends import backend
+from tests.e2e.test_exactly_once import THREE
 from tests.faults import Faulty
 from tests.harness import Repo, pull
-from tests.e2e.test_exactly_once import THREE
 
 NOW = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)
 CONSTRAINTS = [
