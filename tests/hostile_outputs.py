@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -29,11 +29,13 @@ from bot.evidence.derive import Derivation, Reason, ReasonKind, derive_all
 from bot.evidence.explain import explain
 from bot.evidence.leases import Lease, LeaseReadback
 from bot.github.events import Trigger
-from bot.github.markers import marker
-from bot.github.observed import Comment, Issue, Observed, PullRequest
+from bot.github.markers import header, marker
+from bot.github.observed import Comment, Issue, LabelEvent, Observed, PullRequest
 from bot.reconcile.actions import (
     AssignAction,
     CommentAction,
+    NativeNote,
+    NoteKind,
     OverdueReview,
     Plan,
     PullRequestAction,
@@ -41,6 +43,8 @@ from bot.reconcile.actions import (
     TipReport,
 )
 from bot.reconcile.executor import Report
+from bot.reconcile.links import LINK_TOPIC, RECORD_TOPIC
+from bot.reconcile.native import NativePlan, plan_native
 from bot.reconcile.plan import lease_report
 from bot.reconcile.status import status
 from bot.reconcile.summary import failure_summary, job_summary
@@ -82,6 +86,7 @@ class World:
         self.observed = self._observed()
         self.evidence = evidence_for(self.readback, self.observed, self.config, {})
         self.derivations = tuple(derive_all(self.snapshot, self.evidence))
+        self.native = self._native()
         self.plan = self._plan()
 
     def _readback(self) -> LeaseReadback:
@@ -102,6 +107,40 @@ class World:
         issues[0] = issues[0].model_copy(update={"state": "closed"})
         pull = PullRequest(number=3, head=self.config.pull_request.branch, title=h, body=h)
         return Observed(repository=h, issues=tuple(issues), pulls=(pull,))
+
+    def _native(self) -> NativePlan:
+        """Labels and links as `plan_native` plans them when a hostile login took perfbot's labels and
+        links off every packet issue, a person linked two packet issues, and perfbot's last record of a
+        program names a link the snapshot no longer implies."""
+        h, bot, s = self.hostile, self.observed.bot_login, self.snapshot
+        packets = [p for p in s.work_packets if p.state != "complete"]
+        person = ("blocked_by", packets[0].issue, next(p.issue for p in packets if p.issue != packets[0].issue))
+        issues = {i.number: i for i in self.observed.issues}
+        issues[person[1]] = issues[person[1]].model_copy(update={"blocked_by": (person[2],)})
+        for program in s.programs:
+            issues.setdefault(program.authority_issue, Issue(number=program.authority_issue, title=h))
+        moves: tuple[tuple[Literal["labeled", "unlabeled"], str, int], ...] = (("labeled", bot, 2), ("unlabeled", h, 1))
+        label, ago = self.config.labels.prefix, dt.timedelta(hours=1)
+        taken = tuple(
+            LabelEvent(issue=p.issue, label=label + p.state, action=act, actor=who, created_at=NOW - n * ago)
+            for p in packets
+            for act, who, n in moves
+        )
+        record = header((RECORD_TOPIC, s.programs[0].id), (LINK_TOPIC, "blocked_by:1:2"))
+        mine = Comment(id=4, issue=s.programs[0].authority_issue, user=bot, created_at=NOW, body=record)
+        observed = self.observed.model_copy(
+            update={"issues": tuple(issues.values()), "label_events": taken, "comments": (mine,)}
+        )
+        return plan_native(s, s, list(self.derivations), observed, self.config, self.renderer)
+
+    def native_bodies(self, topic: str) -> list[str]:
+        return [a.body for a in self.native.actions if isinstance(a, CommentAction) and a.topic == topic]
+
+    def native_notes(self) -> tuple[NativeNote, ...]:
+        """The notes `plan_native` made, and one of each kind with the hostile string where text goes."""
+        h = self.hostile
+        made = (NativeNote(kind=k, issue=7, packet=h, other=8, detail=h) for k in NoteKind.__args__)  # type: ignore[attr-defined]
+        return (*self.native.notes, *made)
 
     def every_reason(self) -> Derivation:
         h = self.hostile
@@ -165,6 +204,8 @@ class World:
             api={"graphql": 2, "rest_read": 3, "rest_write": 1},
             trigger=Trigger(event=h, action=h, issue=7, comment_id=5, sender=h),
             decided_on=TipReport(oid=h, files=(h,)),
+            native_notes=self.native_notes(),
+            proposals=tuple(self.native.proposals),
         )
 
     def graph(self) -> packet_graph.Graph:
@@ -234,10 +275,13 @@ def outputs(world: World) -> dict[str, Callable[[], list[str]]]:
                 readback=world.readback,
                 leases=world.plan.leases,
                 graph=world.run_graph(),
+                proposals=world.native.proposals,
             )
         ],
         "comments/command-reply.md.j2": lambda: world.bodies("command-reply"),
         "comments/command-lapsed.md.j2": lambda: world.bodies("command-lapsed"),
+        "comments/native-links.md.j2": lambda: world.native_bodies("native-links"),
+        "comments/native-restored.md.j2": lambda: world.native_bodies("native-restored"),
         "comments/help.md.j2": lambda: [r.render("comments/help.md.j2", table=command_table(prefix))],
         "comments/issue-mismatch.md.j2": lambda: [
             body

@@ -25,6 +25,7 @@ from bot.reconcile.actions import (
     PullRequestAction,
     ReactAction,
 )
+from bot.reconcile.links import REPOSTED_TOPICS
 
 
 @dataclass
@@ -105,8 +106,13 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
 
 
 def _written_since(action: CommentAction, port: GitHubWriter) -> bool:
-    """Whether the comment's markers are on its issue already (only a port that can re-read them knows)."""
-    return isinstance(port, MarkerRereader) and bool(markers_in(action.body) & port.markers_now(action.issue))
+    """Whether the comment's markers are on its issue already (only a port that can re-read them knows).
+
+    A record's markers are left out: an earlier record carries them too."""
+    if not isinstance(port, MarkerRereader):
+        return False
+    own = {(topic, key) for topic, key in markers_in(action.body) if topic not in REPOSTED_TOPICS}
+    return bool(own & port.markers_now(action.issue))
 
 
 def _perform(action: Action, port: GitHubWriter) -> int | None:

@@ -24,6 +24,9 @@ from bot.snapshot.model import Snapshot, WorkPacket
 
 RECORD_TOPIC = "native-links"
 LINK_TOPIC = "native-link"
+# A record is posted again, with the same markers, whenever its list changes (the latest wins):
+# these markers on an earlier comment never mean that another run wrote this one.
+REPOSTED_TOPICS = frozenset({RECORD_TOPIC, LINK_TOPIC})
 
 Link = tuple[LinkRelation, int, int]
 
@@ -181,7 +184,9 @@ def plan_links(base: Snapshot, following: Snapshot, observed: Observed, settings
         return found
     issues = observed.issues_by_number()
     previous = recorded(observed)
-    owned = frozenset({link for links in previous.values() for link in links} | implied(base) | implied(following))
+    # Links perfbot set (its records say so); it also owns every link the snapshot implies.
+    was_set = frozenset(link for links in previous.values() for link in links)
+    owned = was_set | implied(base) | implied(following)
     wanted = _Wanted()
     if settings.blocked_by:
         _blocked_by(following, issues, wanted, found.notes)
@@ -193,7 +198,7 @@ def plan_links(base: Snapshot, following: Snapshot, observed: Observed, settings
     found.actions = [LinkAction(relation=r, issue=i, target=t, add=False) for r, i, t in removed]
     found.actions += [LinkAction(relation=r, issue=i, target=t, add=True) for r, i, t in added]
     for link in added:
-        if link in owned:
+        if link in was_set:  # taken off by hand after perfbot set it: say why it is back
             found.restored.setdefault(link[1], []).append(link)
     found.why = wanted.why
     found.records = _records(following, issues, previous, wanted)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from bot.bodies import capped
 from bot.config import BotConfig
 from bot.evidence.derive import Derivation
 from bot.github.markers import header, marker, said
@@ -42,8 +43,9 @@ def plan_native(
     labels = plan_labels(following, derivations, observed, config.labels)
     links = plan_links(base, following, observed, config.links)
     found = NativePlan(actions=[*labels.actions, *links.actions], notes=links.notes, proposals=links.proposals)
-    found.actions += _restored(following, derivations, observed, labels, links, config.labels.prefix, renderer)
-    found.actions += [_record(record, following, links, renderer) for record in links.records]
+    found.actions += _restored(following, derivations, observed, labels, links, config, renderer)
+    limit = config.commands.max_body_chars
+    found.actions += [_record(record, following, links, renderer, limit) for record in links.records]
     return found
 
 
@@ -53,11 +55,11 @@ def _restored(
     observed: Observed,
     labels: LabelPlan,
     links: LinkPlan,
-    prefix: str,
+    config: BotConfig,
     renderer: Renderer,
 ) -> list[CommentAction]:
     """One comment per issue on which perfbot puts back what a person took off."""
-    mine = observed.bot_comments()
+    mine, prefix = observed.bot_comments(), config.labels.prefix
     states = {d.id: d.derived_state for d in derivations}
     comments = []
     for issue in sorted({*labels.restored, *links.restored}):
@@ -79,11 +81,13 @@ def _restored(
             links=[(link, links.why.get(link, [])) for link in restored_links],
             states=states,
         )
+        body = capped(body, config.commands.max_body_chars, renderer)
         comments.append(CommentAction(issue=issue, topic="native-restored", body=body))
     return comments
 
 
-def _record(record: Record, following: Snapshot, links: LinkPlan, renderer: Renderer) -> CommentAction:
+def _record(record: Record, following: Snapshot, links: LinkPlan, renderer: Renderer, limit: int) -> CommentAction:
+    """The record's header lists every kept link (what the next run reads); the text may be cut."""
     markers = [(RECORD_TOPIC, record.program), *((LINK_TOPIC, link_key(link)) for link in record.kept)]
     program = next(p for p in following.programs if p.id == record.program)
     body = renderer.render(
@@ -93,7 +97,7 @@ def _record(record: Record, following: Snapshot, links: LinkPlan, renderer: Rend
         kept=[(link, links.why.get(link, [])) for link in record.kept],
         dropped=record.dropped,
     )
-    return CommentAction(issue=record.umbrella, topic="native-links", body=body)
+    return CommentAction(issue=record.umbrella, topic="native-links", body=capped(body, limit, renderer))
 
 
 def _digest(*parts: object) -> str:

@@ -22,10 +22,12 @@ from bot.commands.records import recorded_decisions
 from bot.commands.replay import Handled, Line
 from bot.config import BotConfig, Settings
 from bot.evidence.derive import Derivation, Reason
-from bot.github.markers import markers_in
+from bot.github.markers import header, markers_in
 from bot.github.observed import Comment, Issue, Observed
 from bot.reconcile import gather
 from bot.reconcile.actions import CommentAction, Topic
+from bot.reconcile.links import RECORD_TOPIC, implied, link_key, recorded
+from bot.reconcile.native import plan_native
 from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.reconcile.plan import lease_report, pull_request
 from bot.render import Renderer
@@ -192,6 +194,69 @@ def test_an_issue_mismatch_over_thousands_of_packets(settings: Settings, rendere
     fits(nudge.body, settings.config)
     assert "more packets" in nudge.body
     assert "packets are not complete" in nudge.body
+
+
+def many_links(seed: Snapshot) -> Snapshot:
+    """One program with a huge name: 100 packet issues under its umbrella (GitHub's most sub-issues
+    per parent), each blocked by the one before, and 3000 packets on the second that wait on the first."""
+    program = seed.programs[0].model_copy(update={"name": "n" * HUGE})
+    template = seed.work_packets[0]
+
+    def packet(packet_id: str, issue: int, deps: tuple[str, ...]) -> WorkPacket:
+        fields = {"id": packet_id, "issue": issue, "program_id": program.id, "state": "ready"}
+        return template.model_copy(
+            update={**fields, "hard_dependency_ids": deps, "blocked_by_ids": (), "satisfied_dependency_ids": ()}
+        )
+
+    chain = [packet(f"p{n}", 1000 + n, (f"p{n - 1}",) if n else ()) for n in range(100)]
+    crowd = [packet(f"q{n}-" + "w" * 60, 1001, ("p0",)) for n in range(3000)]
+    return seed.model_copy(update={"programs": (program,), "work_packets": (*chain, *crowd)})
+
+
+def native_comments(snapshot: Snapshot, settings: Settings, renderer: Renderer, *said: Comment) -> list[CommentAction]:
+    umbrella = snapshot.programs[0].authority_issue
+    issues = (Issue(number=umbrella), *(Issue(number=1000 + n) for n in range(100)))
+    observed = Observed(repository="o/r", bot_login="perfbot[bot]", issues=issues, comments=said)
+    derivations = [derivation(p, "ready", []) for p in snapshot.work_packets]
+    found = plan_native(snapshot, snapshot, derivations, observed, settings.config, renderer)
+    return [a for a in found.actions if isinstance(a, CommentAction)]
+
+
+@worst_case("native-links")
+def test_a_record_of_199_links_with_thousands_of_reasons_and_a_huge_program_name(
+    settings: Settings, renderer: Renderer, seed: Snapshot
+) -> None:
+    snapshot = many_links(seed)
+    (record,) = [a for a in native_comments(snapshot, settings, renderer) if a.topic == "native-links"]
+    fits(record.body, settings.config)
+    assert "more characters are not shown" in record.body
+    # The header, which the next run reads, is whole: every kept link is still perfbot's.
+    posted = Comment(id=1, issue=record.issue, user="perfbot[bot]", created_at=NOW, body=record.body)
+    observed = Observed(repository="o/r", bot_login="perfbot[bot]", comments=(posted,))
+    kept = recorded(observed)[snapshot.programs[0].id]
+    assert kept == implied(snapshot)
+    assert len(kept) == 100 + 99
+
+
+@worst_case("native-restored")
+def test_links_taken_off_by_hand_with_thousands_of_reasons_come_back_in_one_comment_that_fits(
+    settings: Settings, renderer: Renderer, seed: Snapshot
+) -> None:
+    snapshot = many_links(seed)
+    program = snapshot.programs[0]
+    kept = sorted(implied(snapshot))
+    markers = [(RECORD_TOPIC, program.id), *(("native-link", link_key(link)) for link in kept)]
+    record = Comment(
+        id=1, issue=program.authority_issue, user="perfbot[bot]", created_at=NOW, body=header(*markers) + "\nkept"
+    )
+    restored = [a for a in native_comments(snapshot, settings, renderer, record) if a.topic == "native-restored"]
+    assert sorted(a.issue for a in restored) == [1000 + n for n in range(100)]  # every link was taken off
+    crowded = next(a for a in restored if a.issue == 1001)
+    fits(crowded.body, settings.config)
+    assert "more characters are not shown" in crowded.body
+    assert [topic for topic, _ in markers_in(crowded.body)] == ["native-restored"]  # the header stays whole
+    for comment in restored:
+        fits(comment.body, settings.config)
 
 
 def test_a_pr_body_over_thousands_of_commands_and_changes(settings: Settings, seed: Snapshot) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.harness import Repo, comments
+from tests.harness import Repo, comments, pull
 
 NOW = "2026-08-27T18:00:00Z"
 
@@ -19,7 +19,9 @@ def test_why_says_what_must_complete_first(sandbox: Repo, capsys: pytest.Capture
     assert "waiting-dependency" in body
     reactions = [(a["comment_id"], a["content"]) for a in plan["actions"] if a["kind"] == "react"]
     assert reactions == [(501, "eyes"), (501, "rocket")]
-    assert plan["actions"][-1]["operation"] == "none"  # it changes nothing
+    # It changes nothing: no PR, no label or link; the 🚀 is written after the (unchanged) PR.
+    assert pull(plan)["operation"] == "none"
+    assert [a["kind"] for a in plan["actions"]] == ["react", "comment", "pull_request", "react"]
     decisions = [(c["comment_id"], c["decision"]) for c in plan["commands"]]
     assert decisions == [(501, "accepted")]
 
