@@ -51,6 +51,13 @@ def test_a_shared_envelope_collision_lists_exactly_the_ready_levers_of_one_envel
     ]
     assert validate(edited("collisions", 0, members=("c.x",))) == []  # the ready levers of cuda
     assert validate(edited("collisions", 1, members=("m.a",))) == []  # other kinds are not checked
+    after_another_kind = [DATA["collisions"][1], {**DATA["collisions"][0], "members": ["m.b"]}]
+    assert validate(replaced(collisions=after_another_kind)) == [
+        Finding(
+            ("collisions", 1, "members"),
+            'shared-envelope collision "metal-envelope" must list exactly the ready levers of one envelope',
+        )
+    ]
 
 
 def test_a_wave_lists_every_ready_lever_of_its_envelope() -> None:
