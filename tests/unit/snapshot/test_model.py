@@ -34,7 +34,7 @@ def test_a_date_is_iso_text_or_a_date(value: object, date: dt.date) -> None:
         ("2026-8-27", "'2026-8-27' is not a valid date (YYYY-MM-DD)"),
         ("27/08/2026", "'27/08/2026' is not a valid date (YYYY-MM-DD)"),
         (20260827, "20260827 is not a valid date (YYYY-MM-DD)"),
-        (dt.datetime(2026, 8, 27, 10), "expected a date (YYYY-MM-DD), got a date and time"),
+        (dt.datetime(2026, 8, 27, 10, tzinfo=dt.UTC), "expected a date (YYYY-MM-DD), got a date and time"),
     ],
 )
 def test_anything_else_is_refused_with_what_was_given(value: object, message: str) -> None:
@@ -53,8 +53,10 @@ def test_a_ledger_entry_is_keyed_by_comment_and_line() -> None:
 def test_lookups_by_id() -> None:
     snapshot = valid()
     packet, constraint = snapshot.packet("w2"), snapshot.constraint("c2")
-    assert packet is not None and (packet.id, packet.issue) == ("w2", 12)
-    assert constraint is not None and constraint.id == "c2"
+    assert packet is not None
+    assert (packet.id, packet.issue) == ("w2", 12)
+    assert constraint is not None
+    assert constraint.id == "c2"
     assert snapshot.packet("c2") is None
     assert snapshot.constraint("w2") is None
 
@@ -65,4 +67,5 @@ def test_to_data_gives_every_field_and_the_fields_set_away_from_their_default() 
     assert full["work_packets"][0]["state_revision"] == 0
     assert "state_revision" not in trimmed["work_packets"][0]
     assert full["constraints"][0]["evidence"][0]["class"] == "issue"
-    assert "commands_settled_through" in full and "commands_settled_through" not in trimmed
+    assert "commands_settled_through" in full
+    assert "commands_settled_through" not in trimmed

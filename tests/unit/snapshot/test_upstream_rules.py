@@ -19,7 +19,8 @@ def only(found: list[Finding]) -> Finding:
 
 
 def test_blank_means_only_whitespace() -> None:
-    assert blank("") and blank(" \t\n")
+    assert blank("")
+    assert blank(" \t\n")
     assert not blank(" x ")
 
 
