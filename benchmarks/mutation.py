@@ -58,6 +58,10 @@ class Plan:
         return found[0]
 
 
+class RunFailed(Exception):
+    """mutmut could not test a module (its clean test run failed, say); the log says why."""
+
+
 @dataclass
 class Outcome:
     """One module's mutants by status, and the survivors that are not marked equivalent."""
@@ -67,6 +71,7 @@ class Outcome:
     equivalent: list[str] = field(default_factory=list)
     survivors: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    failed: str = ""
 
     @property
     def killed(self) -> int:
@@ -74,6 +79,8 @@ class Outcome:
 
     @property
     def score(self) -> float:
+        if self.failed:
+            return 0.0
         counted = len(self.statuses) - len(self.equivalent)
         return 100.0 * self.killed / counted if counted else 100.0
 
@@ -129,7 +136,7 @@ def mutmut(work: Path, *args: str, log: Path | None = None) -> str:
     with log.open("w", encoding="utf-8") as out:
         done = subprocess.run(command, cwd=work, check=False, stdout=out, stderr=subprocess.STDOUT)
     if done.returncode != 0:
-        raise SystemExit(f"mutmut failed in {work} (exit {done.returncode}); see {log}")
+        raise RunFailed(f"mutmut exited {done.returncode}; see {log.relative_to(ROOT)}")
     return ""
 
 
@@ -167,7 +174,7 @@ def run_module(plan: Plan, source: str, jobs: int) -> Outcome:
         if match:
             statuses[match.group(1)] = match.group(2)
     if not statuses:
-        raise SystemExit(f"mutmut reported no mutants for {source}; see {work / 'mutmut.log'}")
+        raise RunFailed(f"no mutants; see {(work / 'mutmut.log').relative_to(ROOT)}")
     outcome = judge(plan, source, work, statuses)
     outcome.seconds = time.perf_counter() - started
     return outcome
@@ -179,6 +186,9 @@ def table(outcomes: list[Outcome]) -> str:
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for o in outcomes:
+        if o.failed:
+            rows.append(f"| {o.module} | failed: {o.failed} | | | | | |")
+            continue
         rows.append(
             f"| {o.module} | {len(o.statuses)} | {o.killed} | {len(o.equivalent)} | {len(o.survivors)} "
             f"| {o.score:.0f}% | {o.seconds:.0f} |"
@@ -214,7 +224,10 @@ def main() -> None:
     outcomes = []
     for source in sources:
         print(f"mutating {source} ...", file=sys.stderr, flush=True)
-        outcomes.append(run_module(plan, source, args.jobs))
+        try:
+            outcomes.append(run_module(plan, source, args.jobs))
+        except RunFailed as failure:
+            outcomes.append(Outcome(Path(source).stem, {}, failed=str(failure)))
     text = report(outcomes, plan)
     print(text)
     if args.summary is not None:

@@ -50,7 +50,8 @@ def command_lines(body: str, prefix: str) -> list[tuple[int, str]]:
     """
     if prefix not in body:
         return []
-    text = body.replace("\r\n", "\n").replace("\r", "\n")
+    # Normalised as markdown-it normalises its input, so its tokens' text is found in these lines.
+    text = body.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
     lines = text.split("\n")
     found: list[tuple[int, str]] = []
     quoted = 0

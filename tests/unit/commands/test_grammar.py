@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from bot.commands import grammar
-from bot.commands.grammar import ArgumentError, Command, Grammar
+from bot.commands.grammar import ArgumentError, Command
 from bot.commands.registry import spec
 
 
@@ -47,7 +47,6 @@ def test_usage_joins_the_forms() -> None:
     assert spec("drop").grammar.usage == "drop all | drop <comment-id> [<comment-id> ...]"
     assert spec("claim").grammar.usage == "claim <packet>"
     assert spec("help").grammar.forms == ("help",)
-    assert isinstance(grammar.syntax("x <y>")(spec("help").grammar.build), Grammar)
 
 
 @pytest.mark.parametrize("ident", ["m1", "mac.m1-streamed_q4k/x", "9"])
@@ -234,3 +233,25 @@ def test_drop(args: str, ids: tuple[int, ...], every: bool) -> None:
 @pytest.mark.parametrize("args", ["", "some", "101 x", "1" * 19, "all 101"])
 def test_drop_refused(args: str) -> None:
     assert refused("drop", args) == "expected `all` or comment ids"
+
+
+def test_only_id_builds_a_grammar_for_one_id() -> None:
+    unblock = grammar.only_id("unblock", "packet")
+    assert unblock.forms == ("unblock <packet>",)
+    assert unblock.build(4, "/perf unblock m1", "m1") == Command("unblock", 4, "/perf unblock m1", target="m1")
+    with pytest.raises(ArgumentError, match=r"^unexpected text after the packet id: `" + "z" * 59 + "…`$"):
+        unblock.build(4, "t", "m1 " + "z" * 70)
+    with pytest.raises(ArgumentError, match=r"^expected a packet id$"):
+        unblock.build(4, "t", "")
+
+
+def test_verb_only_builds_a_grammar_that_ignores_its_arguments() -> None:
+    help_ = grammar.verb_only("help")
+    assert help_.forms == ("help",)
+    assert help_.build(2, "/perf help x", "x") == Command("help", 2, "/perf help x")
+
+
+def test_syntax_pairs_forms_with_their_reader() -> None:
+    declared = grammar.syntax("a <x>", "a all")(grammar.verb_only("help").build)
+    assert declared.forms == ("a <x>", "a all")
+    assert declared.build(1, "t", "") == Command("help", 1, "t")

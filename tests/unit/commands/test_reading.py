@@ -110,3 +110,12 @@ def test_an_argument_error_names_the_usage_with_the_prefix() -> None:
     assert error == ParseError(
         1, "!bot complete m1", "expected `result: <text>`; usage: !bot complete <packet> result: <text> [receipt: #N]"
     )
+
+
+def test_a_multi_line_span_at_the_start_of_a_paragraph_hides_its_lines() -> None:
+    assert command_lines('<span title="a\n/perf help\nb">x</span>\n/perf claim m1', P) == [(4, "/perf claim m1")]
+
+
+def test_a_nul_inside_a_span_does_not_uncover_the_lines_it_hides() -> None:
+    body = 'x <span title="\x00\n/perf a">x</span> <span title="b\n/perf help\nc">y</span>\n/perf claim m1'
+    assert command_lines(body, P) == [(5, "/perf claim m1")]
