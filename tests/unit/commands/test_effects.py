@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -47,6 +49,7 @@ def packet(snapshot: Snapshot, ident: str) -> WorkPacket:
 
 def test_suggest_names_close_ids() -> None:
     assert suggest("metal-x", ["metal-y", "cuda"]) == "; did you mean `metal-y`?"
+    assert suggest("w9", ["w1", "w2", "w3", "w4"]) == "; did you mean `w4`, `w3`, `w2`?"  # three at most
     assert suggest("w9", ["w1", "w2", "w3"]) == "; did you mean `w3`, `w2`, `w1`?"
     assert suggest("zzz", ["w1"]) == ""
 
@@ -78,13 +81,13 @@ def test_an_applied_command_adds_its_ledger_entry(situation: Situation) -> None:
 
 def test_a_change_that_would_break_the_snapshot_is_refused_naming_three_problems(situation: Situation) -> None:
     def breaks(situation: Situation, command: Command, comment: Comment) -> Outcome:
-        packets = tuple(p.model_copy(update={"lane": " "}) for p in situation.snapshot.work_packets)
+        packets = tuple(p.model_copy(update={"lane": " ", "owner": ""}) for p in situation.snapshot.work_packets)
         return Applied(situation.snapshot.model_copy(update={"work_packets": packets}), "broke it")
 
     assert run(breaks, situation, "block", "w1") == Refused(
         "the snapshot would be invalid: "
-        'invalid work packet "w1": lane is blank; invalid work packet "w2": lane is blank; '
-        'invalid work packet "w3": lane is blank'
+        'invalid work packet "w1": owner is blank; invalid work packet "w1": lane is blank; '
+        'invalid work packet "w2": owner is blank'
     )
 
 
@@ -226,4 +229,42 @@ def test_exit_is_refused_while_anything_names_the_constraint(situation: Situatio
     snapshot = replaced(work_packets=[*DATA["work_packets"], *extra])
     assert run(effects.exit_met, situation, "exit", "c1", snapshot, ref="#9") == Refused(
         "`c1` is still referenced by program `p1`, packet `w1`, packet `w2`, packet `w3`, packet `x0` and 2 more"
+    )
+    six = replaced(work_packets=[*DATA["work_packets"], *extra[:1]])
+    assert run(effects.exit_met, situation, "exit", "c1", six, ref="#9") == Refused(
+        "`c1` is still referenced by program `p1`, packet `w1`, packet `w2`, packet `w3`, packet `x0` and 1 more"
+    )
+
+
+@pytest.fixture
+def far_east(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The machine's clock in UTC+14, where noon UTC is already the next day."""
+    monkeypatch.setenv("TZ", "KIR-14")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("far_east")
+def test_dates_are_the_comments_utc_date_whatever_the_machines_time_zone(situation: Situation) -> None:
+    noon = COMMENT.model_copy(update={"created_at": dt.datetime(2026, 8, 28, 12, tzinfo=dt.UTC)})
+    reviewed = enact(effects.review, situation, Command("review", 1, "t", target="c2"), noon)
+    assert isinstance(reviewed, Applied)
+    assert reviewed.effect == "`c2` re-observed 2026-08-28; review by 2026-09-04"
+    retired = enact(effects.exit_met, situation, Command("exit", 1, "t", target="c2", ref="#9"), noon)
+    assert isinstance(retired, Applied)
+    assert retired.snapshot.retired_constraints[-1].retired_on == dt.date(2026, 8, 28)
+
+
+def test_an_effect_on_a_packet_or_a_constraint_gets_it_or_a_refusal(situation: Situation) -> None:
+    on_packet = effects._on_packet(lambda s, c, p: Answered(f"{p.id} #{p.issue}"))
+    assert on_packet(situation, Command("claim", 1, "t", target="w2"), COMMENT) == Answered("w2 #12")
+    assert on_packet(situation, Command("claim", 1, "t", target="w9"), COMMENT) == Refused(
+        "unknown packet `w9`; did you mean `w3`, `w2`, `w1`?"
+    )
+    on_constraint = effects._on_constraint(lambda s, c, m, x: Answered(f"{x.id} by {m.user}"))
+    assert on_constraint(situation, Command("review", 1, "t", target="c2"), COMMENT) == Answered("c2 by alice")
+    assert on_constraint(situation, Command("review", 1, "t", target="zz"), COMMENT) == Refused(
+        "unknown constraint `zz`"
     )

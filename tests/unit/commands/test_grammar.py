@@ -255,3 +255,38 @@ def test_syntax_pairs_forms_with_their_reader() -> None:
     declared = grammar.syntax("a <x>", "a all")(grammar.verb_only("help").build)
     assert declared.forms == ("a <x>", "a all")
     assert declared.build(1, "t", "") == Command("help", 1, "t")
+
+
+@pytest.mark.parametrize(
+    ("verb", "args", "command"),
+    [
+        ("complete", "m1 result: r", Command("complete", 3, "/perf complete m1 result: r", target="m1", result="r")),
+        ("state", "m1 ready", Command("state", 3, "/perf state m1 ready", target="m1", state="ready")),
+        ("block", "m1 c", Command("block", 3, "/perf block m1 c", target="m1", condition="c")),
+        ("review", "c1", Command("review", 3, "/perf review c1", target="c1")),
+        (
+            "evidence",
+            "c1 k s (r)",
+            Command("evidence", 3, "/perf evidence c1 k s (r)", target="c1", evidence_class="k", summary="s", ref="r"),
+        ),
+        ("exit", "c1 met: r", Command("exit", 3, "/perf exit c1 met: r", target="c1", ref="r")),
+        ("drop", "all", Command("drop", 3, "/perf drop all", drop_all=True)),
+        ("drop", "5", Command("drop", 3, "/perf drop 5", drop_ids=(5,))),
+    ],
+)
+def test_each_reader_builds_the_whole_command(verb: grammar.Verb, args: str, command: Command) -> None:
+    assert build(verb, args) == command
+
+
+@pytest.mark.parametrize(
+    ("verb", "what"),
+    [
+        ("complete", "packet"),
+        ("state", "packet"),
+        ("block", "packet"),
+        ("review", "constraint"),
+        ("evidence", "constraint"),
+    ],
+)
+def test_each_reader_names_the_id_it_expects(verb: grammar.Verb, what: str) -> None:
+    assert refused(verb, "") == f"expected a {what} id"
