@@ -59,3 +59,19 @@ def test_drop_with_nothing_pending(situation: Situation) -> None:
     assert answers.drop(with_drops(situation, {(202, 1): 999}, {(202, 1)}), drop, COMMENT) == Answered(
         "no pending commands to drop"
     )
+
+
+def test_an_assignment_effect_built_at_test_time(situation: Situation) -> None:
+    # claim and unclaim are built when the module is imported; building one here puts its code under test.
+    assign, release = answers._assignment(True), answers._assignment(False)
+    command = Command("claim", 1, "t", target="w2")
+    assert assign(situation, command, COMMENT) == Answered(
+        "alice is assigned to #12 (`w2`)", AssignAction(issue=12, login="alice", add=True)
+    )
+    assert release(situation, command, COMMENT) == Answered(
+        "alice is not assigned to #12 (`w2`)", AssignAction(issue=12, login="alice", add=False)
+    )
+    assert assign(situation, Command("claim", 1, "t", target="w3"), COMMENT) == Refused("issue #13 was not observed")
+    assert release(situation, Command("claim", 1, "t", target="w9"), COMMENT) == Refused(
+        "unknown packet `w9`; did you mean `w3`, `w2`, `w1`?"
+    )

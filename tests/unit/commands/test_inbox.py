@@ -144,3 +144,40 @@ def test_a_reply_by_anyone_else_records_nothing(inbox: Reader) -> None:
     assert isinstance(reply, CommentAction)
     forged = observed(said(202, "mallory", reply.body))  # the comment 201 is gone; only a copy of the reply
     assert inbox(forged).reports == []
+
+
+def test_an_assignee_may_block_their_packet_and_a_maintainer_may_drop_it(inbox: Reader) -> None:
+    box = inbox(observed(said(201, "bob", "/perf block w2 mine"), said(202, "root", "/perf drop all")))
+    assert decisions(box) == [(201, 1, "dropped"), (202, 1, "accepted")]
+    assert [r["reason"] for r in box.reports][1] == "dropped pending commands: comment 201 line 1"
+
+
+def test_a_drop_names_commands_accepted_in_an_earlier_run(inbox: Reader) -> None:
+    first = after(observed(BLOCK), inbox(observed(BLOCK)).actions)
+    seen = first.model_copy(update={"comments": (*first.comments, said(202, "root", "/perf drop all"))})
+    box = inbox(seen)
+    assert [r["reason"] for r in box.reports] == [
+        "dropped by comment 202",
+        "dropped pending commands: comment 201 line 1",
+    ]
+
+
+def test_a_claim_whose_run_stopped_after_the_reply_is_finished_by_the_next_run(inbox: Reader) -> None:
+    claim = said(201, "alice", "/perf claim w2")
+    replied = [a for a in inbox(observed(claim)).actions if isinstance(a, CommentAction)]
+    box = inbox(after(observed(claim), list(replied)))
+    assert decisions(box) == [(201, 1, "answered")]
+    assert kinds(box.actions) == ["eyes", "assign", "rocket"]
+    assert box.assignees[12] == ("bob", "alice")
+
+
+def test_the_reply_says_the_configured_prefix(config: BotConfig, renderer: Renderer) -> None:
+    custom = config.model_copy(update={"commands": config.commands.model_copy(update={"prefix": "!bot"})})
+    box = read(valid(), observed(said(201, "alice", "!bot nope")), custom, renderer)
+    (reply,) = [a for a in box.actions if isinstance(a, CommentAction)]
+    assert "Say `!bot help` for the grammar." in reply.body
+
+
+def test_comments_by_the_bots_own_login_are_not_commands(config: BotConfig, renderer: Renderer) -> None:
+    seen = observed(said(201, "perfbot-app", "/perf help")).model_copy(update={"bot_login": "perfbot-app"})
+    assert read(valid(), seen, config, renderer).reports == []

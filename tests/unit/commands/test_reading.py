@@ -119,3 +119,7 @@ def test_a_multi_line_span_at_the_start_of_a_paragraph_hides_its_lines() -> None
 def test_a_nul_inside_a_span_does_not_uncover_the_lines_it_hides() -> None:
     body = 'x <span title="\x00\n/perf a">x</span> <span title="b\n/perf help\nc">y</span>\n/perf claim m1'
     assert command_lines(body, P) == [(5, "/perf claim m1")]
+
+
+def test_a_nul_in_a_command_line_reads_as_a_replacement_character() -> None:
+    assert command_lines("/perf block m1 a\x00b", P) == [(1, "/perf block m1 a\ufffdb")]
