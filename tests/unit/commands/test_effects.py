@@ -258,13 +258,19 @@ def test_dates_are_the_comments_utc_date_whatever_the_machines_time_zone(situati
 
 
 def test_an_effect_on_a_packet_or_a_constraint_gets_it_or_a_refusal(situation: Situation) -> None:
-    on_packet = effects._on_packet(lambda s, c, p: Answered(f"{p.id} #{p.issue}"))
-    assert on_packet(situation, Command("claim", 1, "t", target="w2"), COMMENT) == Answered("w2 #12")
+    on_packet = effects._on_packet(
+        lambda s, c, p: Answered(f"{c.verb} {p.id} #{p.issue} of {len(s.snapshot.work_packets)}")
+    )
+    assert on_packet(situation, Command("claim", 1, "t", target="w2"), COMMENT) == Answered("claim w2 #12 of 3")
     assert on_packet(situation, Command("claim", 1, "t", target="w9"), COMMENT) == Refused(
         "unknown packet `w9`; did you mean `w3`, `w2`, `w1`?"
     )
-    on_constraint = effects._on_constraint(lambda s, c, m, x: Answered(f"{x.id} by {m.user}"))
-    assert on_constraint(situation, Command("review", 1, "t", target="c2"), COMMENT) == Answered("c2 by alice")
+    on_constraint = effects._on_constraint(
+        lambda s, c, m, x: Answered(f"{c.verb} {x.id} by {m.user} of {len(s.snapshot.constraints)}")
+    )
+    assert on_constraint(situation, Command("review", 1, "t", target="c2"), COMMENT) == Answered(
+        "review c2 by alice of 2"
+    )
     assert on_constraint(situation, Command("review", 1, "t", target="zz"), COMMENT) == Refused(
         "unknown constraint `zz`"
     )

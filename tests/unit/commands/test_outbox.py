@@ -108,6 +108,8 @@ def test_a_comment_is_finished_once_the_bot_gave_its_verdict() -> None:
 def test_only_a_refusal_an_error_or_a_whole_refusal_confuses(voice: Voice) -> None:
     claim = answered().lines[0]
     assert kinds(actions(Handled(ASKED, True, (claim,)), voice)) == ["eyes", "command-reply", "assign alice", "rocket"]
+    refused = Line(1, CLAIM.text, CLAIM, "refused", "refused", "not yours")
+    assert kinds(actions(Handled(ASKED, True, (refused,)), voice)) == ["eyes", "command-reply", "confused"]
     whole = Handled(ASKED, True, (), whole="this comment is longer than 10 characters")
     assert kinds(actions(whole, voice)) == ["eyes", "command-reply", "confused"]
 
