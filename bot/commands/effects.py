@@ -115,7 +115,11 @@ _ConstraintEffect = Callable[[Situation, Command, Comment, Constraint], Outcome]
 
 
 def _on_packet(effect: _PacketEffect) -> Effect:
-    """An effect on the packet the command names; an unknown packet is refused."""
+    """An effect on the packet the command names; an unknown packet is refused.
+
+    Applied as `verb = _on_packet(_verb)` after the effect rather than as a decorator: mutmut does
+    not mutate decorated functions, and the effects are rules (docs/testing.md).
+    """
 
     def run(situation: Situation, command: Command, comment: Comment) -> Outcome:
         packet = find_packet(situation.snapshot, command.target)
@@ -159,8 +163,7 @@ def _satisfied_by(packet: WorkPacket, done: str) -> WorkPacket:
     )
 
 
-@_on_packet
-def complete(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
+def _complete(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
     if packet.state == "complete":
         return Refused(f"`{packet.id}` is already complete")
     related = packet.related_issues
@@ -182,8 +185,10 @@ def complete(situation: Situation, command: Command, packet: WorkPacket) -> Outc
     return Applied(situation.snapshot.model_copy(update={"work_packets": packets}), f"completed `{packet.id}`{receipt}")
 
 
-@_on_packet
-def state(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
+complete = _on_packet(_complete)
+
+
+def _state(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
     if packet.state == "complete":
         return Refused(f"`{packet.id}` is complete; its state is final")
     if packet.state == command.state:
@@ -198,24 +203,30 @@ def state(situation: Situation, command: Command, packet: WorkPacket) -> Outcome
     return Applied(changed, f"`{packet.id}`: `{packet.state}` → `{command.state}`{reason}")
 
 
-@_on_packet
-def block(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
+state = _on_packet(_state)
+
+
+def _block(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
     if packet.state == "complete":
         return Refused(f"`{packet.id}` is complete; nothing can block it")
     changed = _with_packet(situation.snapshot, packet.model_copy(update={"blocked_by_condition": command.condition}))
     return Applied(changed, f"`{packet.id}` blocked: {code_span(command.condition)}")
 
 
-@_on_packet
-def unblock(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
+block = _on_packet(_block)
+
+
+def _unblock(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
     if not packet.blocked_by_condition:
         return Refused(f"`{packet.id}` has no blocking condition")
     changed = _with_packet(situation.snapshot, packet.model_copy(update={"blocked_by_condition": ""}))
     return Applied(changed, f"`{packet.id}` unblocked")
 
 
-@_on_constraint
-def review(situation: Situation, command: Command, comment: Comment, constraint: Constraint) -> Outcome:
+unblock = _on_packet(_unblock)
+
+
+def _review(situation: Situation, command: Command, comment: Comment, constraint: Constraint) -> Outcome:
     today = comment.created_at.astimezone(dt.UTC).date()
     try:
         by = command.by or today + dt.timedelta(days=situation.config.commands.review_days)
@@ -230,8 +241,10 @@ def review(situation: Situation, command: Command, comment: Comment, constraint:
     )
 
 
-@_on_constraint
-def evidence(situation: Situation, command: Command, comment: Comment, constraint: Constraint) -> Outcome:
+review = _on_constraint(_review)
+
+
+def _evidence(situation: Situation, command: Command, comment: Comment, constraint: Constraint) -> Outcome:
     item = EvidenceRef(class_=command.evidence_class, summary=command.summary, ref=command.ref)
     return Applied(
         _with_constraint(situation.snapshot, constraint.id, {"evidence": (*constraint.evidence, item)}),
@@ -239,8 +252,10 @@ def evidence(situation: Situation, command: Command, comment: Comment, constrain
     )
 
 
-@_on_constraint
-def exit_met(situation: Situation, command: Command, comment: Comment, constraint: Constraint) -> Outcome:
+evidence = _on_constraint(_evidence)
+
+
+def _exit_met(situation: Situation, command: Command, comment: Comment, constraint: Constraint) -> Outcome:
     snapshot = situation.snapshot
     users = [
         *(f"program `{p.id}`" for p in snapshot.programs if constraint.id in p.constraint_ids),
@@ -262,3 +277,6 @@ def exit_met(situation: Situation, command: Command, comment: Comment, constrain
         ),
         f"retired `{constraint.id}` (exit met: {code_span(command.ref)})",
     )
+
+
+exit_met = _on_constraint(_exit_met)

@@ -108,7 +108,11 @@ class Grammar:
 
 
 def syntax(*forms: str) -> Callable[[Builder], Grammar]:
-    """Declares a builder's forms (after the prefix) next to the code that reads them."""
+    """Declares a builder's forms (after the prefix) next to the code that reads them.
+
+    Applied as `verb = syntax(...)(_read_verb)` right after the reader rather than as a decorator:
+    mutmut does not mutate decorated functions, and the readers are rules (docs/testing.md).
+    """
 
     def declare(build: Builder) -> Grammar:
         return Grammar(forms, build)
@@ -128,8 +132,7 @@ def only_id(verb: Verb, what: str) -> Grammar:
     return Grammar((f"{verb} <{what}>",), build)
 
 
-@syntax("complete <packet> result: <text> [receipt: #N]")
-def complete(number: int, text: str, args: str) -> Command:
+def _read_complete(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "packet")
     receipt = None
     tail = re.search(r"\s*receipt:\s*(\S+)\s*$", rest, re.IGNORECASE)
@@ -145,8 +148,10 @@ def complete(number: int, text: str, args: str) -> Command:
     return Command("complete", number, text, target=target, result=_free_text(result, "result"), receipt=receipt)
 
 
-@syntax("state <packet> <state> [reason: <text>]")
-def state(number: int, text: str, args: str) -> Command:
+complete = syntax("complete <packet> result: <text> [receipt: #N]")(_read_complete)
+
+
+def _read_state(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "packet")
     wanted, _, tail = rest.partition(" ")
     if wanted not in WORK_STATES:
@@ -164,14 +169,18 @@ def state(number: int, text: str, args: str) -> Command:
     return Command("state", number, text, target=target, state=wanted, reason=reason)
 
 
-@syntax("block <packet> <condition>")
-def block(number: int, text: str, args: str) -> Command:
+state = syntax("state <packet> <state> [reason: <text>]")(_read_state)
+
+
+def _read_block(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "packet")
     return Command("block", number, text, target=target, condition=_free_text(rest, "condition"))
 
 
-@syntax("review <constraint> [by YYYY-MM-DD] [note: <text>]")
-def review(number: int, text: str, args: str) -> Command:
+block = syntax("block <packet> <condition>")(_read_block)
+
+
+def _read_review(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "constraint")
     by = None
     note = ""
@@ -196,8 +205,10 @@ def review(number: int, text: str, args: str) -> Command:
     return Command("review", number, text, target=target, by=by, note=note)
 
 
-@syntax("evidence <constraint> <class> <summary> (<ref>)")
-def evidence(number: int, text: str, args: str) -> Command:
+review = syntax("review <constraint> [by YYYY-MM-DD] [note: <text>]")(_read_review)
+
+
+def _read_evidence(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "constraint")
     cls, _, rest = rest.partition(" ")
     if not _ID.fullmatch(cls):
@@ -224,13 +235,18 @@ def evidence(number: int, text: str, args: str) -> Command:
     )
 
 
-@syntax("exit <constraint> met: <ref>")
-def exit_met(number: int, text: str, args: str) -> Command:
+evidence = syntax("evidence <constraint> <class> <summary> (<ref>)")(_read_evidence)
+
+
+def _read_exit_met(number: int, text: str, args: str) -> Command:
     target, rest = _ident(args, "constraint")
     ref = _labelled(rest, "met")
     if ref is None:
         raise ArgumentError("expected `met: <ref>`")
     return Command("exit", number, text, target=target, ref=_free_text(ref, "reference"))
+
+
+exit_met = syntax("exit <constraint> met: <ref>")(_read_exit_met)
 
 
 def verb_only(verb: Verb) -> Grammar:
@@ -242,11 +258,13 @@ def verb_only(verb: Verb) -> Grammar:
     return Grammar((verb,), build)
 
 
-@syntax("drop all", "drop <comment-id> [<comment-id> ...]")
-def drop(number: int, text: str, args: str) -> Command:
+def _read_drop(number: int, text: str, args: str) -> Command:
     if args.lower() == "all":
         return Command("drop", number, text, drop_all=True)
     ids = args.replace(",", " ").split()
     if not ids or not all(_DIGITS.fullmatch(i) for i in ids):
         raise ArgumentError("expected `all` or comment ids")
     return Command("drop", number, text, drop_ids=tuple(int(i) for i in ids))
+
+
+drop = syntax("drop all", "drop <comment-id> [<comment-id> ...]")(_read_drop)

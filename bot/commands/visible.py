@@ -53,7 +53,8 @@ def paragraph_lines(body: str, prefix: str) -> list[tuple[int, str]]:
     """(line number from 1, stripped text) of each line GitHub shows as paragraph text starting with `prefix`."""
     if prefix not in body:
         return []
-    lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    # Normalised as markdown-it normalises its input (NUL reads as U+FFFD), so its tokens match these lines.
+    lines = body.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd").split("\n")
     maybe_hidden = after_lone_tags(lines) | _maybe_table(lines)
     candidates = [
         number

@@ -182,7 +182,8 @@ def _strings(value: Any, loc: tuple[str | int, ...]) -> Iterator[tuple[tuple[str
 def _name(s: Snapshot, loc: tuple[str | int, ...]) -> str:
     """`section "id" field` for a message, e.g. `work_packets "m1" next_action`."""
     if len(loc) >= 3 and isinstance(loc[1], int):
-        item = getattr(s, str(loc[0]).rstrip("_"), ())[loc[1]]
-        ident = getattr(item, "id", None) or getattr(item, "state", None) or getattr(item, "source", None)
+        item = getattr(s, str(loc[0]))[loc[1]]
+        # A route has a state too, but its source is what names it.
+        ident = getattr(item, "id", None) or getattr(item, "source", None) or getattr(item, "state", None)
         return f'{loc[0]} "{ident if ident is not None else loc[1]}" {".".join(map(str, loc[2:]))}'
     return ".".join(map(str, loc))

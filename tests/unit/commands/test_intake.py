@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from bot.commands.intake import Fresh, Recalled, take
-from bot.commands.records import Record
+from bot.commands.reading import Parsed, parse
+from bot.commands.records import DECISION_TOPIC, Record
 from bot.config import CommandSettings
+from bot.github.markers import marker
 from tests.unit.commands.values import LIMITS, comment
 
 BOT = "perfbot[bot]"
@@ -84,3 +86,61 @@ def test_a_comment_over_the_length_limit_is_refused_whole() -> None:
     (work,) = take([comment(101, "a", "/perf help " + "x" * 20)], {}, 0, BOT, limits).queue
     assert isinstance(work, Fresh)
     assert work.whole == "this comment is longer than 20 characters"
+
+
+def test_comments_by_bots_or_by_the_bots_own_login_are_not_read() -> None:
+    comments = [
+        comment(101, "perfbot-app", "/perf help"),
+        comment(102, "ci[bot]", "/perf help"),
+        comment(103, "app", "/perf help", user_type="Bot"),
+        comment(104, "alice", "/perf help"),
+    ]
+    assert ids(take(comments, {}, 0, "perfbot-app", LIMITS).queue) == [104]
+
+
+def test_a_new_comment_keeps_what_was_read_from_it() -> None:
+    (work,) = take([comment(101, "alice", "hi\n/perf help\n/perf nope")], {}, 0, BOT, LIMITS).queue
+    assert isinstance(work, Fresh)
+    assert work.whole == ""
+    assert [c.line for c in work.parsed.commands] == [2]
+    assert [e.line for e in work.parsed.errors] == [3]
+
+
+def test_errors_count_toward_the_commands_of_a_comment() -> None:
+    limits = CommandSettings(max_commands_per_comment=2)
+    (over,) = take([comment(101, "a", "/perf help\n/perf x\n/perf y")], {}, 0, BOT, limits).queue
+    assert isinstance(over, Fresh)
+    assert (over.whole, over.parsed) == ("this comment has more than 2 commands", Parsed(too_long=True))
+    (at,) = take([comment(101, "a", "/perf help\n/perf x")], {}, 0, BOT, limits).queue
+    assert isinstance(at, Fresh)
+    assert at.whole == ""
+
+
+def record_size(body: str) -> int:
+    """How much of the reply the decision records of `body`'s commands take."""
+    c = comment(101, "a", body)
+    parsed = parse(body, LIMITS.prefix, LIMITS.max_comment_chars, LIMITS.max_argument_chars)
+    return sum(len(marker(DECISION_TOPIC, Record(c, x.line, "accepted", x.text).encode())) for x in parsed.commands)
+
+
+def test_commands_whose_records_take_more_than_half_a_reply_refuse_the_comment_whole() -> None:
+    limits = CommandSettings(max_body_chars=2001)
+    body = next(b for n in range(900) if record_size(b := "\n/perf block w1 " + "y" * n) == 1000)
+    (fits,) = take([comment(101, "a", body)], {}, 0, BOT, limits).queue
+    assert isinstance(fits, Fresh)
+    assert fits.whole == ""
+    (over,) = take([comment(101, "a", body + "y")], {}, 0, BOT, limits).queue
+    assert isinstance(over, Fresh)
+    assert over.whole == "this comment's commands are too long to answer and record in one reply"
+
+
+def test_a_recalled_command_takes_the_records_line_and_the_floor_is_settled() -> None:
+    records = {
+        100: [Record(comment(100, "a", ""), 2, "accepted", "/perf help")],
+        101: [Record(comment(101, "a", ""), 3, "accepted", "/perf help")],
+    }
+    (recalled,) = take([], records, 100, BOT, LIMITS).queue
+    assert isinstance(recalled, Recalled)
+    ((_, command),) = recalled.lines
+    assert command is not None
+    assert (recalled.comment.id, command.line) == (101, 3)

@@ -103,3 +103,44 @@ def test_reports_list_commands_then_malformed_lines_then_a_whole_refusal() -> No
 
 def test_a_comment_is_finished_once_the_bot_gave_its_verdict() -> None:
     assert finished({(101, "eyes"), (102, "rocket"), (103, "confused"), (104, "eyes")}) == {102, 103}
+
+
+def test_only_a_refusal_an_error_or_a_whole_refusal_confuses(voice: Voice) -> None:
+    claim = answered().lines[0]
+    assert kinds(actions(Handled(ASKED, True, (claim,)), voice)) == ["eyes", "command-reply", "assign alice", "rocket"]
+    refused = Line(1, CLAIM.text, CLAIM, "refused", "refused", "not yours")
+    assert kinds(actions(Handled(ASKED, True, (refused,)), voice)) == ["eyes", "command-reply", "confused"]
+    whole = Handled(ASKED, True, (), whole="this comment is longer than 10 characters")
+    assert kinds(actions(whole, voice)) == ["eyes", "command-reply", "confused"]
+
+
+def test_a_replayed_refusal_gets_its_confused_reaction(voice: Voice) -> None:
+    refused = Line(1, "/perf help", None, "refused", "refused", "refused earlier")
+    assert kinds(actions(Handled(ASKED, False, (refused,)), voice)) == ["eyes", "confused"]
+
+
+def test_the_reply_names_the_author_the_prefix_and_a_whole_refusal(renderer: Renderer) -> None:
+    voice = Voice(renderer, "!bot", reacted=frozenset(), present=frozenset({101}))
+    done = Handled(ASKED, True, (), answered().errors, whole="this comment has more than 20 commands")
+    reply = next(a for a in actions(done, voice) if isinstance(a, CommentAction))
+    assert "\n@alice:\n" in reply.body
+    assert "Say `!bot help` for the grammar." in reply.body
+    assert "😕 this comment has more than 20 commands, so none of its commands were read." in reply.body
+
+
+def test_a_report_line_in_full() -> None:
+    long_text = "/perf block x " + "y" * 400
+    command = Command("block", 1, long_text, target="x", condition="y" * 400)
+    done = Handled(ASKED, True, (Line(1, long_text, command, "accepted", "accepted", "ok"),), whole="too long")
+    first, whole = reports(done)
+    assert first == {
+        "comment_id": 101,
+        "issue": 8325,
+        "author": "alice",
+        "line": 1,
+        "text": long_text[:300],
+        "parsed": command.parsed(),
+        "decision": "accepted",
+        "reason": "ok",
+    }
+    assert (whole["line"], whole["text"], whole["parsed"], whole["reason"]) == (0, "", None, "too long")

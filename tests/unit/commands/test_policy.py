@@ -68,3 +68,11 @@ def test_only_an_accepted_drop_counts(seed: Snapshot) -> None:
     assert dropped(queue, PERMISSIONS, seed, ASSIGNED, ledger=set()) == {}
     accepted = (*queue, recalled(104, "root", "/perf drop 101"))
     assert dropped(accepted, PERMISSIONS, seed, ASSIGNED, ledger=set()) == {(101, 1): 104}
+
+
+def test_an_assignees_own_block_is_pending_and_a_drop_in_the_same_comment_spares_it(seed: Snapshot) -> None:
+    queue = (
+        fresh(101, "carol", f"/perf block {CUDA} a"),  # triage, but her packet: accepted
+        fresh(102, "root", f"/perf block {M1} b\n/perf drop all"),
+    )
+    assert dropped(queue, PERMISSIONS, seed, ASSIGNED, ledger=set()) == {(101, 1): 102}

@@ -8,6 +8,7 @@ import pytest
 
 from bot.commands.records import FORMAT, Record, lapsed_key, lapsed_said, recorded_decisions
 from bot.github.markers import header
+from bot.github.observed import Comment
 from tests.unit.commands.values import comment
 
 ALICE = comment(101, "alice", "/perf help")
@@ -72,3 +73,45 @@ def test_the_first_reply_to_a_comment_counts_and_records_must_be_about_it() -> N
 def test_lapsed_notices_are_found_by_their_key() -> None:
     notice = comment(600, "perfbot[bot]", header(("lapsed", lapsed_key((101, 2)))) + "\ntext")
     assert lapsed_said([notice]) == {"101:2"}
+
+
+def test_a_record_is_compact_json_that_keeps_non_ascii_text() -> None:
+    record = Record(ALICE, 2, "accepted", "/perf block m1 café")
+    assert record.encode() == (
+        '{"f":2,"c":101,"i":8325,"a":"alice","at":"2026-08-27T10:41:00+00:00","l":2,"v":"accepted",'
+        '"t":"/perf block m1 café"}'
+    )
+
+
+def reply(cid: int, *markers: tuple[str, str]) -> Comment:
+    return comment(cid, "perfbot[bot]", header(*markers))
+
+
+def test_records_are_sorted_by_line_and_only_readable_ones_about_the_comment_count() -> None:
+    other = Record(comment(102, "bob", ""), 1, "accepted", "/perf help")
+    found = recorded_decisions(
+        [
+            reply(
+                500,
+                ("command-reply", "101"),
+                ("decision", Record(ALICE, 3, "refused", "").encode()),
+                ("decision", "not a record"),
+                ("decision", other.encode()),
+                ("decision", Record(ALICE, 1, "accepted", "/perf help").encode()),
+            )
+        ]
+    )
+    assert [(r.line, r.verdict) for r in found[101]] == [(1, "accepted"), (3, "refused")]
+
+
+def test_a_reply_names_exactly_one_ascii_comment_id() -> None:
+    decision = ("decision", Record(ALICE, 1, "accepted", "/perf help").encode())
+    assert recorded_decisions([reply(500, ("command-reply", "١٠١"), decision)]) == {}
+    assert recorded_decisions([reply(500, ("command-reply", "101"), ("command-reply", "102"), decision)]) == {}
+    assert list(recorded_decisions([reply(500, ("command-reply", "101"), ("packet-ready", "7"), decision)])) == [101]
+
+
+def test_a_reply_that_does_not_count_does_not_stop_the_later_ones() -> None:
+    decision = ("decision", Record(ALICE, 1, "accepted", "/perf help").encode())
+    found = recorded_decisions([reply(500, ("packet-ready", "7")), reply(501, ("command-reply", "101"), decision)])
+    assert [r.key() for r in found[101]] == [(101, 1)]

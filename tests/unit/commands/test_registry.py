@@ -112,3 +112,15 @@ def test_a_drifted_table_is_reported_as_a_diff_and_regenerated() -> None:
 def test_a_readme_without_the_markers_is_reported() -> None:
     assert "no commands table" in table_drift("# README\n")
     assert with_table("# README\n") == "# README\n"
+
+
+def test_the_table_ends_at_the_first_end_marker_after_its_start() -> None:
+    readme = f"{TABLE_END}\nintro\n{TABLE_START}\n| old |\n{TABLE_END}\nafter\n"
+    assert with_table(readme) == f"{TABLE_END}\nintro\n{TABLE_START}\n{command_table('/perf')}\n{TABLE_END}\nafter\n"
+
+
+def test_a_drift_is_a_unified_diff_of_the_readme_against_the_generated_one() -> None:
+    lines = table_drift(README).split("\n")
+    rows = len(SPECS) + 2
+    assert lines[:3] == ["--- README.md", "+++ README.md (generated)", f"@@ -1,6 +1,{rows + 5} @@"]
+    assert "-| old |" in lines

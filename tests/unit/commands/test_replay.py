@@ -8,15 +8,16 @@ from typing import Protocol
 
 import pytest
 
-from bot.commands.intake import Work
-from bot.commands.records import Key
-from bot.commands.replay import Context, Handled, Working, fold
+from bot.commands.intake import Fresh, Recalled, Work
+from bot.commands.reading import Parsed
+from bot.commands.records import Key, Record
+from bot.commands.replay import Context, Handled, Line, Working, fold
 from bot.config import BotConfig
 from bot.github.observed import Permission
 from bot.reconcile.actions import AssignAction
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
-from tests.unit.commands.values import CUDA, M1, fresh, recalled
+from tests.unit.commands.values import CUDA, M1, comment, fresh, recalled
 
 COMPLETE = f"/perf complete {M1} result: done"
 
@@ -180,3 +181,69 @@ def test_a_drop_says_which_accepted_commands_it_removed(seed: Snapshot, run: Fol
     # Only commands known to be accepted are named: a record's verdict, or this run's decision.
     _, handled = run(*queue, seen=Seen(dropped=drops))
     assert handled[2].lines[0].reason == "dropped pending commands: comment 102 line 1"
+
+
+def test_a_decided_comment_is_handled_line_by_line_with_its_errors(seed: Snapshot, run: Folder) -> None:
+    body = f"/perf unblock {M1}\n/perf nope\n{COMPLETE}"
+    work = fresh(101, "alice", body)
+    state, (done,) = run(work)
+    unblock, complete = work.parsed.commands
+    assert done == Handled(
+        work.comment,
+        True,
+        (
+            Line(1, unblock.text, unblock, "refused", "refused", f"`{M1}` has no blocking condition"),
+            Line(3, complete.text, complete, "accepted", "accepted", f"completed `{M1}`"),
+        ),
+        work.parsed.errors,
+        "",
+    )
+    assert [(c.id, effect) for c, effect in state.applied] == [(101, f"completed `{M1}`")]
+
+
+def test_a_comment_refused_whole_keeps_why(run: Folder) -> None:
+    work = Fresh(comment(101, "alice", "x"), Parsed(too_long=True), "this comment is too long")
+    _, (done,) = run(work)
+    assert done == Handled(work.comment, True, (), (), "this comment is too long")
+
+
+def test_a_merged_command_is_answered_as_merged(run: Folder) -> None:
+    work = fresh(101, "alice", COMPLETE)
+    _, (done,) = run(work, seen=Seen(ledger=frozenset({(101, 1)})))
+    (command,) = work.parsed.commands
+    assert done.lines == (Line(1, COMPLETE, command, "accepted", "merged", "applied and merged earlier"),)
+
+
+def test_a_replayed_comment_is_handled_from_its_records(seed: Snapshot, run: Folder) -> None:
+    work = recalled(101, "mallory", COMPLETE)
+    state, (done,) = run(work)
+    ((record, command),) = work.lines
+    assert done == Handled(
+        work.comment, False, (Line(1, COMPLETE, command, "accepted", "replayed", f"completed `{M1}`"),)
+    )
+    assert [(c.id, effect) for c, effect in state.applied] == [(101, f"completed `{M1}`")]
+    assert record.text == COMPLETE
+
+
+def test_a_record_whose_command_cannot_be_read_again_stays_refused(run: Folder) -> None:
+    c = comment(101, "alice", "")
+    record = Record(c, 2, "accepted", "/perf garbled")
+    _, (done,) = run(Recalled(c, ((record, None),)))
+    assert done.lines == (Line(2, "/perf garbled", None, "accepted", "refused", "refused earlier"),)
+
+
+def test_an_unclaim_leaves_the_other_assignees(config: BotConfig, renderer: Renderer, seed: Snapshot) -> None:
+    context = Context(config, renderer, {"alice": "write"}, frozenset(), {}, frozenset(), frozenset(), frozenset())
+    start = Working(seed, {9497: ("bob", "alice", "carol")}, frozenset())
+    state, _ = fold(start, (fresh(101, "alice", f"/perf unclaim {CUDA}"),), context)
+    assert state.assignees[9497] == ("bob", "carol")
+
+
+def test_an_assignee_without_write_permission_may_block_their_packet(
+    config: BotConfig, renderer: Renderer, seed: Snapshot
+) -> None:
+    context = Context(config, renderer, {}, frozenset(), {}, frozenset(), frozenset(), frozenset())
+    _, (done,) = fold(
+        Working(seed, {9497: ("carol",)}, frozenset()), (fresh(101, "carol", f"/perf block {CUDA} x"),), context
+    )
+    assert [(line.verdict, line.decision) for line in done.lines] == [("accepted", "accepted")]

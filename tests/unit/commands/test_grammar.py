@@ -1,0 +1,292 @@
+"""Each verb's grammar on its own: the typed command it builds, or the argument error it raises."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from bot.commands import grammar
+from bot.commands.grammar import ArgumentError, Command
+from bot.commands.registry import spec
+
+
+def build(verb: grammar.Verb, args: str) -> Command:
+    return spec(verb).grammar.build(3, f"/perf {verb} {args}", args)
+
+
+def refused(verb: grammar.Verb, args: str) -> str:
+    with pytest.raises(ArgumentError) as error:
+        build(verb, args)
+    return str(error.value)
+
+
+def test_a_command_keeps_its_line_and_text() -> None:
+    command = build("claim", "m1")
+    assert (command.verb, command.line, command.text, command.target) == ("claim", 3, "/perf claim m1", "m1")
+
+
+def test_parsed_lists_the_verb_and_only_the_arguments_given() -> None:
+    assert Command("help", 1, "t").parsed() == {"verb": "help"}
+    full = Command(
+        "review", 1, "t", target="c", by=dt.date(2026, 9, 1), note="n", receipt=5, drop_ids=(4,), drop_all=True
+    )
+    assert full.parsed() == {
+        "verb": "review",
+        "target": "c",
+        "receipt": 5,
+        "by": "2026-09-01",
+        "note": "n",
+        "drop_ids": (4,),
+        "drop_all": True,
+    }
+    assert list(full.parsed()) == ["verb", "target", "receipt", "by", "note", "drop_ids", "drop_all"]
+
+
+def test_usage_joins_the_forms() -> None:
+    assert spec("drop").grammar.usage == "drop all | drop <comment-id> [<comment-id> ...]"
+    assert spec("claim").grammar.usage == "claim <packet>"
+    assert spec("help").grammar.forms == ("help",)
+
+
+@pytest.mark.parametrize("ident", ["m1", "mac.m1-streamed_q4k/x", "9"])
+def test_an_id_starts_with_a_letter_or_digit(ident: str) -> None:
+    assert build("unblock", ident).target == ident
+
+
+@pytest.mark.parametrize(("args", "message"), [("", "expected a packet id"), ("-m1", "expected a packet id")])
+def test_a_missing_id(args: str, message: str) -> None:
+    assert refused("unclaim", args) == message
+
+
+def test_text_after_a_single_id_is_quoted_back() -> None:
+    assert refused("claim", "m1 please `now`") == "unexpected text after the packet id: `` please `now` ``"
+    assert refused("exit", "") == "expected a constraint id"
+
+
+@pytest.mark.parametrize(
+    ("args", "result", "receipt"),
+    [
+        ("m1 result: fast", "fast", None),
+        ("m1 RESULT:fast", "fast", None),
+        ('m1 result: "quoted: text"', "quoted: text", None),
+        ('m1 result: " padded "', "padded", None),
+        ('m1 result: "fast', '"fast', None),  # an unclosed quote is kept as written
+        ('m1 result: "', '"', None),  # a lone quote is text
+        ("m1 result: x receipt: #9482", "x", 9482),
+        ("m1 result: x  Receipt:#1  ", "x", 1),
+        ("m1 result: receipt: #12 is in", "receipt: #12 is in", None),
+    ],
+)
+def test_complete(args: str, result: str, receipt: int | None) -> None:
+    command = build("complete", args)
+    assert (command.verb, command.target, command.result, command.receipt) == ("complete", "m1", result, receipt)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ("m1", "expected `result: <text>`"),
+        ("m1 because: x", "expected `result: <text>`"),
+        ("m1 result:", "result is empty"),
+        ('m1 result: ""', "result is empty"),
+        ('m1 result: "  "', "result is empty"),
+        ("m1 result: x receipt: #0", "receipt must be an issue reference like #123, not `#0`"),
+        ("m1 result: x receipt: 12", "receipt must be an issue reference like #123, not `12`"),
+        ("m1 result: x receipt: #1234567890", "receipt must be an issue reference like #123, not `#1234567890`"),
+    ],
+)
+def test_complete_refused(args: str, message: str) -> None:
+    assert refused("complete", args) == message
+
+
+def test_a_long_receipt_is_cut_in_the_message() -> None:
+    message = refused("complete", "m1 result: x receipt: " + "y" * 60)
+    assert message == "receipt must be an issue reference like #123, not `" + "y" * 39 + "…`"
+
+
+@pytest.mark.parametrize(
+    ("args", "state", "reason"),
+    [
+        ("m5 capacity-hold", "capacity-hold", ""),
+        ("m5 waiting-evidence reason: no node", "waiting-evidence", "no node"),
+        ('m5 ready REASON: "lifted"', "ready", "lifted"),
+    ],
+)
+def test_state(args: str, state: str, reason: str) -> None:
+    command = build("state", args)
+    assert (command.target, command.state, command.reason) == ("m5", state, reason)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ("m5", "expected a state"),
+        (
+            "m5 paused",
+            "unknown state `paused`; states: running, ready, waiting-dependency, waiting-coordination, "
+            "waiting-evidence, capacity-hold, complete",
+        ),
+        ("m5 complete", "use `complete <packet> result: <text>` to complete a packet"),
+        ("m5 ready because", "expected `reason: <text>` after the state"),
+        ("m5 ready reason:  ", "reason is empty"),
+    ],
+)
+def test_state_refused(args: str, message: str) -> None:
+    assert refused("state", args) == message
+
+
+def test_an_unknown_state_is_cut_in_the_message() -> None:
+    assert refused("state", "m5 " + "s" * 50).startswith("unknown state `" + "s" * 39 + "…`; states: ")
+
+
+def test_block() -> None:
+    assert build("block", 'm1 "exclusive window"').condition == "exclusive window"
+    assert refused("block", "m1") == "condition is empty"
+
+
+@pytest.mark.parametrize(
+    ("args", "by", "note"),
+    [
+        ("c", None, ""),
+        ("c by 2026-09-10", dt.date(2026, 9, 10), ""),
+        ("c BY 2026-09-10 note: re-measured", dt.date(2026, 9, 10), "re-measured"),
+        ("c note: by 2026-09-10 was wrong", None, "by 2026-09-10 was wrong"),
+        ("c NOTE:plain", None, "plain"),
+    ],
+)
+def test_review(args: str, by: dt.date | None, note: str) -> None:
+    command = build("review", args)
+    assert (command.target, command.by, command.note) == ("c", by, note)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ("c tomorrow", "unexpected text `tomorrow`"),
+        ("c by tomorrow", "`tomorrow` is not a date (YYYY-MM-DD)"),
+        ("c by 2026-02-30", "`2026-02-30` is not a date (YYYY-MM-DD)"),
+        ("c by 2026-9-1", "`2026-9-1` is not a date (YYYY-MM-DD)"),
+        ("c by 20260901", "`20260901` is not a date (YYYY-MM-DD)"),
+        ("c by 2026-09-10 extra", "unexpected text `by 2026-09-10 extra`"),
+        ("c note:", "note is empty"),
+        ("c bynote: x", "unexpected text `bynote: x`"),
+    ],
+)
+def test_review_refused(args: str, message: str) -> None:
+    assert refused("review", args) == message
+
+
+def test_a_long_unexpected_review_text_is_cut_in_the_message() -> None:
+    assert refused("review", "c " + "z" * 80) == "unexpected text `" + "z" * 59 + "…`"
+    assert refused("review", "c by " + "9" * 50) == "`" + "9" * 39 + "…` is not a date (YYYY-MM-DD)"
+
+
+@pytest.mark.parametrize(
+    ("args", "cls", "summary", "ref"),
+    [
+        ("c accepted Five runs (5/5) exact (docs/x.json)", "accepted", "Five runs (5/5) exact", "docs/x.json"),
+        ("c issue summary (see (nested) ref)", "issue", "summary", "see (nested) ref"),
+        ('c issue "quoted" ( spaced )', "issue", "quoted", "spaced"),
+    ],
+)
+def test_evidence(args: str, cls: str, summary: str, ref: str) -> None:
+    command = build("evidence", args)
+    assert (command.target, command.evidence_class, command.summary, command.ref) == ("c", cls, summary, ref)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ("c", "expected an evidence class such as `issue` or `accepted`"),
+        ("c -x summary (ref)", "expected an evidence class such as `issue` or `accepted`"),
+        ("c issue no reference", "expected the reference in parentheses at the end: (<ref>)"),
+        ("c issue bad)", "unbalanced parentheses around the reference"),
+        ("c issue (ref)", "summary is empty"),
+        ("c issue summary ()", "reference is empty"),
+    ],
+)
+def test_evidence_refused(args: str, message: str) -> None:
+    assert refused("evidence", args) == message
+
+
+def test_exit() -> None:
+    command = build("exit", "laptop MET: #9600")
+    assert (command.target, command.ref) == ("laptop", "#9600")
+    assert refused("exit", "laptop") == "expected `met: <ref>`"
+    assert refused("exit", "laptop met: ") == "reference is empty"
+
+
+def test_help_ignores_what_follows() -> None:
+    assert build("help", "me please") == Command("help", 3, "/perf help me please")
+
+
+@pytest.mark.parametrize(
+    ("args", "ids", "every"),
+    [("all", (), True), ("ALL", (), True), ("101, 102 103", (101, 102, 103), False), ("7", (7,), False)],
+)
+def test_drop(args: str, ids: tuple[int, ...], every: bool) -> None:
+    command = build("drop", args)
+    assert (command.drop_ids, command.drop_all) == (ids, every)
+
+
+@pytest.mark.parametrize("args", ["", "some", "101 x", "1" * 19, "all 101"])
+def test_drop_refused(args: str) -> None:
+    assert refused("drop", args) == "expected `all` or comment ids"
+
+
+def test_only_id_builds_a_grammar_for_one_id() -> None:
+    unblock = grammar.only_id("unblock", "packet")
+    assert unblock.forms == ("unblock <packet>",)
+    assert unblock.build(4, "/perf unblock m1", "m1") == Command("unblock", 4, "/perf unblock m1", target="m1")
+    with pytest.raises(ArgumentError, match=r"^unexpected text after the packet id: `" + "z" * 59 + "…`$"):
+        unblock.build(4, "t", "m1 " + "z" * 70)
+    with pytest.raises(ArgumentError, match=r"^expected a packet id$"):
+        unblock.build(4, "t", "")
+
+
+def test_verb_only_builds_a_grammar_that_ignores_its_arguments() -> None:
+    help_ = grammar.verb_only("help")
+    assert help_.forms == ("help",)
+    assert help_.build(2, "/perf help x", "x") == Command("help", 2, "/perf help x")
+
+
+def test_syntax_pairs_forms_with_their_reader() -> None:
+    declared = grammar.syntax("a <x>", "a all")(grammar.verb_only("help").build)
+    assert declared.forms == ("a <x>", "a all")
+    assert declared.build(1, "t", "") == Command("help", 1, "t")
+
+
+@pytest.mark.parametrize(
+    ("verb", "args", "command"),
+    [
+        ("complete", "m1 result: r", Command("complete", 3, "/perf complete m1 result: r", target="m1", result="r")),
+        ("state", "m1 ready", Command("state", 3, "/perf state m1 ready", target="m1", state="ready")),
+        ("block", "m1 c", Command("block", 3, "/perf block m1 c", target="m1", condition="c")),
+        ("review", "c1", Command("review", 3, "/perf review c1", target="c1")),
+        (
+            "evidence",
+            "c1 k s (r)",
+            Command("evidence", 3, "/perf evidence c1 k s (r)", target="c1", evidence_class="k", summary="s", ref="r"),
+        ),
+        ("exit", "c1 met: r", Command("exit", 3, "/perf exit c1 met: r", target="c1", ref="r")),
+        ("drop", "all", Command("drop", 3, "/perf drop all", drop_all=True)),
+        ("drop", "5", Command("drop", 3, "/perf drop 5", drop_ids=(5,))),
+    ],
+)
+def test_each_reader_builds_the_whole_command(verb: grammar.Verb, args: str, command: Command) -> None:
+    assert build(verb, args) == command
+
+
+@pytest.mark.parametrize(
+    ("verb", "what"),
+    [
+        ("complete", "packet"),
+        ("state", "packet"),
+        ("block", "packet"),
+        ("review", "constraint"),
+        ("evidence", "constraint"),
+    ],
+)
+def test_each_reader_names_the_id_it_expects(verb: grammar.Verb, what: str) -> None:
+    assert refused(verb, "") == f"expected a {what} id"

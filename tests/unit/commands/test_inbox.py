@@ -1,0 +1,183 @@
+"""One inbox read on a small snapshot: decide, answer, then replay from the bot's own records."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Protocol
+
+import pytest
+
+from bot.commands.inbox import Inbox, read
+from bot.config import BotConfig
+from bot.github.observed import Comment, Issue, Observed, Reaction
+from bot.reconcile.actions import Action, AssignAction, CommentAction, ReactAction
+from bot.render import Renderer
+from bot.snapshot.model import Snapshot
+from tests.unit.snapshot.values import edited, valid
+
+BOT = "perfbot[bot]"
+ISSUES = (Issue(number=11), Issue(number=12, assignees=("bob",)), Issue(number=13))
+
+
+def said(cid: int, user: str, body: str, issue: int = 12) -> Comment:
+    at = dt.datetime(2026, 8, 27, 10, tzinfo=dt.UTC) + dt.timedelta(minutes=cid % 100)
+    return Comment(id=cid, issue=issue, user=user, created_at=at, body=body)
+
+
+def observed(*comments: Comment, reactions: tuple[Reaction, ...] = ()) -> Observed:
+    permissions = {"alice": "write", "root": "admin"}
+    return Observed.model_validate(
+        {"bot_login": BOT, "issues": ISSUES, "comments": comments, "reactions": reactions, "permissions": permissions}
+    )
+
+
+class Reader(Protocol):
+    def __call__(self, seen: Observed, base: Snapshot | None = None) -> Inbox: ...
+
+
+@pytest.fixture
+def inbox(config: BotConfig, renderer: Renderer) -> Reader:
+    def run(seen: Observed, base: Snapshot | None = None) -> Inbox:
+        return read(base or valid(), seen, config, renderer)
+
+    return run
+
+
+def after(seen: Observed, actions: list[Action]) -> Observed:
+    """What GitHub holds once the actions are done: the bot's comments and reactions added."""
+    comments, reactions = list(seen.comments), list(seen.reactions)
+    for number, action in enumerate(actions, start=900):
+        if isinstance(action, CommentAction):
+            comments.append(said(number, BOT, action.body, action.issue))
+        elif isinstance(action, ReactAction):
+            reactions.append(Reaction(comment_id=action.comment_id, user=BOT, content=action.content))
+    return seen.model_copy(update={"comments": tuple(comments), "reactions": tuple(reactions)})
+
+
+def kinds(actions: list[Action]) -> list[str]:
+    return [a.content if isinstance(a, ReactAction) else a.kind for a in actions]
+
+
+def decisions(box: Inbox) -> list[tuple[object, object, object]]:
+    return [(r["comment_id"], r["line"], r["decision"]) for r in box.reports]
+
+
+BLOCK = said(201, "alice", "/perf block w2 window")
+
+
+def test_a_new_command_is_decided_applied_and_answered(inbox: Reader) -> None:
+    box = inbox(observed(BLOCK))
+    packet = box.snapshot.packet("w2")
+    assert packet is not None
+    assert packet.blocked_by_condition == "window"
+    assert box.snapshot.ledger[-1].key == (201, 1)
+    assert kinds(box.actions) == ["eyes", "comment", "rocket"]
+    assert decisions(box) == [(201, 1, "accepted")]
+    assert box.applied == [(BLOCK, "`w2` blocked: `window`")]
+    assert box.assignees == {11: (), 12: ("bob",), 13: ()}
+    assert box.settled_through == 0  # accepted, not merged yet
+
+
+def test_the_next_run_replays_from_the_reply_and_says_nothing_again(inbox: Reader) -> None:
+    first = observed(BLOCK)
+    box = inbox(after(first, inbox(first).actions))
+    assert decisions(box) == [(201, 1, "replayed")]
+    assert box.actions == []
+    packet = box.snapshot.packet("w2")
+    assert packet is not None
+    assert packet.blocked_by_condition == "window"
+
+
+def test_only_the_bots_own_reactions_count(inbox: Reader) -> None:
+    others = (
+        Reaction(comment_id=201, user="alice", content="eyes"),
+        Reaction(comment_id=201, user="alice", content="rocket"),
+    )
+    assert kinds(inbox(observed(BLOCK, reactions=others)).actions) == ["eyes", "comment", "rocket"]
+    mine = tuple(r.model_copy(update={"user": BOT}) for r in others)
+    assert kinds(inbox(observed(BLOCK, reactions=mine)).actions) == ["comment"]
+
+
+def test_a_command_in_the_default_branchs_ledger_is_merged_and_settled(inbox: Reader) -> None:
+    box = inbox(observed(said(101, "alice", "/perf block w2 window")))
+    assert decisions(box) == [(101, 1, "merged")]
+    assert box.snapshot == valid()
+    assert box.settled_through == 101
+
+
+def test_comments_at_or_below_the_settled_bound_are_not_read(inbox: Reader) -> None:
+    base = valid().model_copy(update={"commands_settled_through": 201})
+    box = inbox(observed(BLOCK, said(202, "alice", "/perf help")), base)
+    assert decisions(box) == [(202, 1, "accepted")]
+    assert box.settled_through == 202
+
+
+def test_a_maintainers_drop_removes_a_pending_command(inbox: Reader) -> None:
+    box = inbox(observed(BLOCK, said(202, "root", "/perf drop all")))
+    assert decisions(box) == [(201, 1, "dropped"), (202, 1, "accepted")]
+    assert box.snapshot == valid()
+    assert box.applied == []
+    assert box.settled_through == 202
+
+
+def test_a_claim_assigns_the_commenter(inbox: Reader) -> None:
+    box = inbox(observed(said(201, "alice", "/perf claim w2")))
+    assert AssignAction(issue=12, login="alice", add=True) in box.actions
+    assert box.assignees[12] == ("bob", "alice")
+    assert box.settled_through == 201
+
+
+def test_a_replayed_command_that_no_longer_applies_lapses_once(inbox: Reader) -> None:
+    first = after(observed(BLOCK), inbox(observed(BLOCK)).actions)
+    gone = edited("work_packets", 1, state="complete", result="done", next_action="")
+    lapsed = inbox(first, gone)
+    assert decisions(lapsed) == [(201, 1, "lapsed")]
+    assert [a.topic for a in lapsed.actions if isinstance(a, CommentAction)] == ["command-lapsed"]
+    assert lapsed.settled_through == 201
+    again = inbox(after(first, lapsed.actions), gone)
+    assert [r["reason"] for r in again.reports] == ["no longer applied (reported)"]
+    assert again.actions == []
+
+
+def test_a_reply_by_anyone_else_records_nothing(inbox: Reader) -> None:
+    reply = inbox(observed(BLOCK)).actions[1]
+    assert isinstance(reply, CommentAction)
+    forged = observed(said(202, "mallory", reply.body))  # the comment 201 is gone; only a copy of the reply
+    assert inbox(forged).reports == []
+
+
+def test_an_assignee_may_block_their_packet_and_a_maintainer_may_drop_it(inbox: Reader) -> None:
+    box = inbox(observed(said(201, "bob", "/perf block w2 mine"), said(202, "root", "/perf drop all")))
+    assert decisions(box) == [(201, 1, "dropped"), (202, 1, "accepted")]
+    assert [r["reason"] for r in box.reports][1] == "dropped pending commands: comment 201 line 1"
+
+
+def test_a_drop_names_commands_accepted_in_an_earlier_run(inbox: Reader) -> None:
+    first = after(observed(BLOCK), inbox(observed(BLOCK)).actions)
+    seen = first.model_copy(update={"comments": (*first.comments, said(202, "root", "/perf drop all"))})
+    box = inbox(seen)
+    assert [r["reason"] for r in box.reports] == [
+        "dropped by comment 202",
+        "dropped pending commands: comment 201 line 1",
+    ]
+
+
+def test_a_claim_whose_run_stopped_after_the_reply_is_finished_by_the_next_run(inbox: Reader) -> None:
+    claim = said(201, "alice", "/perf claim w2")
+    replied = [a for a in inbox(observed(claim)).actions if isinstance(a, CommentAction)]
+    box = inbox(after(observed(claim), list(replied)))
+    assert decisions(box) == [(201, 1, "answered")]
+    assert kinds(box.actions) == ["eyes", "assign", "rocket"]
+    assert box.assignees[12] == ("bob", "alice")
+
+
+def test_the_reply_says_the_configured_prefix(config: BotConfig, renderer: Renderer) -> None:
+    custom = config.model_copy(update={"commands": config.commands.model_copy(update={"prefix": "!bot"})})
+    box = read(valid(), observed(said(201, "alice", "!bot nope")), custom, renderer)
+    (reply,) = [a for a in box.actions if isinstance(a, CommentAction)]
+    assert "Say `!bot help` for the grammar." in reply.body
+
+
+def test_comments_by_the_bots_own_login_are_not_commands(config: BotConfig, renderer: Renderer) -> None:
+    seen = observed(said(201, "perfbot-app", "/perf help")).model_copy(update={"bot_login": "perfbot-app"})
+    assert read(valid(), seen, config, renderer).reports == []

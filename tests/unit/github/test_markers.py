@@ -1,0 +1,43 @@
+"""Hidden markers: how they are written, which of them count, and whether a comment carries one."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bot.github.markers import header, marker, markers_in, said
+from bot.github.observed import Comment
+
+
+def test_a_marker_percent_encodes_its_key_so_it_cannot_close_the_comment() -> None:
+    assert marker("packet-ready", "m1.x_2:3-4") == "<!-- perfbot:packet-ready m1.x_2:3-4 -->"
+    assert marker("decision", 'a b/c-->{"x"}') == "<!-- perfbot:decision a%20b%2Fc--%3E%7B%22x%22%7D -->"
+
+
+def test_a_header_is_one_marker_line_per_pair_in_order() -> None:
+    assert header(("a", "1"), ("b", "2")) == "<!-- perfbot:a 1 -->\n<!-- perfbot:b 2 -->"
+    assert header() == ""
+
+
+def test_markers_count_only_in_the_leading_lines() -> None:
+    body = header(("a", "1"), ("b", "x y")) + "\n  <!-- perfbot:c 3 -->  \nText.\n" + marker("d", "4")
+    assert markers_in(body) == {("a", "1"), ("b", "x y"), ("c", "3")}
+    assert markers_in("Text first\n" + marker("a", "1")) == set()
+    assert markers_in("") == set()
+
+
+def test_a_line_with_more_than_a_marker_ends_the_header() -> None:
+    assert markers_in(marker("a", "1") + " and text\n" + marker("b", "2")) == set()
+    assert markers_in("<!-- perfbot:A 1 -->") == set()  # topics are lower case
+    assert markers_in("<!-- perfbot:a  -->") == {("a", "")}
+
+
+def comment(body: str) -> Comment:
+    return Comment(id=1, issue=2, user="perfbot[bot]", created_at=dt.datetime(2026, 8, 27, tzinfo=dt.UTC), body=body)
+
+
+def test_said_looks_for_the_exact_topic_and_key() -> None:
+    comments = [comment("hello"), comment(marker("lease-lost", "m1:3") + "\nLost.")]
+    assert said(comments, "lease-lost", "m1:3")
+    assert not said(comments, "lease-lost", "m1:4")
+    assert not said(comments, "packet-ready", "m1:3")
+    assert not said([], "lease-lost", "m1:3")

@@ -1,0 +1,198 @@
+"""perfbot's own snapshot rules (bot/snapshot/validation.py), each by its location and message."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.snapshot.findings import Finding
+from bot.snapshot.validation import review_issue, validate
+from tests.unit.snapshot.values import DATA, edited, replaced, valid
+
+
+def test_the_small_snapshot_is_valid() -> None:
+    assert validate(valid()) == []
+
+
+def test_a_packet_dependency_cycle_is_reported_at_its_first_packet() -> None:
+    found = validate(edited("work_packets", 1, hard_dependency_ids=("w3",)))
+    assert found == [
+        Finding(("work_packets", 1, "hard_dependency_ids"), "work packet dependency cycle: w2 -> w3 -> w2")
+    ]
+
+
+@pytest.mark.parametrize("ident", ["metal-envelope", "", " "])
+def test_a_collision_id_must_be_present_and_unique(ident: str) -> None:
+    assert validate(edited("collisions", 1, id=ident)) == [
+        Finding(("collisions", 1, "id"), f'collision "{ident}" has an empty or duplicate id')
+    ]
+
+
+def test_a_collision_member_must_be_a_packet_or_a_lever() -> None:
+    assert validate(edited("collisions", 1, members=("w2", "nope", "c.y"))) == [
+        Finding(("collisions", 1, "members", 1), 'collision "lease" names unknown packet or lever "nope"')
+    ]
+
+
+def test_a_constraint_lists_only_dependency_ready_levers() -> None:
+    assert validate(edited("constraints", 0, ready_lever_ids=("m.a", "m.base"))) == [
+        Finding(
+            ("constraints", 0, "ready_lever_ids", 1),
+            'constraint "c1" lists "m.base", which is not a dependency-ready lever',
+        )
+    ]
+
+
+def test_a_shared_envelope_collision_lists_exactly_the_ready_levers_of_one_envelope() -> None:
+    assert validate(edited("collisions", 0, members=("m.a",))) == [
+        Finding(
+            ("collisions", 0, "members"),
+            'shared-envelope collision "metal-envelope" must list exactly the ready levers of one envelope',
+        )
+    ]
+    assert validate(edited("collisions", 0, members=("c.x",))) == []  # the ready levers of cuda
+    assert validate(edited("collisions", 1, members=("m.a",))) == []  # other kinds are not checked
+    after_another_kind = [DATA["collisions"][1], {**DATA["collisions"][0], "members": ["m.b"]}]
+    assert validate(replaced(collisions=after_another_kind)) == [
+        Finding(
+            ("collisions", 1, "members"),
+            'shared-envelope collision "metal-envelope" must list exactly the ready levers of one envelope',
+        )
+    ]
+
+
+def test_a_wave_lists_every_ready_lever_of_its_envelope() -> None:
+    assert validate(edited("ready_waves", 0, ready_lever_ids=("m.a",))) == [
+        Finding(("ready_waves",), 'dependency-ready lever "m.b" is missing from current waves'),
+        Finding(
+            ("ready_waves", 0, "ready_lever_ids"),
+            'current ready wave "metal" must list every ready lever of envelope "metal"',
+        ),
+    ]
+
+
+def test_a_wave_of_an_envelope_without_ready_levers_is_left_to_the_upstream_rules() -> None:
+    waves = [*DATA["ready_waves"], {"id": "rocm", "envelope_id": "rocm", "ready_lever_ids": ["c.x"]}]
+    assert validate(replaced(ready_waves=waves)) == [
+        Finding(
+            ("ready_waves", 2, "ready_lever_ids", 0), 'current ready wave "rocm" has unknown or duplicate lever "c.x"'
+        )
+    ]
+
+
+def test_a_broken_lever_graph_suppresses_the_wave_and_ready_arm_checks() -> None:
+    # m.a is no longer ready, so the constraint, the collision and the wave would all disagree.
+    assert validate(edited("levers", 1, dependency_ids=("m.base", "ghost"))) == [
+        Finding(("levers", 1, "dependency_ids", 1), "lever 'm.a' references unknown lever 'ghost'")
+    ]
+
+
+@pytest.mark.parametrize(("packet", "order"), [(1, 1), (2, -1)])
+def test_a_program_order_is_not_repeated_in_a_program_nor_negative(packet: int, order: int) -> None:
+    ident = f"w{packet + 1}"
+    assert validate(edited("work_packets", packet, program_order=order)) == [
+        Finding(
+            ("work_packets", packet, "program_order"),
+            f'work packet "{ident}" repeats program_order {order} in program "p1"',
+        )
+    ]
+
+
+def test_order_zero_repeats_and_other_programs_reuse_orders() -> None:
+    assert validate(edited("work_packets", 1, program_order=0)) == []
+    programs = [*DATA["programs"], {**DATA["programs"][0], "id": "p2"}]
+    packets = [dict(p) for p in DATA["work_packets"]]
+    packets[1].update(program_id="p2", program_order=1)
+    assert validate(replaced(programs=programs, work_packets=packets)) == []
+
+
+@pytest.mark.parametrize("number", [0, -3])
+def test_an_explicit_review_issue_is_positive(number: int) -> None:
+    assert validate(edited("constraints", 1, review_issue=number)) == [
+        Finding(("constraints", 1, "review_issue"), 'constraint "c2" review_issue must be > 0')
+    ]
+    assert validate(edited("constraints", 1, review_issue=1)) == []
+
+
+def test_the_review_issue_is_explicit_else_the_first_issue_of_the_owner() -> None:
+    assert review_issue(7, "issue #41") == 7
+    assert review_issue(None, "leaves #9495/#9497 and #9498") == 9495
+    assert review_issue(None, "no issue") is None
+
+
+def test_a_retired_constraint_is_neither_current_nor_repeated() -> None:
+    assert validate(edited("retired_constraints", 0, id="c2")) == [
+        Finding(("retired_constraints", 0, "id"), 'retired constraint "c2" is duplicate or still current')
+    ]
+    twice = DATA["retired_constraints"] * 2
+    assert validate(replaced(retired_constraints=twice)) == [
+        Finding(("retired_constraints", 1, "id"), 'retired constraint "old" is duplicate or still current')
+    ]
+
+
+def test_a_ledger_entry_is_recorded_once() -> None:
+    ledger = [*DATA["ledger"], DATA["ledger"][0]]
+    assert validate(replaced(ledger=ledger)) == [
+        Finding(("ledger", 2, "comment_id"), "ledger records line 1 of comment 101 twice")
+    ]
+
+
+PIPE = "'|' would break the table cell; rephrase it"
+HTML = "HTML markup would break the table; rephrase it"
+BREAK = "a line break would break the table cell; use one line"
+
+
+@pytest.mark.parametrize(
+    ("text", "problems"),
+    [
+        ("a|b", [PIPE]),
+        ("see <b>this</b>", [HTML]),
+        ("</td>", [HTML]),
+        ("<!-- hidden -->", [HTML]),
+        ("<?php", [HTML]),
+        ("a\nb", [BREAK]),
+        ("a\rb", [BREAK]),
+        ("a|b <i>\n", [PIPE, HTML, BREAK]),
+        ("a < b, <3, 5>4", []),
+    ],
+)
+def test_a_table_cell_holds_no_pipe_html_or_line_break(text: str, problems: list[str]) -> None:
+    found = validate(edited("constraints", 0, driver=text))
+    assert found == [Finding(("constraints", 0, "driver"), f'constraints "c1" driver: {p}') for p in problems]
+
+
+@pytest.mark.parametrize(
+    ("section", "index", "field", "name"),
+    [
+        ("work_packets", 1, "lane", 'work_packets "w2" lane'),
+        ("oss_states", 2, "meaning", 'oss_states "studied" meaning'),
+        ("oss_routes", 0, "seam", 'oss_routes "org/repo" seam'),
+        ("oss_walk", 1, "exit", 'oss_walk "1" exit'),
+        ("ledger", 1, "effect", 'ledger "1" effect'),
+    ],
+)
+def test_a_cell_finding_names_the_item_by_its_id_or_position(section: str, index: int, field: str, name: str) -> None:
+    assert validate(edited(section, index, **{field: "x|y"})) == [Finding((section, index, field), f"{name}: {PIPE}")]
+
+
+def test_a_nested_cell_is_named_by_its_path_inside_the_item() -> None:
+    snapshot = edited("work_packets", 2, paths=("src/ok/**", "src/a|b"))
+    assert validate(snapshot) == [Finding(("work_packets", 2, "paths", 1), f'work_packets "w3" paths.1: {PIPE}')]
+    evidence = edited(
+        "constraints", 1, evidence=(valid().constraints[1].evidence[0].model_copy(update={"ref": "<a>"}),)
+    )
+    assert validate(evidence) == [
+        Finding(("constraints", 1, "evidence", 0, "ref"), f'constraints "c2" evidence.0.ref: {HTML}')
+    ]
+
+
+def test_a_top_level_text_is_named_by_its_key() -> None:
+    found = validate(valid().model_copy(update={"schema_": "x|y"}))
+    assert Finding(("schema",), f"schema: {PIPE}") in found
+
+
+def test_the_definition_is_one_line_and_may_hold_a_pipe() -> None:
+    assert validate(valid().model_copy(update={"definition": "a | b <i>"})) == []
+    for text in ("a\nb", "a\rb"):
+        assert validate(valid().model_copy(update={"definition": text})) == [
+            Finding(("definition",), "definition must be one line")
+        ]
