@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from graphql import GraphQLSchema
 
 from bot.config import Settings, load_settings
 from bot.render import Renderer
+from tests.github_double import published
 from tests.harness import Repo
 from tests.paths import ROOT
 
@@ -58,3 +61,15 @@ def adapter(request: pytest.FixtureRequest) -> str:
 def either(tmp_path: Path, adapter: str) -> Repo:
     """The sandbox, reconciled through `adapter`."""
     return Repo(tmp_path, adapter)
+
+
+@pytest.fixture(scope="session")
+def github_schema() -> GraphQLSchema:
+    """GitHub's published GraphQL schema; with CI=true its absence fails, elsewhere it skips."""
+    schema = published.load()
+    if schema is None:
+        why = f"GitHub's GraphQL schema is not at {published.location()}; run .ci/fetch-graphql-schema to fetch it"
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)
+    return schema

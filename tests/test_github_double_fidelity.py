@@ -7,7 +7,6 @@ missing schema fails these tests; elsewhere they skip and say how to fetch it.
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Any
 
@@ -37,17 +36,6 @@ from tests.github_double import graphql_api, published, routes
 from tests.test_github_double_rest import BRANCH, SNAPSHOT
 
 REPO = f"/repos/{OWNER}/{NAME}"
-
-
-@pytest.fixture(scope="module")
-def github_schema() -> GraphQLSchema:
-    schema = published.load()
-    if schema is None:
-        why = f"GitHub's GraphQL schema is not at {published.location()}; run .ci/fetch-graphql-schema to fetch it"
-        if os.environ.get("CI") == "true":
-            pytest.fail(why)
-        pytest.skip(why)
-    return schema
 
 
 def _differences(name: str, ours: Any, theirs: Any) -> list[str]:

@@ -4,8 +4,6 @@ spellings (Bot logins, deleted authors, reaction names, BigInt ids) map onto `Ob
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from graphql import GraphQLSchema, parse, validate
 
@@ -13,18 +11,6 @@ from bot.github.live import mapping
 from bot.github.live.observe import batches
 from bot.github.live.publish import PUBLISHED_QUERY
 from bot.github.live.query import ISSUES_PER_QUERY, Native, comments_query, first_query, issues_query
-from tests.github_double import published
-
-
-@pytest.fixture(scope="module")
-def github_schema() -> GraphQLSchema:
-    schema = published.load()
-    if schema is None:
-        why = f"GitHub's GraphQL schema is not at {published.location()}; run .ci/fetch-graphql-schema to fetch it"
-        if os.environ.get("CI") == "true":
-            pytest.fail(why)
-        pytest.skip(why)
-    return schema
 
 
 @pytest.mark.parametrize(
