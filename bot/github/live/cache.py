@@ -13,11 +13,13 @@ acknowledged just before the last read may reach the replica that answered it ju
 minutes is two orders of magnitude above those, and costs only re-reading the issues changed in
 the ten minutes before the previous run.
 
-What `updatedAt` may not reflect, and how it is covered:
+What `updatedAt` may not reflect (GitHub does not document what moves it; comments, issue edits,
+state, assignee and label changes are relied on), and how it is covered:
 - the bot's own writes (its reactions above all, and links): every issue a run writes to is
   marked stale in the cache *before* the write, so a crash after any write still re-reads it;
-- edits GitHub does not date on the issue (a deleted comment, a renamed account): `MAX_AGE`, so
-  a scheduled run reads everything again at least daily.
+- others' changes GitHub may not date on the issue (an edited or deleted comment, a renamed
+  account, a link made from the other side): `MAX_AGE`, so a scheduled run reads everything
+  again at least daily. See docs/reference.md, "Observation cache".
 """
 
 from __future__ import annotations
