@@ -95,13 +95,16 @@ def test_the_observation_cache_is_restored_by_prefix_and_saved_under_this_run_ev
     restore, save, reconcile = by_id["observed-restore"], by_id["observed-save"], by_id["reconcile"]
     ids = list(by_id)
     assert ids.index("observed-restore") < ids.index("reconcile") < ids.index("observed-save")
-    assert restore["uses"].startswith("actions/cache/restore@") and save["uses"].startswith("actions/cache/save@")
+    assert restore["uses"].startswith("actions/cache/restore@")
+    assert save["uses"].startswith("actions/cache/save@")
     assert restore["uses"].split("@")[1] == save["uses"].split("@")[1]  # one pinned release
     assert re.fullmatch(r"[0-9a-f]{40}", restore["uses"].split("@")[1])  # a full commit SHA
     # Each run saves its own entry: two runs never write one key; the newest is restored by prefix.
     key = save["with"]["key"]
-    assert "${{ github.run_id }}" in key and "${{ github.run_attempt }}" in key
-    assert restore["with"]["key"] == key and key.startswith(restore["with"]["restore-keys"])
+    assert "${{ github.run_id }}" in key
+    assert "${{ github.run_attempt }}" in key
+    assert restore["with"]["key"] == key
+    assert key.startswith(restore["with"]["restore-keys"])
     assert save["if"].startswith("always()")
     folder = "${{ runner.temp }}/perfbot-cache"
     assert restore["with"]["path"] == save["with"]["path"] == folder
