@@ -1,8 +1,10 @@
 """Each issue's `updatedAt`, kept as GitHub keeps it: moved to the double's clock whenever what
 perfbot reads of the issue changes (its record, its comments, its label events, its sub-issues).
 
-The double notices a change by comparing a fingerprint of those with the one it saw last, so a
-change counts however it was made: through the REST routes, or by a test editing the state file.
+The double notices a change by comparing a fingerprint of those with the one it saw last, before
+answering each request and after each write, so a change counts however it was made: through the
+REST routes (dated when the write lands), or by editing the state file (dated when the double next
+answers, the first moment it could know).
 Reactions are left out on purpose: GitHub does not document that a reaction to a comment moves
 the issue's `updatedAt`, so the double takes the case that hides most (it does not).
 
