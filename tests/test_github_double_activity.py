@@ -12,8 +12,9 @@ from typing import Any
 import githubkit
 
 from tests import double_queries as q
-from tests.double_support import NAME, NOW, OWNER, ROOT, client, comment, example_state, graphql
+from tests.double_support import NAME, NOW, OWNER, client, comment, example_state, graphql
 from tests.github_double import GitHubDouble
+from tests.paths import ROOT
 
 
 class Clock:
