@@ -170,35 +170,21 @@ class Reader:
 
     def _read_first(self, head_files: int, numbers: list[int], variables: dict[str, Any]) -> dict[str, Any]:
         """The first query; again without the link fields when GitHub does not know them."""
-        viewer = not self.scope.bot_login
         if self.since is not None:
             variables = variables | {"since": self.since.isoformat()}
-        document = first_query(
-            len(self.scope.tip_files),
-            head_files,
-            numbers,
-            viewer,
-            len(self.scope.branch_files),
-            self.native,
-            since=self.since is not None,
-        )
+
+        def document() -> str:
+            counts = (len(self.scope.tip_files), head_files, numbers, not self.scope.bot_login)
+            return first_query(*counts, len(self.scope.branch_files), self.native, since=self.since is not None)
+
         try:
-            return query(self.session, document, variables, "reading the repository")
+            return query(self.session, document(), variables, "reading the repository")
         except FieldsRefused as refused:
             if not self.native.links or not refused.fields <= set(LINK_FIELDS):
                 raise
             self.links_refused = str(refused)
             self.native = Native(labels=self.native.labels)
-            document = first_query(
-                len(self.scope.tip_files),
-                head_files,
-                numbers,
-                viewer,
-                len(self.scope.branch_files),
-                self.native,
-                since=self.since is not None,
-            )
-            return query(self.session, document, variables, "reading the repository")
+            return query(self.session, document(), variables, "reading the repository")
 
     def _with_parents(self) -> tuple[Issue, ...]:
         """The issues, each with its parent as either side of the sub-issue link shows it."""
