@@ -134,6 +134,18 @@ mutation Commit($input: CreateCommitOnBranchInput!) {
 }
 """
 
+# The issues changed since a time, oldest change first: the incremental read's window.
+CHANGED_SINCE = """
+query Changed($owner: String!, $name: String!, $since: DateTime!, $direction: OrderDirection!) {
+  repository(owner: $owner, name: $name) {
+    issues(filterBy: {since: $since}, orderBy: {field: UPDATED_AT, direction: $direction}, first: 100) {
+      pageInfo { hasNextPage endCursor }
+      nodes { number updatedAt state }
+    }
+  }
+}
+"""
+
 UNKNOWN_FIELD = "query { viewer { login favouriteColour } }"
 
 DOCUMENTS = {

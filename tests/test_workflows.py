@@ -83,11 +83,32 @@ def test_one_writer_group() -> None:
 def test_the_action_passes_inputs_through_env_only() -> None:
     action = load(ACTION)
     declared = set(action["inputs"])
-    assert declared == {"github-token", "config", "dry-run", "max-writes", "leases"}
+    assert declared == {"github-token", "config", "dry-run", "max-writes", "leases", "observation-cache"}
     assert set(action["outputs"]) == {"pull-request-number", "pull-request-operation", "comments-written", "plan-json"}
     reconcile = next(step for step in steps(action) if step.get("id") == "reconcile")
     passed = {re.sub(r"^\$\{\{ inputs\.(.+) \}\}$", r"\1", value) for value in reconcile["env"].values()}
     assert declared <= passed
+
+
+def test_the_observation_cache_is_restored_by_prefix_and_saved_under_this_run_even_after_a_failure() -> None:
+    by_id = {step.get("id"): step for step in steps(load(ACTION))}
+    restore, save, reconcile = by_id["observed-restore"], by_id["observed-save"], by_id["reconcile"]
+    ids = list(by_id)
+    assert ids.index("observed-restore") < ids.index("reconcile") < ids.index("observed-save")
+    assert restore["uses"].startswith("actions/cache/restore@")
+    assert save["uses"].startswith("actions/cache/save@")
+    assert restore["uses"].split("@")[1] == save["uses"].split("@")[1]  # one pinned release
+    assert re.fullmatch(r"[0-9a-f]{40}", restore["uses"].split("@")[1])  # a full commit SHA
+    # Each run saves its own entry: two runs never write one key; the newest is restored by prefix.
+    key = save["with"]["key"]
+    assert "${{ github.run_id }}" in key
+    assert "${{ github.run_attempt }}" in key
+    assert restore["with"]["key"] == key
+    assert key.startswith(restore["with"]["restore-keys"])
+    assert save["if"].startswith("always()")
+    folder = "${{ runner.temp }}/perfbot-cache"
+    assert restore["with"]["path"] == save["with"]["path"] == folder
+    assert '--cache "$RUNNER_TEMP/perfbot-cache/observed.json"' in reconcile["run"]
 
 
 # Which jobs an event starts.

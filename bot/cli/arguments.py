@@ -54,6 +54,12 @@ def parser() -> argparse.ArgumentParser:
     export = command("export-state", "write the live repository's state as an offline state file")
     export.add_argument("--out", type=Path, required=True, metavar="STATE.json", help="the state file to write")
     export.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: GITHUB_REPOSITORY)")
+    reconcile.add_argument(
+        "--cache",
+        type=Path,
+        metavar="PATH",
+        help="observation cache of a live run: read only the issues changed since it, then renew it",
+    )
     reconcile.add_argument("--plan-json", type=Path, metavar="PATH", help="also write the plan JSON to PATH")
     reconcile.add_argument("--outputs", type=Path, metavar="PATH", help="append the action's outputs to PATH")
     publish_leases(command("publish-leases", "commit the live leases to a branch where runs read them (next to dos)"))

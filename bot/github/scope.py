@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from bot.evidence.published import BranchFile
 from bot.github.observed import Observed
@@ -40,6 +41,8 @@ class ReadScope:
     label_prefix: str = ""
     # Whether native links (blocked by, parent, sub-issues) are read.
     links: bool = False
+    # The observation cache of a live run (`--cache`): issues unchanged since it are not read again.
+    cache: Path | None = None
 
     @property
     def snapshot_file(self) -> str:

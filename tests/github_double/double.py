@@ -8,6 +8,7 @@ and as JSON lines when a log file is given). A request that gets no answer logs 
 from __future__ import annotations
 
 import datetime as dt
+import email.utils
 import json
 import threading
 from pathlib import Path
@@ -129,6 +130,7 @@ class GitHubDouble:
             return self._finish(Response(401, error_body(401, "Bad credentials", DOCS)), resource, None)
         self.rate.spend(resource)
         self.world.refresh()
+        self.world.notice()
         fault = self.faults.take(request)
         if fault is not None and not fault.apply_first and fault.partial is None:
             return None if fault.timeout else self._finish(Response(fault.status, fault.body), resource, fault)
@@ -140,6 +142,8 @@ class GitHubDouble:
                 response = routes.dispatch(Context(self.world, viewer, request, self.api_url))
         except HttpError as refused:
             response = refused.response
+        if kind == "rest_write":
+            self.world.notice()  # a write dates the issue it changed when it lands
         if fault is not None and fault.timeout:
             return None
         if fault is not None and fault.partial is not None:
@@ -149,7 +153,11 @@ class GitHubDouble:
         return self._finish(response, resource, fault)
 
     def _finish(self, response: Response, resource: str, fault: Fault | None) -> Response:
-        headers = {"content-type": "application/json; charset=utf-8", "x-github-media-type": "github.v3; format=json"}
+        headers = {
+            "content-type": "application/json; charset=utf-8",
+            "x-github-media-type": "github.v3; format=json",
+            "date": email.utils.format_datetime(self.world.clock().astimezone(dt.UTC), usegmt=True),
+        }
         headers |= {"x-github-request-id": f"D0B1:{len(self.requests) + 1:06X}"} | self.rate.headers(resource)
         response.headers = headers | response.headers | (fault.headers if fault else {})
         return response

@@ -195,6 +195,9 @@ class IssueNode(Node):
     def state(self) -> str:
         return str(self.record.get("state", "open")).upper()
 
+    def updated_at(self, info: GraphQLResolveInfo[Any]) -> str:
+        return self.world.activity.updated_at(self.number)
+
     def state_reason(self, info: GraphQLResolveInfo[Any], enable_duplicate: bool = False) -> str | None:
         reason = self.record.get("state_reason")
         if reason is None or (reason == "duplicate" and not enable_duplicate):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +55,36 @@ class RepositoryNode(Node):
         if record is None:
             raise error("NOT_FOUND", f"Could not resolve to an Issue with the number of {number}.")
         return IssueNode(self.world, self.viewer, record)
+
+    def issues(
+        self,
+        info: GraphQLResolveInfo[Any],
+        filter_by: dict[str, Any] | None = None,
+        order_by: dict[str, Any] | None = None,
+        states: list[str] | None = None,
+        labels: list[str] | None = None,
+        **page: Any,
+    ) -> dict[str, Any]:
+        """Issues (never PRs: the double's records are issues); `filterBy` only by `since`, which
+        GitHub documents as "updated at or after the given date"."""
+        since = (filter_by or {}).get("since")
+        bound = dt.datetime.fromisoformat(str(since)) if since is not None else None
+        activity = self.world.activity
+        found = [
+            record
+            for record in self.world.records("issues")
+            if (states is None or str(record.get("state", "open")).upper() in states)
+            and (not labels or set(labels) & set(record.get("labels", [])))
+            and (bound is None or dt.datetime.fromisoformat(activity.updated_at(record["number"])) >= bound)
+        ]
+        order = order_by or {"field": "CREATED_AT", "direction": "ASC"}
+        keys: dict[str, Callable[[dict[str, Any]], Any]] = {
+            "CREATED_AT": lambda r: r["number"],
+            "UPDATED_AT": lambda r: (activity.updated_at(r["number"]), r["number"]),
+            "COMMENTS": lambda r: sum(c["issue"] == r["number"] for c in self.world.records("comments")),
+        }
+        found.sort(key=keys[order["field"]], reverse=order["direction"] == "DESC")
+        return connection(info, [IssueNode(self.world, self.viewer, r) for r in found], **page)
 
     def labels(self, info: GraphQLResolveInfo[Any], query: str | None = None, **page: Any) -> dict[str, Any]:
         """GitHub matches `query` against names (and descriptions); the double, names only."""

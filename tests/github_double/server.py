@@ -40,14 +40,21 @@ def handler_for(double: GitHubDouble, silence: float) -> type[BaseHTTPRequestHan
                 self.close_connection = True
                 return
             content = answer.content()
+            self.date = answer.headers.get("date")
             self.send_response(answer.status)
             for name, value in answer.headers.items():
+                if name == "date":
+                    continue  # sent by send_response, in the double's time (date_time_string)
                 self.send_header(name, value)
             self.send_header("content-length", str(len(content)))
             self.end_headers()
             self.wfile.write(content)
 
         do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _serve
+
+        def date_time_string(self, timestamp: float | None = None) -> str:
+            """The double's clock, not the machine's: the `Date` GitHub's answers carry."""
+            return getattr(self, "date", None) or super().date_time_string(timestamp)
 
         def log_message(self, format: str, *args: object) -> None:
             """The double keeps its own request log."""

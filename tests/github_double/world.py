@@ -21,6 +21,7 @@ from bot.files import read_text, write_atomic
 from bot.github.observed import Observed
 from bot.github.offline import OfflineGitHub, parse_state
 from tests.github_double import branches
+from tests.github_double.activity import Activity, sidecar
 from tests.github_double.gitstore import GitStore
 from tests.github_double.state_format import GitSection
 
@@ -46,6 +47,7 @@ class World:
         self.source_files: dict[str, str] | None = None
         self.git_written = False
         self._stamp: tuple[int, int] | None = None
+        self.activity = Activity(sidecar(path), clock)
         self.load(raw)
 
     @classmethod
@@ -91,6 +93,10 @@ class World:
             self._stamp = self._file_stamp()
         else:
             branches.derive_default(self)
+
+    def notice(self) -> None:
+        """Date the issues that changed since the last look (their `updatedAt`)."""
+        self.activity.notice(self.raw)
 
     def snapshot(self) -> dict[str, Any]:
         """A copy of the current state, as the state file would hold it."""

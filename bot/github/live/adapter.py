@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import httpx
 
 from bot.context import RunContext
-from bot.github.live import native, writes
+from bot.github.live import cache, native, writes
 from bot.github.live.client import Session, build_client, connection
 from bot.github.live.observe import BranchState, Reader
 from bot.github.live.pull import PullWriter
@@ -52,9 +52,15 @@ class LiveGitHub:
         self.session, self.scope = session, scope
         self.branch: BranchState | None = None
         self.ids: dict[int, int] = {}
+        self.keeper = cache.Keeper(scope.cache)
 
     def observe(self) -> Observed:
-        observed, self.branch = Reader(self.session, self.scope).observe()
+        session = self.session
+        expected = cache.Expected(session.conn.repository, self.scope.bot_login, session.now)
+        cached = cache.load(self.scope.cache, expected) if self.scope.cache else None
+        reader = Reader(self.session, self.scope, cached)
+        observed, self.branch = reader.observe()
+        self.keeper.keep(reader.renewed())
         self.ids = {i.number: i.database_id for i in observed.issues if i.database_id is not None}
         return observed
 
@@ -62,21 +68,26 @@ class LiveGitHub:
         return self.session.traffic.summary()
 
     def comment(self, action: CommentAction) -> int:
+        self.keeper.touch(action.issue)
         return writes.comment(self.session, action)
 
     def react(self, action: ReactAction) -> None:
+        self.keeper.touch(action.issue)
         writes.react(self.session, action)
 
     def assign(self, action: AssignAction) -> None:
+        self.keeper.touch(action.issue)
         writes.assign(self.session, action)
 
     def label(self, action: LabelAction) -> None:
+        self.keeper.touch(action.issue)
         native.label(self.session, action)
 
     def create_label(self, action: CreateLabelAction) -> None:
         native.create_label(self.session, action)
 
     def link(self, action: LinkAction) -> None:
+        self.keeper.touch(action.issue, action.target)
         native.link(self.session, action, self.ids)
 
     def pull_request(self, action: PullRequestAction) -> None:

@@ -64,7 +64,7 @@ def build_client(
         http_cache=False,
         auto_retry=RetryPolicy(wait),
         transport=transport,
-        event_hooks={"request": [traffic.on_request]},
+        event_hooks={"request": [traffic.on_request], "response": [traffic.on_response]},
         user_agent="perfbot",
     )
 

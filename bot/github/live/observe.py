@@ -3,24 +3,31 @@
 At seed scale a run costs one GraphQL request; more only for more than 50 issues, issues that
 only the tip's snapshot names, issues past 100 comments, a file too big for GraphQL, and one
 REST read per author of a command not yet answered (their collaborator permission).
+
+With a usable observation cache (`cache.py`) the first query asks, instead of every issue, for
+the issues changed since the cache's watermark (less a margin) and for tracked issues the cache
+lacks or marked stale; every other issue is taken from the cache. The cache is then renewed.
 """
 
 from __future__ import annotations
 
 import base64
+import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from githubkit.exception import GitHubException, RequestFailed
 
-from bot.github.live import mapping
+from bot.github.live import cache, mapping
 from bot.github.live.client import Session
+from bot.github.live.collected import Collected
 from bot.github.live.failures import failure
 from bot.github.live.graphql import FieldsRefused, query
 from bot.github.live.query import (
     ISSUES_PER_QUERY,
     LINK_FIELDS,
+    UPDATED_ALIAS,
     Native,
     branch_file_alias,
     comments_query,
@@ -28,17 +35,9 @@ from bot.github.live.query import (
     first_query,
     issue_alias,
     issues_query,
+    updated_query,
 )
-from bot.github.observed import (
-    Comment,
-    DefaultBranch,
-    Issue,
-    LabelEvent,
-    Observed,
-    Permission,
-    PullRequest,
-    Reaction,
-)
+from bot.github.observed import DefaultBranch, Issue, Observed, Permission, PullRequest
 from bot.github.scope import ReadScope
 
 ROLES: frozenset[str] = frozenset({"none", "read", "triage", "write", "maintain", "admin"})
@@ -59,38 +58,38 @@ class BranchState:
     pull_body: str = ""
 
 
-@dataclass
-class _Collected:
-    issues: dict[int, Issue] = field(default_factory=dict)
-    comments: list[Comment] = field(default_factory=list)
-    reactions: list[Reaction] = field(default_factory=list)
-    cursors: dict[int, str] = field(default_factory=dict)
-    label_events: list[LabelEvent] = field(default_factory=list)
-    # (parent, child) from each issue's sub-issues.
-    children: list[tuple[int, int]] = field(default_factory=list)
-
-
 def batches(numbers: Iterable[int], size: int = ISSUES_PER_QUERY) -> list[list[int]]:
     ordered = sorted(set(numbers))
     return [ordered[i : i + size] for i in range(0, len(ordered), size)]
 
 
 class Reader:
-    def __init__(self, session: Session, scope: ReadScope) -> None:
-        self.session, self.scope = session, scope
+    def __init__(self, session: Session, scope: ReadScope, cached: cache.ObservationCache | None = None) -> None:
+        self.session, self.scope, self.cached = session, scope, cached
         self.bot_login = scope.bot_login or ""
-        self.found = _Collected()
+        self.found = Collected()
         self.native = Native(labels=bool(scope.label_prefix), links=scope.links)
         self.links_refused = ""
+        self.since: dt.datetime | None = None
+        self.watermark: dt.datetime | None = None
 
     def observe(self) -> tuple[Observed, BranchState]:
-        groups = batches(self.scope.issues) or [[]]
+        usable = {n for n, entry in self.cached.issues.items() if not entry.stale} if self.cached else set()
+        self.since = self.cached.watermark - cache.MARGIN if self.cached else None
+        groups = batches(set(self.scope.issues) - usable) or [[]]
+        dates = len(self.session.traffic.graphql_dates)
         repo, branch, tip_files = self._first(groups[0])
-        more = {n for group in groups[1:] for n in group}
+        self.watermark = next(iter(self.session.traffic.graphql_dates[dates:]), None)
+        tracked = set(self.scope.issues)
         snapshot = tip_files.get(self.scope.snapshot_file)
         if snapshot is not None:
-            more |= set(self.scope.issues_in(snapshot)) - set(self.found.issues) - set(groups[0])
-        for group in batches(more):
+            tracked |= set(self.scope.issues_in(snapshot))
+        self._updated(repo.get(UPDATED_ALIAS), tracked)
+        for number in sorted(tracked - set(self.found.issues)) if self._cache_fits() else ():
+            entry = self.cached.issues.get(number) if self.cached else None
+            if entry is not None and not entry.stale:
+                self.found.restore(entry)
+        for group in batches(tracked - set(self.found.issues)):
             found = query(self.session, issues_query(group, self.native), {}, "reading issues")
             self._issues(found.get("repository") or {})
         self._more_comments()
@@ -142,23 +141,50 @@ class Reader:
         self._issues(repo)
         return repo, branch, tip_files
 
+    def renewed(self) -> cache.ObservationCache | None:
+        """The cache of this read: what was found, dated by GitHub's time of the first answer."""
+        where = self.session.conn.repository
+        return self.found.cache(where, self.bot_login, self.native.spreads(), self.watermark)
+
+    def _cache_fits(self) -> bool:
+        """Whether the cache was made as this run reads: by the same login, with the same fields."""
+        if self.cached is None:
+            return False
+        if self.cached.bot_login != self.bot_login or self.cached.reads != self.native.spreads():
+            cache.warn(f"observation cache: made as {self.cached.bot_login} or of other fields; reading every issue")
+            self.cached = None
+        return self.cached is not None
+
+    def _updated(self, page: dict[str, Any] | None, tracked: set[int]) -> None:
+        """The tracked issues among those changed since `since`, page after page; others are left."""
+        while page:
+            for node in page.get("nodes") or []:
+                if node and node.get("number") in tracked and self.found.node(node) is not None:
+                    self.found.page(int(node["number"]), node.get("comments") or {}, self.bot_login)
+            after = mapping.next_cursor(page)
+            if after is None or self.since is None:
+                return
+            variables = {"since": self.since.isoformat(), "after": after}
+            data = query(self.session, updated_query(self.native), variables, "reading changed issues")
+            page = (data.get("repository") or {}).get(UPDATED_ALIAS)
+
     def _read_first(self, head_files: int, numbers: list[int], variables: dict[str, Any]) -> dict[str, Any]:
         """The first query; again without the link fields when GitHub does not know them."""
-        viewer = not self.scope.bot_login
-        document = first_query(
-            len(self.scope.tip_files), head_files, numbers, viewer, len(self.scope.branch_files), self.native
-        )
+        if self.since is not None:
+            variables = variables | {"since": self.since.isoformat()}
+
+        def document() -> str:
+            counts = (len(self.scope.tip_files), head_files, numbers, not self.scope.bot_login)
+            return first_query(*counts, len(self.scope.branch_files), self.native, since=self.since is not None)
+
         try:
-            return query(self.session, document, variables, "reading the repository")
+            return query(self.session, document(), variables, "reading the repository")
         except FieldsRefused as refused:
             if not self.native.links or not refused.fields <= set(LINK_FIELDS):
                 raise
             self.links_refused = str(refused)
             self.native = Native(labels=self.native.labels)
-            document = first_query(
-                len(self.scope.tip_files), head_files, numbers, viewer, len(self.scope.branch_files), self.native
-            )
-            return query(self.session, document, variables, "reading the repository")
+            return query(self.session, document(), variables, "reading the repository")
 
     def _with_parents(self) -> tuple[Issue, ...]:
         """The issues, each with its parent as either side of the sub-issue link shows it."""
@@ -231,21 +257,9 @@ class Reader:
         for key, node in repo.items():
             if not key.startswith("i") or not key[1:].isdigit() or not node:
                 continue
-            found = mapping.issue(node)
-            self.found.issues[found.number] = found
-            self.found.label_events += mapping.label_events(found.number, node)
-            self.found.children += [(found.number, child) for child in mapping.sub_issues(node)]
-            self._page(found.number, node.get("comments") or {})
-
-    def _page(self, number: int, page: dict[str, Any]) -> None:
-        comments, reactions = mapping.comments(number, page, self.bot_login)
-        self.found.comments += comments
-        self.found.reactions += reactions
-        cursor = mapping.next_cursor(page)
-        if cursor is None:
-            self.found.cursors.pop(number, None)
-        else:
-            self.found.cursors[number] = cursor
+            number = self.found.node(node)
+            if number is not None:
+                self.found.page(number, node.get("comments") or {}, self.bot_login)
 
     def _more_comments(self) -> None:
         while self.found.cursors:
@@ -254,7 +268,7 @@ class Reader:
                 data = query(self.session, comments_query(group), variables, "reading comments")
                 repo = data.get("repository") or {}
                 for n in group:
-                    self._page(n, ((repo.get(issue_alias(n)) or {}).get("comments")) or {})
+                    self.found.page(n, ((repo.get(issue_alias(n)) or {}).get("comments")) or {}, self.bot_login)
 
     def _permission(self, login: str) -> Permission:
         """The collaborator permission (finer role when GitHub names one); unknown people have none."""

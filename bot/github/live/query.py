@@ -4,6 +4,10 @@ The first query reads the viewer, the default branch's tip and its files, the re
 (with its files and commits) and up to `ISSUES_PER_QUERY` issues with their first 100 comments.
 Follow-up queries read further issues (more than fit, or named only by the tip's snapshot) and
 further pages of comments. Paths and branch names travel as variables; issue numbers are ints.
+
+With an observation cache (`cache.py`) the first query also reads `updated`: the repository's
+issues changed since a time, oldest change first, with the same fields as each issue alias;
+`updated_query` reads its further pages.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ fragment CommentPage on IssueCommentConnection {
 fragment IssueFields on Issue {
   number
   title
+  updatedAt
   state
   stateReason
   assignees(first: 100) { nodes { login } }
@@ -93,6 +98,19 @@ def file_alias(where: str, index: int) -> str:
     return f"{where}{index}"
 
 
+UPDATED_ALIAS = "updated"
+
+
+def _updated(native: Native, after: bool) -> str:
+    """The issues updated at or after `$since`; ascending, so one changed while paging comes later."""
+    page = ", after: $after" if after else ""
+    return (
+        f"    {UPDATED_ALIAS}: issues(filterBy: {{since: $since}}, orderBy: {{field: UPDATED_AT, direction: ASC}}, "
+        f"first: {ISSUES_PER_QUERY}{page}) {{\n"
+        f"      pageInfo {{ hasNextPage endCursor }}\n      nodes {{ ...IssueFields{native.spreads()} }}\n    }}"
+    )
+
+
 def _issues(numbers: Iterable[int], native: Native = NONE) -> str:
     fields = "...IssueFields" + native.spreads()
     return "\n".join(f"    {issue_alias(n)}: issue(number: {int(n)}) {{ {fields} }}" for n in numbers)
@@ -140,9 +158,10 @@ def first_query(
     with_viewer: bool,
     branch_files: int = 0,
     native: Native = NONE,
+    since: bool = False,
 ) -> str:
     """Variables: owner, name, branch, branchRef, tip0.., head0.. and branchFile0.. (`REF:PATH`
-    expressions), labelPrefix when state labels are read."""
+    expressions), labelPrefix when state labels are read, since (a DateTime) with `since`."""
     label_var, state_labels = native.repository_labels()
     wanted = [("tip", i) for i in range(tip_files)] + [("head", i) for i in range(head_files)]
     tip_vars = "".join(f", ${file_alias(where, i)}: String!" for where, i in wanted)
@@ -157,8 +176,10 @@ def first_query(
         ]
     )
     viewer = "  viewer { login }\n" if with_viewer else ""
+    since_var, updated = (", $since: DateTime!", _updated(native, after=False) + "\n") if since else ("", "")
     variables = (
         f"$owner: String!, $name: String!, $branch: String!, $branchRef: String!{tip_vars}{branch_vars}{label_var}"
+        f"{since_var}"
     )
     document = f"""query Observe({variables}) {{
 {viewer}  repository(owner: $owner, name: $name) {{
@@ -175,7 +196,17 @@ def first_query(
         commits(last: 2) {{ totalCount nodes {{ commit {{ oid ...CommitAuthor }} }} }}
       }}
     }}
-{state_labels}{_issues(numbers, native)}
+{state_labels}{updated}{_issues(numbers, native)}
+  }}
+}}"""
+    return _with_fragments(document)
+
+
+def updated_query(native: Native = NONE) -> str:
+    """The next page of `updated`; variables since and after (the previous page's end cursor)."""
+    document = f"""query MoreUpdated($owner: String!, $name: String!, $since: DateTime!, $after: String!) {{
+  repository(owner: $owner, name: $name) {{
+{_updated(native, after=True)}
   }}
 }}"""
     return _with_fragments(document)

@@ -2,11 +2,14 @@
 
 Every request is counted as it is sent, retries included, as `graphql`, `rest_read` or
 `rest_write`. Writes are spaced at least a second apart: GitHub's secondary limits punish bursts
-of content-creating requests.
+of content-creating requests. The `Date` of each GraphQL answer is kept: GitHub's own clock, which
+dates the observation cache's watermark (never the local clock, which may be skewed).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import email.utils
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -34,6 +37,8 @@ class Traffic:
     wait: Callable[[float], None]
     counts: dict[str, int] = field(default_factory=dict)
     last_write: float | None = None
+    # GitHub's time (the `Date` header) of each successful GraphQL answer, in order.
+    graphql_dates: list[dt.datetime] = field(default_factory=list)
 
     def on_request(self, request: httpx.Request) -> None:
         kind = kind_of(request)
@@ -45,6 +50,21 @@ class Traffic:
             self.last_write = self.monotonic()
         self.counts[kind] = self.counts.get(kind, 0) + 1
 
+    def on_response(self, response: httpx.Response) -> None:
+        if response.status_code == 200 and kind_of(response.request) == "graphql":
+            moment = server_time(response.headers.get("date", ""))
+            if moment is not None:
+                self.graphql_dates.append(moment)
+
     def summary(self) -> dict[str, int]:
         """Every kind, zero included, in a fixed order (the plan JSON's `api`)."""
         return {kind: self.counts.get(kind, 0) for kind in ("graphql", "rest_read", "rest_write")}
+
+
+def server_time(header: str) -> dt.datetime | None:
+    """An HTTP `Date` header (RFC 9110's IMF-fixdate) as an aware UTC time; None when absent or bad."""
+    try:
+        moment = email.utils.parsedate_to_datetime(header)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return moment.astimezone(dt.UTC) if moment.tzinfo is not None else None

@@ -1,0 +1,172 @@
+"""The observation cache: what the last read saw of each tracked issue, so the next run's one
+GraphQL query reads only the issues GitHub says changed since (`filterBy.since`).
+
+GitHub stays the source of truth; the cache is only an optimisation. It is used only when its
+format, repository, bot login and the fields read all match, and when its watermark (GitHub's own
+time of the read that produced it, from the HTTP `Date` header) is less than `MAX_AGE` away from
+the run's clock. Anything else (absent, unreadable, corrupt, foreign, old) is a full read, with a
+warning in the log when the file was there: a cache never fails a run.
+
+Why the margin: an issue is asked for when its `updatedAt` is at or after `watermark - MARGIN`.
+GitHub's `Date` is cut to the second, its servers' clocks are not one clock, and a write
+acknowledged just before the last read may reach the replica that answered it just after; ten
+minutes is two orders of magnitude above those, and costs only re-reading the issues changed in
+the ten minutes before the previous run.
+
+What `updatedAt` may not reflect (GitHub does not document what moves it; comments, issue edits,
+state, assignee and label changes are relied on), and how it is covered:
+- the bot's own writes (its reactions above all, and links): every issue a run writes to is
+  marked stale in the cache *before* the write, so a crash after any write still re-reads it;
+- others' changes GitHub may not date on the issue (an edited or deleted comment, a renamed
+  account, a link made from the other side): `MAX_AGE`, so a scheduled run reads everything
+  again at least daily. See docs/reference.md, "Observation cache".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
+
+from bot.errors import BotError
+from bot.files import write_atomic
+from bot.github.observed import Comment, Issue, LabelEvent, Reaction
+from bot.untrusted import log_safe, neutral
+
+FORMAT: Literal[1] = 1
+MARGIN = dt.timedelta(minutes=10)
+MAX_AGE = dt.timedelta(days=1)
+MAX_BYTES = 64 * 1024 * 1024
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CachedIssue(_Strict):
+    """One issue as the reader mapped it, with GitHub's `updatedAt` when it was read."""
+
+    issue: Issue
+    updated_at: AwareDatetime
+    comments: tuple[Comment, ...] = ()
+    reactions: tuple[Reaction, ...] = ()  # the bot's own, on this issue's comments
+    label_events: tuple[LabelEvent, ...] = ()
+    sub_issues: tuple[int, ...] = ()
+    # The run wrote to this issue (or was about to): the next run reads it again, whatever its date.
+    stale: bool = False
+
+
+class ObservationCache(_Strict):
+    format: Literal[1]
+    repository: str
+    bot_login: str
+    # Which optional fields the reads carried (labels, links): a cache of other fields is not used.
+    reads: str
+    # GitHub's time of the first GraphQL answer of the read that produced this cache.
+    watermark: AwareDatetime
+    issues: dict[int, CachedIssue]
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What a cache must match to be used (its login and fields are checked after the first query,
+    which learns the login from the token and may find GitHub refuses the link fields)."""
+
+    repository: str
+    bot_login: str | None  # when the config pins it
+    now: dt.datetime
+
+
+def warn(message: str) -> None:
+    """A line in the run's log (stderr): a cache problem is never the run's error, only a full read."""
+    sys.stderr.write(log_safe(f"warning: {neutral(message, 300)}") + "\n")
+
+
+def load(path: Path, expected: Expected) -> ObservationCache | None:
+    """The cache at `path` when it can be used, else None (a warning unless the file is absent)."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        warn(f"observation cache {path}: cannot read it ({exc.strerror or exc}); reading every issue")
+        return None
+    reason = ""
+    cache = None
+    try:
+        if len(data) > MAX_BYTES:
+            raise ValueError(f"larger than {MAX_BYTES:,} bytes")
+        cache = ObservationCache.model_validate(json.loads(data.decode("utf-8")))
+    except (ValueError, ValidationError, RecursionError) as exc:  # JSON and UTF-8 errors are ValueErrors
+        reason = f"unreadable ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+    if cache is not None:
+        reason = _mismatch(cache, expected)
+    if reason:
+        warn(f"observation cache {path}: {reason}; reading every issue")
+        return None
+    return cache
+
+
+def _mismatch(cache: ObservationCache, expected: Expected) -> str:
+    if cache.repository.lower() != expected.repository.lower():
+        return f"made for {cache.repository}"
+    if expected.bot_login is not None and cache.bot_login != expected.bot_login:
+        return f"made as {cache.bot_login}"
+    if abs(expected.now - cache.watermark) > MAX_AGE:
+        return f"its read at {cache.watermark.isoformat()} is more than {MAX_AGE} away"
+    return ""
+
+
+@dataclass
+class Keeper:
+    """Writes the cache after the read, and again, before each write to an issue not yet marked,
+    with that issue marked stale: the file on disk never claims to know what a write changed."""
+
+    path: Path | None
+    cache: ObservationCache | None = None
+    marked: set[int] = field(default_factory=set)
+
+    def keep(self, cache: ObservationCache | None) -> None:
+        """The cache of this run's read; None (no server time to date it) removes the old one."""
+        self.cache = cache
+        if cache is None:
+            self._drop()
+        else:
+            self._save()
+
+    def touch(self, *numbers: int) -> None:
+        fresh = set(numbers) - self.marked
+        if self.cache is None or not fresh:
+            return
+        self.marked |= fresh
+        issues = {
+            n: entry.model_copy(update={"stale": True}) if n in fresh else entry
+            for n, entry in self.cache.issues.items()
+        }
+        self.cache = self.cache.model_copy(update={"issues": issues})
+        self._save()
+
+    def _save(self) -> None:
+        if self.path is None or self.cache is None:
+            return
+        try:
+            write_atomic(self.path, self.cache.model_dump_json() + "\n")
+        except BotError as exc:
+            # A cache that cannot be written only costs the next run a full read: never stop a run.
+            warn(f"observation cache: {exc}; the next run reads every issue")
+            self._drop()
+
+    def _drop(self) -> None:
+        """No file rather than one that is behind this run's writes."""
+        if self.path is not None:
+            try:
+                self.path.unlink(missing_ok=True)
+            except OSError as exc:
+                warn(f"observation cache {self.path}: cannot remove it ({exc.strerror or exc})")
+        self.path = None
