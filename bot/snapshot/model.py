@@ -150,7 +150,7 @@ class RetiredConstraint(Model):
     """A constraint whose exit condition was met, kept for the record."""
 
     id: StrictStr = Field(description="The retired constraint's id; not a current constraint's.")
-    name: StrictStr = Field(description="Its human name.")
+    name: HumanName
     retired_on: IsoDate = Field(description="The day it was retired (YYYY-MM-DD).")
     ref: StrictStr = Field(description="The evidence that its exit condition was met.")
 
