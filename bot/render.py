@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,22 @@ def read_templates(directory: Path) -> dict[str, str]:
     }
 
 
+# The filters templates use, by the name a template calls them by.
+FILTERS: dict[str, Callable[..., str]] = {
+    "ticks": ticks,
+    "issue_chain": issue_chain,
+    "issue_list": issue_list,
+    "dependency_cell": dependency_cell,
+    "neutral": neutral,
+    "line": line,
+    "code": code_span,
+    "cell": table_code,
+    "mermaid": mermaid_text,
+    "dot": dot_text,
+    "duration": duration,
+}
+
+
 def environment(loader: BaseLoader) -> Environment:
     env = Environment(
         loader=loader,
@@ -64,19 +80,7 @@ def environment(loader: BaseLoader) -> Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
-    env.filters.update(
-        ticks=ticks,
-        issue_chain=issue_chain,
-        issue_list=issue_list,
-        dependency_cell=dependency_cell,
-        neutral=neutral,
-        line=line,
-        code=code_span,
-        cell=table_code,
-        mermaid=mermaid_text,
-        dot=dot_text,
-        duration=duration,
-    )
+    env.filters.update(FILTERS)
     return env
 
 

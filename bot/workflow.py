@@ -3,18 +3,16 @@ the job summary, and on failure the error annotations and a summary that counts 
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
 from bot.annotations import error_annotations, failure_annotation
 from bot.config import SHIPPED_TEMPLATES
 from bot.errors import BotError, InputError
-from bot.evidence.leases import LeaseReadback
 from bot.files import append_text, write_atomic
 from bot.reconcile.actions import CommentAction, Plan
 from bot.reconcile.executor import Report
-from bot.reconcile.summary import failure_summary, job_summary, pull_request_number
+from bot.reconcile.summary import RunResult, failure_summary, job_summary, pull_request_number
 from bot.render import Renderer
 
 
@@ -49,23 +47,13 @@ def outputs_text(outputs: dict[str, str]) -> str:
     return "".join(f"{name}={value}\n" for name, value in outputs.items())
 
 
-def leave_results(
-    plan: Plan,
-    report: Report | None,
-    readback: LeaseReadback,
-    renderer: Renderer,
-    *,
-    now: dt.datetime,
-    repository: str,
-    to: Destinations,
-) -> None:
+def leave_results(result: RunResult, renderer: Renderer, to: Destinations) -> None:
     if to.plan_json is not None:
-        write_atomic(to.plan_json, plan.model_dump_json(indent=2) + "\n")
+        write_atomic(to.plan_json, result.plan.model_dump_json(indent=2) + "\n")
     if to.outputs is not None:
-        append_text(to.outputs, outputs_text(step_outputs(plan, report, to.plan_json)))
+        append_text(to.outputs, outputs_text(step_outputs(result.plan, result.report, to.plan_json)))
     if to.summary is not None:
-        text = job_summary(plan, report, readback, renderer, now=now, repository=repository, server_url=to.server_url)
-        append_text(to.summary, text)
+        append_text(to.summary, job_summary(result, renderer, server_url=to.server_url))
 
 
 def failure_lines(error: BotError) -> list[str]:

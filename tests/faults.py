@@ -28,14 +28,12 @@ class Crash(Exception):
     """The process stopped: no report, no further code of the run."""
 
 
-class Faulty:
-    """A port that counts the writes it passes on, and crashes or fails at a chosen one."""
+class Forwarding:
+    """A port that passes every call on to `port`, each write through `_write`, which a subclass
+    wraps: `Faulty` counts and breaks writes, a stale reader changes only what `observe` returns."""
 
-    def __init__(self, port: GitHubPort, *, crash_after: int | None = None, fail_at: int | None = None) -> None:
+    def __init__(self, port: GitHubPort) -> None:
         self.port = port
-        self.crash_after = crash_after
-        self.fail_at = fail_at
-        self.writes = 0
 
     def observe(self) -> Observed:
         return self.port.observe()
@@ -44,13 +42,7 @@ class Faulty:
         return self.port.requests()
 
     def _write(self, call: Callable[[], T]) -> T:
-        if self.crash_after is not None and self.writes >= self.crash_after:
-            raise Crash
-        if self.fail_at is not None and self.writes == self.fail_at:
-            raise GitHubError(f"injected failure of write {self.writes + 1}")
-        result = call()
-        self.writes += 1
-        return result
+        return call()
 
     def comment(self, action: CommentAction) -> int:
         return self._write(lambda: self.port.comment(action))
@@ -72,3 +64,22 @@ class Faulty:
 
     def link(self, action: LinkAction) -> None:
         self._write(lambda: self.port.link(action))
+
+
+class Faulty(Forwarding):
+    """A port that counts the writes it passes on, and crashes or fails at a chosen one."""
+
+    def __init__(self, port: GitHubPort, *, crash_after: int | None = None, fail_at: int | None = None) -> None:
+        super().__init__(port)
+        self.crash_after = crash_after
+        self.fail_at = fail_at
+        self.writes = 0
+
+    def _write(self, call: Callable[[], T]) -> T:
+        if self.crash_after is not None and self.writes >= self.crash_after:
+            raise Crash
+        if self.fail_at is not None and self.writes == self.fail_at:
+            raise GitHubError(f"injected failure of write {self.writes + 1}")
+        result = call()
+        self.writes += 1
+        return result

@@ -47,7 +47,7 @@ from bot.reconcile.links import LINK_TOPIC, RECORD_TOPIC
 from bot.reconcile.native import NativePlan, plan_native
 from bot.reconcile.plan import lease_report
 from bot.reconcile.status import status
-from bot.reconcile.summary import failure_summary, job_summary
+from bot.reconcile.summary import RunResult, failure_summary, job_summary
 from bot.reconcile.view import evidence_for
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
@@ -222,7 +222,7 @@ class World:
         """The summary of a dry run and of a run that did part of the plan."""
         report = Report(done=list(self.plan.actions[:2]), deferred=list(self.plan.actions[2:]), pull_request_number=3)
         return [
-            job_summary(self.plan, run, self.readback, self.renderer, now=NOW, repository=self.hostile)
+            job_summary(RunResult(self.plan, run, self.readback, NOW, self.hostile), self.renderer)
             for run in (None, report)
         ]
 

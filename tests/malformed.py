@@ -12,6 +12,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from bot.snapshot.model import WORK_STATES
 from tests.paths import ROOT
 
 # A small snapshot that passes every check; `{style}` is the `result` of its one complete packet.
@@ -387,12 +388,4 @@ def broken_snapshot(draw: st.DrawFn) -> str | bytes:
 
 
 def _not_a_state(word: str) -> bool:
-    return word not in {
-        "running",
-        "ready",
-        "waiting-dependency",
-        "waiting-coordination",
-        "waiting-evidence",
-        "capacity-hold",
-        "complete",
-    }
+    return word not in WORK_STATES

@@ -13,6 +13,9 @@ from tests.backends import NOW, double_on
 from tests.harness import Repo, comments, pull
 from tests.test_live import COMPLETE, REPO, Live, with_commands
 
+# When a second command is made: after the first run's, so the next run has a change for the PR branch.
+LATER = "2026-08-27T11:00:00Z"
+
 SNAPSHOT, PAGE = "config/snapshot.yaml", "docs/current-constraints.md"
 
 
@@ -100,17 +103,7 @@ def test_a_pr_branch_a_person_pushed_to_is_left_alone(live: Live) -> None:
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
     assert live.run()[0] == 0
     pushed = live.double.push("perfbot/update", {"notes.md": "mine\n"})
-    state = live.sandbox.state()
-    state["comments"].append(
-        {
-            "id": 900,
-            "issue": 8324,
-            "user": "alice",
-            "created_at": "2026-08-27T11:00:00Z",
-            "body": "/perf review metal-resident-decode by 2026-09-04",
-        }
-    )
-    live.sandbox.write_state(state)
+    live.sandbox.add_comment(900, 8324, "alice", "/perf review metal-resident-decode by 2026-09-04", at=LATER)
     plan = live.plan()
     assert pull(plan)["operation"] == "none"
     assert pull(plan)["note"] == "the branch carries commits perfbot did not make; it is left as it is"
@@ -121,17 +114,7 @@ def test_a_pr_branch_a_person_pushed_to_is_left_alone(live: Live) -> None:
 def test_a_pr_branch_moved_between_read_and_write_is_not_force_moved(live: Live) -> None:
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
     assert live.run()[0] == 0
-    state = live.sandbox.state()
-    state["comments"].append(
-        {
-            "id": 900,
-            "issue": 8324,
-            "user": "alice",
-            "created_at": "2026-08-27T11:00:00Z",
-            "body": "/perf review metal-resident-decode by 2026-09-04",
-        }
-    )
-    live.sandbox.write_state(state)
+    live.sandbox.add_comment(900, 8324, "alice", "/perf review metal-resident-decode by 2026-09-04", at=LATER)
     original = live.double.handle
     moved: list[str] = []
 

@@ -22,6 +22,7 @@ from bot.reconcile import executor, gather
 from bot.reconcile.actions import Plan
 from bot.reconcile.plan import decide
 from bot.reconcile.status import status
+from bot.reconcile.summary import RunResult
 from bot.reconcile.view import view
 from bot.render import Renderer
 from bot.untrusted import log_safe, log_safe_json
@@ -56,9 +57,8 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
     destinations = workflow.Destinations(
         plan_json=args.plan_json, outputs=args.outputs, summary=context.step_summary, server_url=context.server_url
     )
-    workflow.leave_results(
-        plan, report, inputs.readback, inputs.renderer, now=now, repository=inputs.observed.repository, to=destinations
-    )
+    result = RunResult(plan, report, inputs.readback, now, inputs.observed.repository)
+    workflow.leave_results(result, inputs.renderer, destinations)
     if plan.refusal:
         raise ProposalRefused(plan.refusal)
     if report is not None and report.error is not None:

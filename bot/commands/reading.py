@@ -16,11 +16,17 @@ from bot.untrusted import code_span
 
 
 @dataclass(frozen=True)
-class ParseError:
-    """A command line that could not be read, and why."""
+class CommandLine:
+    """A line of a comment that starts with the command prefix: its number (1-based) and its text."""
 
     line: int
     text: str
+
+
+@dataclass(frozen=True)
+class ParseError(CommandLine):
+    """A command line that could not be read, and why."""
+
     message: str
 
 

@@ -18,7 +18,7 @@ from bot.commands import policy
 from bot.commands.effects import Answered, Applied, Explainer, Refused, Situation, enact
 from bot.commands.grammar import Command
 from bot.commands.intake import Fresh, Recalled, Work
-from bot.commands.reading import ParseError
+from bot.commands.reading import CommandLine, ParseError
 from bot.commands.records import Decision, Key, Record, Verdict, lapsed_key
 from bot.commands.registry import spec
 from bot.config import BotConfig
@@ -58,11 +58,9 @@ class Context:
 
 
 @dataclass(frozen=True)
-class Line:
+class Line(CommandLine):
     """The outcome of one command line."""
 
-    line: int
-    text: str
     command: Command | None
     verdict: Verdict
     decision: Decision

@@ -54,6 +54,11 @@ class PacketFact:
     holds_lease: bool = False
 
 
+# An explanation's evidence: packets (dependencies, blockers) and leases.
+PacketFacts = tuple[PacketFact, ...]
+LeaseFacts = tuple[LeaseFact, ...]
+
+
 @dataclass(frozen=True)
 class Event:
     """One thing that has to happen: `subject` is a packet id, a lease holder, a state or an issue."""
@@ -68,11 +73,11 @@ class Event:
 class Explanation:
     packet: WorkPacket
     derivation: Derivation
-    dependencies: tuple[PacketFact, ...]
-    satisfied: tuple[PacketFact, ...]
-    leases: tuple[LeaseFact, ...]
-    own_leases: tuple[LeaseFact, ...]
-    blockers: tuple[PacketFact, ...]
+    dependencies: PacketFacts
+    satisfied: PacketFacts
+    leases: LeaseFacts
+    own_leases: LeaseFacts
+    blockers: PacketFacts
     issue: Issue | None
     missing: tuple[Event, ...]
     reachable: bool

@@ -21,17 +21,10 @@ from bot.evidence.published import BranchFile
 from bot.files import read_text, write_atomic
 from bot.github.markers import markers_in
 from bot.github.observed import Observed
-from bot.github.port import GitHubError, NativeRefused
+from bot.github.offline_native import NativeWrites
+from bot.github.port import GitHubError
 from bot.json_input import parse_object
-from bot.reconcile.actions import (
-    AssignAction,
-    CommentAction,
-    CreateLabelAction,
-    LabelAction,
-    LinkAction,
-    PullRequestAction,
-    ReactAction,
-)
+from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
 from bot.timestamps import utc_stamp
 
 
@@ -89,8 +82,9 @@ def _repeated(file: str, key: str, ids: Sequence[int], name: str) -> Iterator[Pr
         first.setdefault(ident, index)
 
 
-class OfflineGitHub:
-    """The GitHub port over a state file (or, without a path, over state held in memory)."""
+class OfflineGitHub(NativeWrites):
+    """The GitHub port over a state file (or, without a path, over state held in memory); its writes
+    on labels and links are `NativeWrites`."""
 
     def __init__(self, raw: dict[str, Any], observed: Observed, now: dt.datetime, path: Path | None = None) -> None:
         self.raw, self.observed, self.now, self.path = raw, observed, now, path
@@ -217,61 +211,3 @@ class OfflineGitHub:
                 pull["state"] = "closed"
         self._save()
         return action.number
-
-    def _issue(self, number: int) -> dict[str, Any]:
-        found = next((i for i in self._list("issues") if i["number"] == number), None)
-        if found is None:
-            raise GitHubError(f"issue #{number} is not in the state file")
-        return found
-
-    def label(self, action: LabelAction) -> None:
-        """Labels change as on GitHub, and each change is recorded as GitHub's timeline records it."""
-        issue = self._issue(action.issue)
-        names: list[str] = issue.setdefault("labels", [])
-        if (action.name in names) == action.add:
-            return
-        if action.add:
-            names.append(action.name)
-        else:
-            names.remove(action.name)
-        self._list("label_events").append(
-            {
-                "issue": action.issue,
-                "label": action.name,
-                "action": "labeled" if action.add else "unlabeled",
-                "actor": self.observed.bot_login,
-                "created_at": utc_stamp(self.now),
-            }
-        )
-        self._save()
-
-    def create_label(self, action: CreateLabelAction) -> None:
-        labels = self._list("labels")
-        if any(label["name"] == action.name for label in labels):
-            return
-        labels.append({"name": action.name, "color": action.color, "description": action.description})
-        self._save()
-
-    def link(self, action: LinkAction) -> None:
-        issue = self._issue(action.issue)
-        self._issue(action.target)
-        if action.relation == "blocked_by":
-            blockers: list[int] = issue.setdefault("blocked_by", [])
-            if (action.target in blockers) == action.add:
-                return
-            if action.add:
-                blockers.append(action.target)
-            else:
-                blockers.remove(action.target)
-        elif action.add:
-            if issue.get("parent") == action.target:
-                return
-            if issue.get("parent") is not None:
-                # GitHub allows one parent; moving a sub-issue needs `replace_parent`, which perfbot never sends.
-                raise NativeRefused(f"#{action.issue} is already a sub-issue of #{issue['parent']}")
-            issue["parent"] = action.target
-        else:
-            if issue.get("parent") != action.target:
-                return
-            issue["parent"] = None
-        self._save()

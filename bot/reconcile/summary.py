@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bot.annotations import MAX_ANNOTATIONS
 from bot.errors import Problem
@@ -21,6 +22,17 @@ from bot.timestamps import duration
 
 MAX_ROWS = 100
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one run decided and did, with what it read: the job summary and the outputs report it."""
+
+    plan: Plan
+    report: Report | None  # None for a dry run: nothing was written
+    readback: LeaseReadback
+    now: dt.datetime
+    repository: str
 
 
 def _rows(plan: Plan, report: Report | None) -> list[tuple[Action, str]]:
@@ -66,22 +78,14 @@ def _relative(stamp: dt.datetime, now: dt.datetime) -> str:
     return f"{age(now - stamp)} before this run"
 
 
-def job_summary(
-    plan: Plan,
-    report: Report | None,
-    readback: LeaseReadback,
-    renderer: Renderer,
-    *,
-    now: dt.datetime,
-    repository: str,
-    server_url: str = "https://github.com",
-) -> str:
-    """The summary of a run; `report` is None for a dry run (nothing was written)."""
+def job_summary(result: RunResult, renderer: Renderer, server_url: str = "https://github.com") -> str:
+    """The summary of a run."""
+    plan, report = result.plan, result.report
     rows = _rows(plan, report)
     number = pull_request_number(plan, report)
     status = next((s for a, s in rows if isinstance(a, PullRequestAction)), "")
-    newest = newest_activity(readback)
-    read_at = readback.readback_at
+    newest = newest_activity(result.readback)
+    read_at = result.readback.readback_at
     return renderer.render(
         "job-summary.md.j2",
         plan=plan,
@@ -92,11 +96,11 @@ def job_summary(
         done=sum(1 for _, s in rows if s == "done"),
         deferred=sum(1 for _, s in rows if s == "deferred"),
         pull_number=number,
-        link=_pull_link(number, repository, server_url),
+        link=_pull_link(number, result.repository, server_url),
         pr_status=status,
         newest_activity=newest.isoformat() if newest else "",
-        activity_age=_relative(newest, now) if newest else "",
-        readback_age=_relative(read_at, now) if read_at else "",
+        activity_age=_relative(newest, result.now) if newest else "",
+        readback_age=_relative(read_at, result.now) if read_at else "",
     )
 
 

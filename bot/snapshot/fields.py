@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictStr, WithJsonSchema
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, WithJsonSchema
 
 from bot.untrusted import echo
 
@@ -35,6 +35,9 @@ IsoDate = Annotated[
     WithJsonSchema({"type": "string", "format": "date", "pattern": DATE_PATTERN}),
 ]
 Ids = tuple[StrictStr, ...]
+# Fields that mean the same in several records, described once.
+HumanName = Annotated[StrictStr, Field(description="Human name.")]
+ConstraintIds = Annotated[Ids, Field(description="At least one; each must be a constraint id.")]
 
 
 class Model(BaseModel):

@@ -7,7 +7,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, StrictInt, StrictStr
 
-from bot.snapshot.fields import Ids, IsoDate, Model
+from bot.snapshot.fields import ConstraintIds, HumanName, Ids, IsoDate, Model
 from bot.snapshot.sections import Collision, Lever, OSSRoute, OSSState, OSSWalkStep, ReadyWave
 from bot.untrusted import neutral
 
@@ -63,7 +63,7 @@ class EvidenceRef(Model):
 
 class Constraint(Model):
     id: StrictStr = Field(description="Stable constraint id, unique, e.g. `cuda-cold-decode`.")
-    name: StrictStr = Field(description="Human name.")
+    name: HumanName
     type: ConstraintType = Field(description="What kind of limit this is.")
     horizon: ConstraintHorizon = Field(description="Whether time alone may clear it.")
     state: ConstraintState = Field(description="The constraint's current state.")
@@ -90,9 +90,9 @@ class Constraint(Model):
 
 class Program(Model):
     id: StrictStr = Field(description="Program id, unique, e.g. `mac-top10`.")
-    name: StrictStr = Field(description="Human name.")
+    name: HumanName
     authority_issue: StrictInt = Field(description="The umbrella issue (> 0).")
-    constraint_ids: Ids = Field(default=(), description="At least one; each must be a constraint id.")
+    constraint_ids: ConstraintIds = ()
     hero_metric: StrictStr = Field(description="The program's target.")
     current_result: StrictStr = Field(description="Where it stands now, printed after **Current:**.")
     sequence_rule: StrictStr = Field(description="How its packets are ordered.")
@@ -100,9 +100,9 @@ class Program(Model):
 
 class WorkPacket(Model):
     id: StrictStr = Field(description="Packet id, unique, e.g. `mac.m1-streamed-q4k-no-copy`.")
-    name: StrictStr = Field(description="Human name.")
+    name: HumanName
     program_id: StrictStr = Field(description="The program the packet belongs to; must be a program id.")
-    constraint_ids: Ids = Field(default=(), description="At least one; each must be a constraint id.")
+    constraint_ids: ConstraintIds = ()
     issue: StrictInt = Field(description="The owning issue (> 0); commands and nudges go there.")
     related_issues: tuple[StrictInt, ...] = Field(
         default=(), description="More issues (> 0, unique, not `issue`), e.g. accepted-receipt issues."
@@ -150,7 +150,7 @@ class RetiredConstraint(Model):
     """A constraint whose exit condition was met, kept for the record."""
 
     id: StrictStr = Field(description="The retired constraint's id; not a current constraint's.")
-    name: StrictStr = Field(description="Its human name.")
+    name: HumanName
     retired_on: IsoDate = Field(description="The day it was retired (YYYY-MM-DD).")
     ref: StrictStr = Field(description="The evidence that its exit condition was met.")
 

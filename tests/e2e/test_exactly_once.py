@@ -16,7 +16,7 @@ from bot.github.port import GitHubPort
 from bot.reconcile import executor, gather
 from bot.reconcile.plan import decide
 from tests.backends import Backend, backend
-from tests.faults import Crash, Faulty
+from tests.faults import Crash, Faulty, Forwarding
 from tests.harness import Repo, comments, pull
 
 NOW = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)
@@ -53,40 +53,17 @@ def run_file(settings: Settings, path: Path, via: Backend | None = None) -> None
     run_on(settings, via or backend("offline"), path)
 
 
-class Stale:
+class Stale(Forwarding):
     """A run that read GitHub before the given observation went out of date: it decides on
     `seen`, and writes through `port` on GitHub as it is now."""
 
     def __init__(self, port: GitHubPort, seen: Observed) -> None:
-        self.port, self.seen = port, seen
+        super().__init__(port)
+        self.seen = seen
 
     def observe(self) -> Observed:
         self.port.observe()  # the adapter learns where the branches are, as a real read would
         return self.seen
-
-    def requests(self) -> dict[str, int]:
-        return self.port.requests()
-
-    def comment(self, action: Any) -> int:
-        return self.port.comment(action)
-
-    def react(self, action: Any) -> None:
-        self.port.react(action)
-
-    def assign(self, action: Any) -> None:
-        self.port.assign(action)
-
-    def pull_request(self, action: Any) -> None:
-        self.port.pull_request(action)
-
-    def label(self, action: Any) -> None:
-        self.port.label(action)
-
-    def create_label(self, action: Any) -> None:
-        self.port.create_label(action)
-
-    def link(self, action: Any) -> None:
-        self.port.link(action)
 
 
 def crash_everywhere(settings: Settings, root: Path, initial: str, via: Backend) -> int:

@@ -180,7 +180,9 @@ def connection_of(items: list[Any], info: GraphQLResolveInfo[Any], **page: Any) 
 
 
 @dataclass(frozen=True)
-class IssueNode(Node):
+class NumberedNode(Node):
+    """An issue or a pull request: a numbered, titled record of the state."""
+
     record: dict[str, Any]
 
     @property
@@ -191,6 +193,9 @@ class IssueNode(Node):
     def title(self) -> str:
         return str(self.record.get("title", ""))
 
+
+@dataclass(frozen=True)
+class IssueNode(NumberedNode):
     @property
     def state(self) -> str:
         return str(self.record.get("state", "open")).upper()
@@ -246,17 +251,7 @@ class IssueNode(Node):
 
 
 @dataclass(frozen=True)
-class PullRequestNode(Node):
-    record: dict[str, Any]
-
-    @property
-    def number(self) -> int:
-        return int(self.record["number"])
-
-    @property
-    def title(self) -> str:
-        return str(self.record.get("title", ""))
-
+class PullRequestNode(NumberedNode):
     @property
     def body(self) -> str:
         return str(self.record.get("body", ""))

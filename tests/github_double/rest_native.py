@@ -106,17 +106,21 @@ def remove_blocked_by(ctx: Context, number: str, issue_id: str) -> Response:
 
 def add_sub_issue(ctx: Context, number: str) -> Response:
     docs = f"{SUB_ISSUES}#add-sub-issue"
-    parent = _issue(ctx, number)
-    child = _by_id(ctx, required(ctx.request.object(), "sub_issue_id", int, ctx.docs(docs)), docs)
+    parent, child = _parent_and_child(ctx, number, docs)
     _link(ctx, LinkAction(relation="sub_issue", issue=child["number"], target=parent["number"], add=True), docs)
     return Response(201, bodies.issue(ctx.api, ctx.world, parent))
 
 
 def remove_sub_issue(ctx: Context, number: str) -> Response:
     docs = f"{SUB_ISSUES}#remove-sub-issue"
-    parent = _issue(ctx, number)
-    child = _by_id(ctx, required(ctx.request.object(), "sub_issue_id", int, ctx.docs(docs)), docs)
+    parent, child = _parent_and_child(ctx, number, docs)
     if child.get("parent") != parent["number"]:
         raise not_found(ctx.docs(docs))
     _link(ctx, LinkAction(relation="sub_issue", issue=child["number"], target=parent["number"], add=False), docs)
     return Response(200, bodies.issue(ctx.api, ctx.world, parent))
+
+
+def _parent_and_child(ctx: Context, number: str, docs: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The parent issue in the path and the sub-issue the body names by its database id."""
+    parent = _issue(ctx, number)
+    return parent, _by_id(ctx, required(ctx.request.object(), "sub_issue_id", int, ctx.docs(docs)), docs)

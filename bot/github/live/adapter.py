@@ -16,23 +16,17 @@ from dataclasses import dataclass
 import httpx
 
 from bot.context import RunContext
-from bot.github.live import cache, native, writes
+from bot.github.live import cache
 from bot.github.live.client import Session, build_client, connection
+from bot.github.live.native import NativeWrites
 from bot.github.live.observe import BranchState, Reader
 from bot.github.live.pull import PullWriter
 from bot.github.live.traffic import Traffic
+from bot.github.live.writes import IssueWrites
 from bot.github.observed import Observed
 from bot.github.port import GitHubError
 from bot.github.scope import ReadScope
-from bot.reconcile.actions import (
-    AssignAction,
-    CommentAction,
-    CreateLabelAction,
-    LabelAction,
-    LinkAction,
-    PullRequestAction,
-    ReactAction,
-)
+from bot.reconcile.actions import PullRequestAction
 
 
 @dataclass(frozen=True)
@@ -45,8 +39,9 @@ class Hooks:
 DEFAULT_HOOKS = Hooks()
 
 
-class LiveGitHub:
-    """The GitHub port over the REST and GraphQL APIs of one repository."""
+class LiveGitHub(IssueWrites, NativeWrites):
+    """The GitHub port over the REST and GraphQL APIs of one repository: the read here, the writes
+    on issues, labels and links from their modules, the regeneration PR's through `PullWriter`."""
 
     def __init__(self, session: Session, scope: ReadScope) -> None:
         self.session, self.scope = session, scope
@@ -66,29 +61,6 @@ class LiveGitHub:
 
     def requests(self) -> dict[str, int]:
         return self.session.traffic.summary()
-
-    def comment(self, action: CommentAction) -> int:
-        self.keeper.touch(action.issue)
-        return writes.comment(self.session, action)
-
-    def react(self, action: ReactAction) -> None:
-        self.keeper.touch(action.issue)
-        writes.react(self.session, action)
-
-    def assign(self, action: AssignAction) -> None:
-        self.keeper.touch(action.issue)
-        writes.assign(self.session, action)
-
-    def label(self, action: LabelAction) -> None:
-        self.keeper.touch(action.issue)
-        native.label(self.session, action)
-
-    def create_label(self, action: CreateLabelAction) -> None:
-        native.create_label(self.session, action)
-
-    def link(self, action: LinkAction) -> None:
-        self.keeper.touch(action.issue, action.target)
-        native.link(self.session, action, self.ids)
 
     def pull_request(self, action: PullRequestAction) -> None:
         if self.branch is None:

@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 from githubkit.exception import GitHubException, RequestFailed
 
+from bot.github.live.cache import Keeper
 from bot.github.live.client import Session
 from bot.github.live.failures import failure, github_message
 from bot.github.port import GitHubError, NativeRefused
@@ -31,57 +32,71 @@ def _status(exc: GitHubException) -> int | None:
     return exc.response.status_code if isinstance(exc, RequestFailed) else None
 
 
-def label(session: Session, action: LabelAction) -> None:
-    conn, issues = session.conn, session.github.rest.issues
-    what = f"{'adding' if action.add else 'removing'} label {action.name} on #{action.issue}"
-    try:
-        if action.add:
-            issues.add_labels(conn.owner, conn.name, action.issue, labels=[action.name])
+class NativeWrites:
+    """The live adapter's writes on labels and links, over its session; `ids` maps issue numbers to
+    database ids (REST names the other issue of a link by it)."""
+
+    session: Session
+    ids: Mapping[int, int]
+    keeper: Keeper
+
+    def label(self, action: LabelAction) -> None:
+        self.keeper.touch(action.issue)
+        session = self.session
+        conn, issues = session.conn, session.github.rest.issues
+        what = f"{'adding' if action.add else 'removing'} label {action.name} on #{action.issue}"
+        try:
+            if action.add:
+                issues.add_labels(conn.owner, conn.name, action.issue, labels=[action.name])
+            else:
+                # GitHub's path takes the name encoded: state labels carry a slash.
+                issues.remove_label(conn.owner, conn.name, action.issue, quote(action.name, safe=""))
+        except GitHubException as exc:
+            if not action.add and _status(exc) == 404:
+                return  # already gone
+            raise _failure(exc, what, session) from exc
+
+    def create_label(self, action: CreateLabelAction) -> None:
+        session = self.session
+        conn = session.conn
+        what = f"creating label {action.name}"
+        try:
+            session.github.rest.issues.create_label(
+                conn.owner, conn.name, name=action.name, color=action.color, description=action.description
+            )
+        except GitHubException as exc:
+            if (
+                isinstance(exc, RequestFailed)
+                and exc.response.status_code == 422
+                and "already_exists" in exc.response.text
+            ):
+                return  # made by someone else since the read
+            raise _failure(exc, what, session) from exc
+
+    def link(self, action: LinkAction) -> None:
+        self.keeper.touch(action.issue, action.target)
+        session = self.session
+        conn, issues = session.conn, session.github.rest.issues
+        verb = "adding" if action.add else "removing"
+        if action.relation == "blocked_by":
+            what = f"{verb} the native link #{action.issue} blocked by #{action.target}"
+            other = _database_id(self.ids, action.target, what)
         else:
-            # GitHub's path takes the name encoded: state labels carry a slash.
-            issues.remove_label(conn.owner, conn.name, action.issue, quote(action.name, safe=""))
-    except GitHubException as exc:
-        if not action.add and _status(exc) == 404:
-            return  # already gone
-        raise _failure(exc, what, session) from exc
-
-
-def create_label(session: Session, action: CreateLabelAction) -> None:
-    conn = session.conn
-    what = f"creating label {action.name}"
-    try:
-        session.github.rest.issues.create_label(
-            conn.owner, conn.name, name=action.name, color=action.color, description=action.description
-        )
-    except GitHubException as exc:
-        if isinstance(exc, RequestFailed) and exc.response.status_code == 422 and "already_exists" in exc.response.text:
-            return  # made by someone else since the read
-        raise _failure(exc, what, session) from exc
-
-
-def link(session: Session, action: LinkAction, ids: Mapping[int, int]) -> None:
-    """`ids` maps issue numbers to database ids (REST names the other issue by it)."""
-    conn, issues = session.conn, session.github.rest.issues
-    verb = "adding" if action.add else "removing"
-    if action.relation == "blocked_by":
-        what = f"{verb} the native link #{action.issue} blocked by #{action.target}"
-        other = _database_id(ids, action.target, what)
-    else:
-        what = f"{verb} the native link #{action.issue} sub-issue of #{action.target}"
-        other = _database_id(ids, action.issue, what)
-    try:
-        if action.relation == "blocked_by" and action.add:
-            issues.add_blocked_by_dependency(conn.owner, conn.name, action.issue, issue_id=other)
-        elif action.relation == "blocked_by":
-            issues.remove_dependency_blocked_by(conn.owner, conn.name, action.issue, other)
-        elif action.add:
-            issues.add_sub_issue(conn.owner, conn.name, action.target, sub_issue_id=other)
-        else:
-            issues.remove_sub_issue(conn.owner, conn.name, action.target, sub_issue_id=other)
-    except GitHubException as exc:
-        if not action.add and _status(exc) == 404:
-            return  # already gone
-        raise _failure(exc, what, session) from exc
+            what = f"{verb} the native link #{action.issue} sub-issue of #{action.target}"
+            other = _database_id(self.ids, action.issue, what)
+        try:
+            if action.relation == "blocked_by" and action.add:
+                issues.add_blocked_by_dependency(conn.owner, conn.name, action.issue, issue_id=other)
+            elif action.relation == "blocked_by":
+                issues.remove_dependency_blocked_by(conn.owner, conn.name, action.issue, other)
+            elif action.add:
+                issues.add_sub_issue(conn.owner, conn.name, action.target, sub_issue_id=other)
+            else:
+                issues.remove_sub_issue(conn.owner, conn.name, action.target, sub_issue_id=other)
+        except GitHubException as exc:
+            if not action.add and _status(exc) == 404:
+                return  # already gone
+            raise _failure(exc, what, session) from exc
 
 
 def _database_id(ids: Mapping[int, int], number: int, what: str) -> int:

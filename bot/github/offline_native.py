@@ -1,0 +1,92 @@
+"""The offline adapter's writes on labels and links, made to the state file as GitHub makes them.
+
+A repeated write changes nothing, as on GitHub: adding a present label or link, removing an
+absent one. Each change of labels is recorded as GitHub's timeline records it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from abc import ABC, abstractmethod
+from typing import Any, TypeVar
+
+from bot.github.observed import Observed
+from bot.github.port import GitHubError, NativeRefused
+from bot.reconcile.actions import CreateLabelAction, LabelAction, LinkAction
+from bot.timestamps import utc_stamp
+
+T = TypeVar("T")
+
+
+class NativeWrites(ABC):
+    """Mixed into `OfflineGitHub`, which holds the state and saves it."""
+
+    observed: Observed
+    now: dt.datetime
+
+    @abstractmethod
+    def _list(self, key: str) -> list[dict[str, Any]]:
+        """The state's list under `key`, made when absent."""
+
+    @abstractmethod
+    def _save(self) -> None:
+        """Make the state durable (one write)."""
+
+    def _issue(self, number: int) -> dict[str, Any]:
+        found = next((i for i in self._list("issues") if i["number"] == number), None)
+        if found is None:
+            raise GitHubError(f"issue #{number} is not in the state file")
+        return found
+
+    def label(self, action: LabelAction) -> None:
+        """Labels change as on GitHub, and each change is recorded as GitHub's timeline records it."""
+        issue = self._issue(action.issue)
+        if not _toggled(issue.setdefault("labels", []), action.name, action.add):
+            return
+        self._list("label_events").append(
+            {
+                "issue": action.issue,
+                "label": action.name,
+                "action": "labeled" if action.add else "unlabeled",
+                "actor": self.observed.bot_login,
+                "created_at": utc_stamp(self.now),
+            }
+        )
+        self._save()
+
+    def create_label(self, action: CreateLabelAction) -> None:
+        labels = self._list("labels")
+        if any(label["name"] == action.name for label in labels):
+            return
+        labels.append({"name": action.name, "color": action.color, "description": action.description})
+        self._save()
+
+    def link(self, action: LinkAction) -> None:
+        issue = self._issue(action.issue)
+        self._issue(action.target)
+        if action.relation == "blocked_by":
+            if not _toggled(issue.setdefault("blocked_by", []), action.target, action.add):
+                return
+        elif action.add:
+            if issue.get("parent") == action.target:
+                return
+            if issue.get("parent") is not None:
+                # GitHub allows one parent; moving a sub-issue needs `replace_parent`, which perfbot never sends.
+                raise NativeRefused(f"#{action.issue} is already a sub-issue of #{issue['parent']}")
+            issue["parent"] = action.target
+        else:
+            if issue.get("parent") != action.target:
+                return
+            issue["parent"] = None
+        self._save()
+
+
+def _toggled(items: list[T], item: T, add: bool) -> bool:
+    """Add `item` to `items` or remove it; False when it already was (or was not) there."""
+    if (item in items) == add:
+        return False
+    if add:
+        items.append(item)
+    else:
+        items.remove(item)
+    return True
