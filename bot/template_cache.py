@@ -55,8 +55,8 @@ class TolerantCache(FileSystemBytecodeCache):
     def load_bytecode(self, bucket: Bucket) -> None:
         try:
             super().load_bytecode(bucket)
-        except (OSError, EOFError, ValueError, TypeError):
-            bucket.reset()  # a damaged entry: compile, and the dump below replaces it
+        except Exception:  # pickle and marshal raise many kinds of error on damaged data
+            bucket.reset()  # a damaged entry: compile, and the dump that follows replaces it
 
     def dump_bytecode(self, bucket: Bucket) -> None:
         with contextlib.suppress(OSError):  # a full or read-only disk: this run compiled; a later one may store it
