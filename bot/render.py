@@ -8,6 +8,7 @@ from typing import Any
 
 from jinja2 import BaseLoader, DictLoader, Environment, StrictUndefined
 
+from bot import template_cache
 from bot.config import PageText
 from bot.evidence import graph as packet_graph
 from bot.snapshot.model import Snapshot, WorkPacket
@@ -69,18 +70,24 @@ FILTERS: dict[str, Callable[..., str]] = {
     "dot": dot_text,
     "duration": duration,
 }
+OPTIONS: dict[str, Any] = {
+    "undefined": StrictUndefined,
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+    "keep_trailing_newline": True,
+    "autoescape": False,
+}
+# One environment per set of templates for the whole process: an environment compiles each template
+# once and keeps it, so every renderer of a run (and of a test session) shares the compiled code.
+_ENVIRONMENTS: dict[frozenset[tuple[str, str]], Environment] = {}
 
 
 def environment(loader: BaseLoader) -> Environment:
-    env = Environment(
-        loader=loader,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
+    """An environment with perfbot's options and filters, whose compiled templates are kept on disk
+    between processes (`bot.template_cache`)."""
+    env = Environment(loader=loader, **OPTIONS)
     env.filters.update(FILTERS)
+    env.bytecode_cache = template_cache.bytecode_cache({**OPTIONS, "filters": sorted(env.filters)})
     return env
 
 
@@ -88,7 +95,10 @@ class Renderer:
     """Renders named templates from an in-memory set (see `read_templates`)."""
 
     def __init__(self, templates: dict[str, str]) -> None:
-        self._env = environment(DictLoader(templates))
+        key = frozenset(templates.items())
+        if key not in _ENVIRONMENTS:
+            _ENVIRONMENTS[key] = environment(DictLoader(dict(templates)))
+        self._env = _ENVIRONMENTS[key]
 
     @classmethod
     def from_directory(cls, directory: Path) -> Renderer:

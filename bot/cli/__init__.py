@@ -3,18 +3,15 @@ map errors to exit codes. The only place that catches `BotError` and the only re
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import os
 import sys
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
-from bot.cli.arguments import parser
-from bot.context import RunContext
-from bot.github.quiet import quiet_comment
-
+TYPE_CHECKING = False  # a plain comment's run ends before typing, argparse or pathlib is imported
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Mapping, Sequence
+
+    from bot.context import RunContext
     from bot.errors import BotError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -23,9 +20,19 @@ QUIET = "an issue_comment with no command line: nothing to do (the next event or
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     """Each subcommand imports only what it uses: `validate` never loads jinja2, markdown-it,
-    the reconcile modules or githubkit, and a plain comment's run stops before pydantic."""
+    the reconcile modules or githubkit, and a plain comment's run stops before argparse (`early`)."""
+    from bot.cli.early import quiet_reconcile
+
+    environ = os.environ if environ is None else environ
+    if quiet_reconcile(list(sys.argv[1:] if argv is None else argv), environ):
+        print(QUIET, file=sys.stderr)
+        return EXIT_OK
+    from bot.cli.arguments import parser
+    from bot.context import RunContext
+    from bot.github.quiet import quiet_comment
+
     args = parser().parse_args(argv)
-    context = RunContext.from_environ(os.environ if environ is None else environ)
+    context = RunContext.from_environ(environ)
     if args.command == "reconcile" and quiet_comment(
         args.event_name or context.event_name, args.event_path or context.event_path, args.config
     ):
@@ -37,6 +44,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         sys.stdout.write(schema_text(args.kind or "snapshot"))  # needs no config: it describes the config
         return EXIT_OK
     if getattr(args, "repo", None):
+        import dataclasses
+
         context = dataclasses.replace(context, repository=args.repo)
     from bot.errors import BotError
 

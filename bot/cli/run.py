@@ -21,7 +21,6 @@ from bot.github.offline import state_text
 from bot.reconcile import executor, gather
 from bot.reconcile.actions import Plan
 from bot.reconcile.plan import decide
-from bot.reconcile.status import status
 from bot.reconcile.summary import RunResult
 from bot.reconcile.view import view
 from bot.render import Renderer
@@ -89,6 +88,8 @@ def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> i
     with open_port(context, args.offline, now, scope) as github:
         inputs = gather.inputs(settings, github.observe(), now, args.leases, local)
     if args.command == "status":
+        from bot.reconcile.status import status  # its models are built only for `status`
+
         summary = status(decide(inputs), inputs.readback, inputs.observed, settings.config, now)
         text = (
             summary.model_dump_json(indent=2) + "\n"

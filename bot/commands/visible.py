@@ -26,13 +26,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from functools import cache
+from typing import TYPE_CHECKING
 
 from bot.commands.raw_html import RawHtml, after_lone_tags
 
-_MARKDOWN = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    """The CommonMark reader, built on the first comment that may hold a command: most runs read none,
+    and importing markdown-it compiles dozens of regular expressions."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
 
 # Sentinels are private-use characters: U+E000, the line's index as hex digits U+E010-U+E01F,
 # then U+E001. Any such character already in the comment is replaced (by another private-use
@@ -64,7 +75,7 @@ def paragraph_lines(body: str, prefix: str) -> list[tuple[int, str]]:
     if not candidates:
         return []
     marked = _with_sentinels(lines, candidates, prefix)
-    tokens = _MARKDOWN.parse(marked)
+    tokens = _markdown().parse(marked)
     shown = _shown_sentinels(tokens, prefix)
     maybe_lazy = _after_containers(tokens, lines)
     return [

@@ -13,17 +13,20 @@ Whatever it cannot read plainly (a payload that is not JSON, no body, an unknown
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import os
 
 from bot.config_prefix import plain_prefix
+
+# This module runs before anything else a run imports: pathlib and typing stay unimported.
+PathText = str | os.PathLike[str]
 
 EVENT = "issue_comment"
 MAX_EVENT_BYTES = 10_000_000  # GitHub's webhook payload cap is 25 MB; a comment is at most 65,536 characters
 
 
-def _text(path: Path, limit: int) -> str | None:
+def _text(path: PathText, limit: int) -> str | None:
     try:
-        with path.open("rb") as file:
+        with open(path, "rb") as file:  # noqa: PTH123 (a path as the command line or environment gives it)
             data = file.read(limit + 1)
         return data.decode("utf-8") if len(data) <= limit else None
     except (OSError, UnicodeDecodeError):
@@ -41,7 +44,7 @@ def comment_body(event_text: str) -> str | None:
     return body if isinstance(body, str) else None
 
 
-def quiet_comment(event_name: str | None, event_path: Path | None, config_path: Path) -> bool:
+def quiet_comment(event_name: str | None, event_path: PathText | None, config_path: PathText) -> bool:
     """True when the event is a comment with no command line: the run can stop before gathering."""
     if event_name != EVENT or event_path is None:
         return False

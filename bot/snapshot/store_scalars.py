@@ -9,20 +9,25 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from functools import cache
 from typing import Any
 
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, FoldedScalarString, LiteralScalarString, ScalarString
 
 from bot.snapshot.store import PlainDate
 
+
 # Anything but YAML's printable characters, and the ones it reads as line breaks (or folds into
 # spaces) in other styles: only a double-quoted scalar, with escapes, carries them unchanged.
-_NEEDS_ESCAPES = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+# Compiled on first use (it takes milliseconds): most runs write no snapshot value.
+@cache
+def _needs_escapes() -> re.Pattern[str]:
+    return re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 
 
 def text_scalar(value: str) -> str:
     """A new text value: plain (ruamel quotes it if it must), or double-quoted when only escapes carry it."""
-    if _NEEDS_ESCAPES.search(value):
+    if _needs_escapes().search(value):
         quoted: str = DoubleQuotedScalarString(value)
         return quoted
     return value
@@ -31,7 +36,7 @@ def text_scalar(value: str) -> str:
 def _styled(old: ScalarString, new: str) -> str:
     """`new` in the style `old` was written in, where that style can carry it; else double-quoted."""
     block = isinstance(old, LiteralScalarString | FoldedScalarString)
-    if _NEEDS_ESCAPES.search(new) or (block and not _block_safe(new)):
+    if _needs_escapes().search(new) or (block and not _block_safe(new)):
         quoted: str = DoubleQuotedScalarString(new)
         return quoted
     restyled: str = type(old)(new)

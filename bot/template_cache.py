@@ -1,0 +1,73 @@
+"""Compiled templates kept between processes, so a run does not recompile templates that did not change.
+
+Compiling perfbot's templates costs more than a whole run's deciding; jinja2's documented
+`FileSystemBytecodeCache` stores each compiled template and reuses it while the template's source is
+unchanged (jinja2 checks a checksum of the source, and the file name carries a fingerprint of jinja2's
+version, Python's and the environment's options, which also shape the code). The cache holds code
+that is executed, so it lives only in a directory this user owns and no one else may write
+(`perfbot-templates-<uid>` in the temporary directory, mode 0700). When no such directory can be had,
+or a cache file cannot be read or written, templates are simply compiled as before: the cache can
+make a run faster, never different or failed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2.bccache import Bucket, FileSystemBytecodeCache
+
+PRIVATE = stat.S_IRWXU  # rwx for the owner only
+
+
+def private_directory(parent: Path, name: str) -> Path | None:
+    """`parent/name`, created if missing, when it is a real directory this user owns and only it can
+    write; else None."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:
+        return None  # no owner to check (Windows): no cache rather than an unchecked one
+    path = parent / name
+    try:
+        path.mkdir(mode=PRIVATE, exist_ok=True)
+        found = path.lstat()
+    except OSError:
+        return None
+    owned = found.st_uid == getuid() and stat.S_ISDIR(found.st_mode)
+    return path if owned and stat.S_IMODE(found.st_mode) == PRIVATE else None
+
+
+def fingerprint(options: dict[str, Any]) -> str:
+    """What, besides the source, decides a template's compiled code."""
+    facts = repr((jinja2.__version__, sys.version_info[:2], sorted(options.items())))
+    return hashlib.sha256(facts.encode("utf-8")).hexdigest()[:16]
+
+
+class TolerantCache(FileSystemBytecodeCache):
+    """jinja2's file cache, where an unreadable or unwritable entry means "compile", never an error."""
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # pickle and marshal raise many kinds of error on damaged data
+            bucket.reset()  # a damaged entry: compile, and the dump that follows replaces it
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        with contextlib.suppress(OSError):  # a full or read-only disk: this run compiled; a later one may store it
+            super().dump_bytecode(bucket)
+
+
+def bytecode_cache(options: dict[str, Any], root: Path | None = None) -> TolerantCache | None:
+    """The per-user cache for templates compiled with `options`, or None when there is no safe place."""
+    getuid = getattr(os, "getuid", None)
+    parent = Path(tempfile.gettempdir()) if root is None else root
+    directory = private_directory(parent, f"perfbot-templates-{getuid() if getuid else 'user'}")
+    if directory is None:
+        return None
+    return TolerantCache(str(directory), f"{fingerprint(options)}-%s.cache")

@@ -1,0 +1,114 @@
+"""Templates are compiled at most once per process, and not at all by a later process while they are
+unchanged (the bytecode cache); a cache that is unsafe, damaged or stale never changes the output."""
+
+from __future__ import annotations
+
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import jinja2
+import pytest
+
+from bot import render, template_cache
+from bot.config import Settings
+from bot.reconcile import gather
+from bot.render import Renderer
+from bot.snapshot.model import Snapshot
+
+
+@pytest.fixture
+def compiles(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Counter[str]:
+    """Template names as the environments compile them, in a process with no environment yet and an
+    empty cache of its own."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(render, "_ENVIRONMENTS", {})
+    counted: Counter[str] = Counter()
+    compile_source = jinja2.Environment.compile
+
+    def counting(env: jinja2.Environment, source: str, name: str | None = None, *args: object) -> object:
+        counted[str(name)] += 1
+        return compile_source(env, source, name, *args)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counting)
+    return counted
+
+
+@pytest.fixture(scope="module")
+def seed(settings: Settings) -> Snapshot:
+    return gather.snapshot(settings).model
+
+
+def pages(settings: Settings, seed: Snapshot, renderers: int = 2) -> list[str]:
+    made = [Renderer.from_directory(settings.templates_path) for _ in range(renderers)]
+    return [r.page(seed, settings.config.page_text) for r in made for _ in range(2)]
+
+
+def test_a_process_compiles_each_template_once(compiles: Counter[str], settings: Settings, seed: Snapshot) -> None:
+    shown = pages(settings, seed)
+    assert len(set(shown)) == 1
+    assert compiles["page.md.j2"] == 1
+    assert max(compiles.values()) == 1
+
+
+def test_a_later_process_compiles_nothing_unchanged(compiles: Counter[str], settings: Settings, seed: Snapshot) -> None:
+    first = pages(settings, seed)
+    assert compiles["page.md.j2"] == 1
+    render._ENVIRONMENTS.clear()  # as a new process starts: only the files on disk remain
+    compiles.clear()
+    assert pages(settings, seed) == first
+    assert compiles == Counter()
+
+
+def test_a_changed_template_is_compiled_again(compiles: Counter[str], settings: Settings, seed: Snapshot) -> None:
+    templates = render.read_templates(settings.templates_path)
+    before = Renderer(templates).page(seed, settings.config.page_text)
+    render._ENVIRONMENTS.clear()
+    changed = {**templates, "page.md.j2": "{{ s.constraints | length }} constraints\n"}
+    assert Renderer(changed).page(seed, settings.config.page_text) == f"{len(seed.constraints)} constraints\n"
+    assert compiles["page.md.j2"] == 2
+    render._ENVIRONMENTS.clear()
+    assert Renderer(templates).page(seed, settings.config.page_text) == before
+    assert compiles["page.md.j2"] == 3  # one cache entry per name: the changed source replaced it
+
+
+def test_a_damaged_cache_file_is_compiled_over(compiles: Counter[str], settings: Settings, seed: Snapshot) -> None:
+    first = pages(settings, seed, renderers=1)
+    cache = next(Path(tempfile.gettempdir()).glob("perfbot-templates-*"))
+    for entry in cache.iterdir():
+        entry.write_bytes(entry.read_bytes()[:40])  # right header, truncated code
+    render._ENVIRONMENTS.clear()
+    compiles.clear()
+    assert pages(settings, seed, renderers=1) == first
+    assert compiles["page.md.j2"] == 1
+
+
+@pytest.mark.parametrize("mode", [0o755, 0o777, 0o770])
+def test_a_directory_others_may_enter_or_write_is_no_cache(tmp_path: Path, mode: int) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(mode)
+    assert template_cache.private_directory(tmp_path, "shared") is None
+    assert template_cache.private_directory(tmp_path, "mine") == tmp_path / "mine"
+
+
+def test_a_link_is_no_cache(tmp_path: Path) -> None:
+    real = template_cache.private_directory(tmp_path, "real")
+    assert real is not None
+    (tmp_path / "link").symlink_to(real)
+    assert template_cache.private_directory(tmp_path, "link") is None
+
+
+def test_without_a_cache_templates_render_the_same(
+    compiles: Counter[str], monkeypatch: pytest.MonkeyPatch, settings: Settings, seed: Snapshot
+) -> None:
+    cached = pages(settings, seed, renderers=1)
+    render._ENVIRONMENTS.clear()
+    monkeypatch.setattr(template_cache, "private_directory", lambda parent, name: None)
+    assert pages(settings, seed, renderers=1) == cached
+
+
+def test_the_fingerprint_follows_the_options() -> None:
+    options = dict(render.OPTIONS)
+    assert template_cache.fingerprint(options) == template_cache.fingerprint(dict(reversed(options.items())))
+    assert template_cache.fingerprint(options) != template_cache.fingerprint({**options, "trim_blocks": False})
