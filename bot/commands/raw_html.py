@@ -35,6 +35,9 @@ HIDING = frozenset(
 )  # fmt: skip
 _TAG_START = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
 # A line that holds only a tag (loosely: `<` and a name first, `>` last), indented 0-3 spaces.
+# cmark-gfm (CommonMark 0.29) reads a declaration only after `<!` and an uppercase letter; markdown-it-py
+# (0.31) after any letter, so `<!x <code>` hides the `<code>` on GitHub but not in markdown-it-py.
+_TEXT_BANG = re.compile(r"<![a-z]")
 _LONE_TAG = re.compile(r" {0,3}</?[A-Za-z][^\n]*>[ \t]*")
 _HIDDEN_ATTRIBUTE = re.compile(r"(?:^|\s)hidden(?:\s|=|/|$)", re.IGNORECASE)
 
@@ -66,6 +69,8 @@ class RawHtml:
                 self.in_comment, at = True, start + 4
             elif (tag := _TAG_START.match(html, start)) is not None:
                 at = self._tag(html, tag)
+            elif _TEXT_BANG.match(html, start):
+                at = start + 2  # GitHub's CommonMark takes `<!` + a lowercase letter as text, not a declaration
             elif html.startswith(("<!", "<?"), start):  # a declaration, CDATA or instruction: to the next `>`
                 at = self._past(html, html.find(">", start))
             else:

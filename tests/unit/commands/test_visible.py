@@ -113,6 +113,8 @@ HIDDEN = [
     pytest.param("> a\n</del>\n> \n/perf help", id="a lone tag after a quote starts an HTML block"),
     pytest.param("- a\n\n  b\n</b>\n/perf help", id="a lone tag after a list item starts an HTML block"),
     pytest.param("> > quote\n    <pre>\n/perf help", id="lazy quote continuation past an indented line"),
+    pytest.param("<!x <code>\n/perf help", id="lowercase <! is text on GitHub, so its <code> opens"),
+    pytest.param("a <!x <code>\n/perf help", id="lowercase <! inline, its <code> opens"),
 ]
 
 
@@ -161,6 +163,7 @@ SHOWN = [
     pytest.param("<details>x</details>\n\n/perf help", id="after a closed details block"),
     pytest.param("Vec<T> is fine\n/perf help", id="after an unknown inline tag"),
     pytest.param("  /perf help `code` *em*", id="indented, with inline markup after the prefix"),
+    pytest.param("<!X <code>\n/perf help", id="after a declaration, which holds the <code> it ends at"),
 ]
 
 
