@@ -7,12 +7,21 @@ from pathlib import Path
 
 import pytest
 from graphql import GraphQLSchema
+from hypothesis import settings as hypothesis_settings
 
 from bot.config import Settings, load_settings
 from bot.render import Renderer
 from tests.github_double import published
 from tests.harness import Repo
 from tests.paths import ROOT
+from tests.property_budget import BOUNDED, THOROUGH_DEFAULT, profile
+
+# Property tests' example counts (tests/property_budget.py). The parent is the profile hypothesis
+# chose itself (`ci` when CI is set: derandomized, no example database). No deadline: speed is
+# measured in benchmarks/, never asserted in a test.
+hypothesis_settings.register_profile("bounded", hypothesis_settings(), max_examples=BOUNDED, deadline=None)
+hypothesis_settings.register_profile("thorough", hypothesis_settings(), max_examples=THOROUGH_DEFAULT, deadline=None)
+hypothesis_settings.load_profile(profile())
 
 
 @pytest.fixture(scope="session")
