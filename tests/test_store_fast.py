@@ -16,6 +16,9 @@ from bot.snapshot.model import Snapshot
 from bot.snapshot.store_safe import load_data
 from tests.property_budget import examples
 
+# The store's own parse and rewrite are under test: each test runs them anew (tests/shared_work.py).
+pytestmark = pytest.mark.own_work
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

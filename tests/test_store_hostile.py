@@ -18,6 +18,9 @@ from tests.harness import Repo, pull
 from tests.malformed import SMALL_SNAPSHOT
 from tests.property_budget import examples
 
+# The store's own parse and rewrite are under test: each test runs them anew (tests/shared_work.py).
+pytestmark = pytest.mark.own_work
+
 STYLES = {
     "plain": " old value",
     "single": " 'old value'",

@@ -6,6 +6,7 @@ import datetime as dt
 import difflib
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,9 @@ from bot.snapshot import store, store_rewrite
 from bot.snapshot.model import Constraint, EvidenceRef, LedgerEntry, Lever, Program, Snapshot, WorkPacket
 from tests.paths import FIXTURES, ROOT
 from tests.property_budget import examples
+
+# The store's own parse and rewrite are under test: each test runs them anew (tests/shared_work.py).
+pytestmark = pytest.mark.own_work
 
 
 def changed_lines(before: str, after: str) -> list[str]:
