@@ -1,11 +1,14 @@
-"""Work the suite does once per process instead of once per test: parsing a snapshot's text into
-its round-trip tree, writing a changed snapshot back into that text, and compiling a template.
+"""Work the suite does once per process instead of once per test: reading a YAML file's text into
+its validated model and its round-trip tree, writing a changed snapshot back into that text, and
+compiling a template.
 
 Hundreds of tests run `perfbot reconcile` in-process on the same few snapshots and templates; each
 run parsed the snapshot with ruamel's pure-Python round-trip loader, emitted the proposed snapshot
 with its pure-Python emitter, and compiled every template anew. Each result is keyed by everything
 it is computed from, and sharing it hides no behaviour:
 
+- a `Loaded` model is frozen, and is a function of the text, the file name and the model class
+  (a text that is refused raises each time);
 - a round-trip tree is only read once parsed (`store_rewrite.save_text` writes into a copy; the
   store's unit tests check that the source tree is never touched), so each distinct text and file
   name is parsed once;
@@ -20,6 +23,7 @@ Errors are never stored: a text that fails to parse or compile fails again each 
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable, Hashable
 from typing import Any
 
@@ -32,9 +36,14 @@ from bot.snapshot.store import Loaded
 
 
 def share_parsed_trees_and_compiled_templates(patch: pytest.MonkeyPatch) -> None:
-    """For one test: `patch` puts the shared versions in place, and takes them away after it."""
-    patch.setattr(store, "parse_tree", _PARSE_TREE)
-    patch.setattr(store_rewrite, "save_text", _SAVE_TEXT)
+    """For one test: `patch` puts the shared versions in place, wherever a module of `bot` bound
+    the original (`from bot.snapshot.store import parse_model` too), and takes them away after it."""
+    for name, module in list(sys.modules.items()):
+        if name == "bot" or name.startswith("bot."):
+            for attribute, value in list(vars(module).items()):
+                shared = _SHARED.get(id(value))
+                if shared is not None and shared[0] is value:
+                    patch.setattr(module, attribute, shared[1])
     patch.setattr(Environment, "compile", _COMPILE)
 
 
@@ -102,6 +111,13 @@ def _compile_once(compile_: Callable[..., Any]) -> Callable[..., Any]:
     return compile_once
 
 
-_PARSE_TREE = functools.lru_cache(maxsize=64)(store.parse_tree)
-_SAVE_TEXT = _saved_once(store_rewrite.save_text)
 _COMPILE = _compile_once(Environment.compile)
+# Each original, by id, with the shared version that stands in for it.
+_SHARED: dict[int, tuple[Any, Any]] = {
+    id(original): (original, shared)
+    for original, shared in [
+        (store.parse_tree, functools.lru_cache(maxsize=64)(store.parse_tree)),
+        (store.parse_model, functools.lru_cache(maxsize=64)(store.parse_model)),
+        (store_rewrite.save_text, _saved_once(store_rewrite.save_text)),
+    ]
+}
