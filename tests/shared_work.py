@@ -13,7 +13,8 @@ it is computed from, and sharing it hides no behaviour:
   store's unit tests check that the source tree is never touched), so each distinct text and file
   name is parsed once;
 - `save_text` is a function of the source text and file name (its tree is parsed from them), the
-  new model (frozen, so hashable) and its options, and returns an immutable string;
+  new model (frozen, so hashable) and its options, and returns an immutable string (a `Loaded`
+  built by hand from a tree without its text is not shared);
 - a compiled template is an immutable code object, built from the template's text, its names and
   the environment's syntax settings, and bound to each environment when a template is loaded.
 
@@ -51,6 +52,8 @@ def _saved_once(save_text: Callable[..., str]) -> Callable[..., str]:
     saved: dict[Hashable, str] = {}
 
     def save_text_once(loaded: Loaded[Snapshot], *args: Any, **options: Any) -> str:
+        if not loaded.text:  # a tree given without its text: the tree is the source, not a key
+            return save_text(loaded, *args, **options)
         key = (loaded.text, loaded.file, args, tuple(sorted(options.items())))
         try:
             text = saved.get(key)
