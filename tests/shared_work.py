@@ -7,14 +7,15 @@ run parsed the snapshot with ruamel's pure-Python round-trip loader, emitted the
 with its pure-Python emitter, and compiled every template anew. Each result is keyed by everything
 it is computed from, and sharing it hides no behaviour:
 
-- a `Loaded` model is frozen, and is a function of the text, the file name and the model class
-  (a text that is refused raises each time);
+- a `Loaded` model is frozen, and is a function of the text and the model class; the file name
+  (each test's sandbox has its own) only names the file in errors, and a text that is refused is
+  read again under its own name, so its error names the right file;
 - a round-trip tree is only read once parsed (`store_rewrite.save_text` writes into a copy; the
-  store's unit tests check that the source tree is never touched), so each distinct text and file
-  name is parsed once;
-- `save_text` is a function of the source text and file name (its tree is parsed from them), the
-  new model (frozen, so hashable) and its options, and returns an immutable string (a `Loaded`
-  built by hand from a tree without its text is not shared);
+  store's unit tests check that the source tree is never touched), so each distinct text is
+  parsed once;
+- `save_text` is a function of the source text (its tree is parsed from it), the new model
+  (frozen, so hashable) and its options, and returns an immutable string (a `Loaded` built by
+  hand from a tree without its text is not shared);
 - a compiled template is an immutable code object, built from the template's text, its names and
   the environment's syntax settings, and bound to each environment when a template is loaded.
 
@@ -23,6 +24,7 @@ Errors are never stored: a text that fails to parse or compile fails again each 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sys
 from collections.abc import Callable, Hashable
@@ -54,7 +56,7 @@ def _saved_once(save_text: Callable[..., str]) -> Callable[..., str]:
     def save_text_once(loaded: Loaded[Snapshot], *args: Any, **options: Any) -> str:
         if not loaded.text:  # a tree given without its text: the tree is the source, not a key
             return save_text(loaded, *args, **options)
-        key = (loaded.text, loaded.file, args, tuple(sorted(options.items())))
+        key = (loaded.text, args, tuple(sorted(options.items())))
         try:
             text = saved.get(key)
         except TypeError:  # a value that cannot be a key: nothing to share
@@ -114,13 +116,28 @@ def _compile_once(compile_: Callable[..., Any]) -> Callable[..., Any]:
     return compile_once
 
 
+def _by_text(parse: Callable[..., Any], rename: Callable[[Any, str], Any]) -> Callable[..., Any]:
+    """`parse(text, file, *rest)` shared by text: what it builds does not depend on the file name,
+    which only names the file in errors (`rename` puts it back in a result that carries it). A text
+    that is refused is parsed again under its own name, so the error names the right file."""
+    shared = functools.lru_cache(maxsize=64)(lambda text, *rest: parse(text, "", *rest))
+
+    def parse_by_text(text: str, file: str, *rest: Any) -> Any:
+        try:
+            return rename(shared(text, *rest), file)
+        except Exception:
+            return parse(text, file, *rest)
+
+    return parse_by_text
+
+
 _COMPILE = _compile_once(Environment.compile)
 # Each original, by id, with the shared version that stands in for it.
 _SHARED: dict[int, tuple[Any, Any]] = {
     id(original): (original, shared)
     for original, shared in [
-        (store.parse_tree, functools.lru_cache(maxsize=64)(store.parse_tree)),
-        (store.parse_model, functools.lru_cache(maxsize=64)(store.parse_model)),
+        (store.parse_tree, _by_text(store.parse_tree, lambda tree, _: tree)),
+        (store.parse_model, _by_text(store.parse_model, lambda loaded, file: dataclasses.replace(loaded, file=file))),
         (store_rewrite.save_text, _saved_once(store_rewrite.save_text)),
     ]
 }
