@@ -129,12 +129,15 @@ def prepare(plan: Plan, source: str) -> Path:
 
 
 def mutmut(work: Path, *args: str, log: Path | None = None) -> str:
-    """Run the mutmut next to this interpreter in `work`; its output, or it goes to `log`."""
+    """Run the mutmut next to this interpreter in `work`; its output, or it goes to `log`. The
+    property tests run their full example counts (tests/property_budget.py), as when the table
+    in docs/testing.md was measured, unless HYPOTHESIS_PROFILE says otherwise."""
     command = [str(Path(sys.executable).with_name("mutmut")), *args]
+    env = {**os.environ, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "thorough")}
     if log is None:
-        return subprocess.run(command, cwd=work, check=True, capture_output=True, text=True).stdout
+        return subprocess.run(command, cwd=work, check=True, capture_output=True, text=True, env=env).stdout
     with log.open("w", encoding="utf-8") as out:
-        done = subprocess.run(command, cwd=work, check=False, stdout=out, stderr=subprocess.STDOUT)
+        done = subprocess.run(command, cwd=work, check=False, stdout=out, stderr=subprocess.STDOUT, env=env)
     if done.returncode != 0:
         raise RunFailed(f"mutmut exited {done.returncode}; see {log.relative_to(ROOT)}")
     return ""

@@ -7,12 +7,30 @@ from pathlib import Path
 
 import pytest
 from graphql import GraphQLSchema
+from hypothesis import settings as hypothesis_settings
 
 from bot.config import Settings, load_settings
 from bot.render import Renderer
 from tests.github_double import published
 from tests.harness import Repo
 from tests.paths import ROOT
+from tests.property_budget import BOUNDED, THOROUGH_DEFAULT, profile
+from tests.shared_work import share_parsed_trees_and_compiled_templates
+
+# Property tests' example counts (tests/property_budget.py). The parent is the profile hypothesis
+# chose itself (`ci` when CI is set: derandomized, no example database). No deadline: speed is
+# measured in benchmarks/, never asserted in a test.
+hypothesis_settings.register_profile("bounded", hypothesis_settings(), max_examples=BOUNDED, deadline=None)
+hypothesis_settings.register_profile("thorough", hypothesis_settings(), max_examples=THOROUGH_DEFAULT, deadline=None)
+hypothesis_settings.load_profile(profile())
+
+
+@pytest.fixture(autouse=True)
+def shared_work(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each snapshot text parsed and rewritten, each template compiled, once per process
+    (`tests/shared_work.py`); not for the tests marked `own_work`, which test that work itself."""
+    if request.node.get_closest_marker("own_work") is None:
+        share_parsed_trees_and_compiled_templates(monkeypatch)
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from bot.evidence.leases import parse_leases
 from bot.evidence.overlap import overlaps
 from tests.harness import Repo
+from tests.property_budget import examples
 
 DOS_TOML = """\
 [lanes]
@@ -101,7 +102,7 @@ GLOBS = st.lists(
 )
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(GLOBS, GLOBS)
 def test_overlap_is_the_negation_of_dos_lane_trees_disjoint(a: list[str], b: list[str]) -> None:
     assert overlaps(a, b) is (not lane_trees_disjoint(list(a), list(b)))

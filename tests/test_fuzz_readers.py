@@ -1,4 +1,5 @@
-"""Fuzz: 1,000 generated malformed inputs per reader, each through `perfbot reconcile --dry-run`.
+"""Fuzz: generated malformed inputs per reader, each through `perfbot reconcile --dry-run`: 1,000 per
+reader under the thorough hypothesis profile, a bounded sample otherwise (`tests/property_budget.py`).
 
 Every one must end in exit 1 with a message naming the file, never a traceback, and leave the
 input byte for byte as it was. The runs are in-process for speed (a small config and snapshot keep
@@ -25,9 +26,10 @@ from hypothesis import strategies as st
 from bot.cli import main
 from tests import malformed
 from tests.paths import ROOT
+from tests.property_budget import examples
 
 FUZZ = settings(
-    max_examples=1000,
+    max_examples=examples(1000, bounded=20),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
 )
@@ -182,6 +184,7 @@ def test_the_generators_draw_what_they_say(fuzzed: Fuzzed) -> None:
     """The malformed inputs are not all one kind: each family shows up."""
     seen: set[str] = set()
 
+    # Drawing only (nothing runs), and a sample must be large to show every family: not bounded.
     @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.data())
     def sample(data: st.DataObject) -> None:

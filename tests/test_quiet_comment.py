@@ -17,6 +17,7 @@ from bot.config_prefix import plain_prefix
 from bot.errors import InputError
 from bot.github.quiet import quiet_comment
 from bot.snapshot.store import parse_model
+from tests.property_budget import examples
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = (ROOT / "config" / "perfbot.yaml").read_text(encoding="utf-8")
@@ -51,7 +52,7 @@ block_lines = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(block_lines, max_size=8))
 def test_the_cheap_reader_never_disagrees_with_the_real_loader(lines: list[str]) -> None:
     text = CONFIG.replace("commands:\n  prefix: /perf\n", "\n".join(lines) + "\n")
@@ -65,7 +66,7 @@ def test_the_cheap_reader_never_disagrees_with_the_real_loader(lines: list[str])
     assert cheap == real
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet="/perf \t\n\r>`<!-x#", max_size=40))
 def test_a_comment_without_the_prefix_has_no_command_line(body: str) -> None:
     if "/perf" not in body:

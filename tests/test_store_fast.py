@@ -14,6 +14,10 @@ from bot.errors import InputError
 from bot.snapshot import store
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store_safe import load_data
+from tests.property_budget import examples
+
+# The store's own parse and rewrite are under test: each test runs them anew (tests/shared_work.py).
+pytestmark = pytest.mark.own_work
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,7 +110,7 @@ texts = st.lists(
 block = st.sampled_from(["k: |\n  line\n  two\n", "k: >\n  folded\n  text\n", "k:\n  - 1\n  - [2, {x: y}]\n"])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(texts, block, st.text(alphabet="ab:-[]{}'\"#&*!|>\n 0.1", max_size=40)))
 def test_the_fast_path_reads_what_the_round_trip_reads(text: str) -> None:
     read, data = fast(text)

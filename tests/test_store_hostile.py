@@ -16,6 +16,10 @@ from bot.snapshot.model import Snapshot
 from bot.snapshot.validation import validate
 from tests.harness import Repo, pull
 from tests.malformed import SMALL_SNAPSHOT
+from tests.property_budget import examples
+
+# The store's own parse and rewrite are under test: each test runs them anew (tests/shared_work.py).
+pytestmark = pytest.mark.own_work
 
 STYLES = {
     "plain": " old value",
@@ -90,7 +94,7 @@ def test_nasty_text_in_any_style_reloads_exactly(style: str, text: str) -> None:
 long_words = st.lists(st.sampled_from(["a", "bb", " ", "  ", "x" * 50]), min_size=100, max_size=200).map("".join)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150, bounded=20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     style=st.sampled_from(sorted(STYLES)),
     text=st.text(st.characters(exclude_categories=["Cs"]), max_size=40) | st.sampled_from(NASTY) | long_words,

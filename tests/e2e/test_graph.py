@@ -26,6 +26,7 @@ from bot.untrusted import dot_line, dot_text, graph_line, mermaid_text
 from tests import mermaid_grammar
 from tests.harness import Repo, pull
 from tests.paths import ROOT
+from tests.property_budget import examples
 
 SEED_DAY = "2026-08-27T12:00:00Z"
 HOSTILE = st.lists(
@@ -120,7 +121,7 @@ def test_lease_notes_name_foreign_holders_only(seed: Snapshot, seed_leases: tupl
     assert lease_notes(seed, (), LeaseRules()) == {}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=HOSTILE)
 def test_mermaid_quoting_round_trips_hostile_text(text: str) -> None:
     quoted = mermaid_text(text)
@@ -128,7 +129,7 @@ def test_mermaid_quoting_round_trips_hostile_text(text: str) -> None:
     assert mermaid_grammar.decode(quoted) == graph_line(text)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=HOSTILE)
 def test_dot_quoting_round_trips_hostile_text(text: str) -> None:
     quoted = dot_text(text)
@@ -139,7 +140,7 @@ def test_dot_quoting_round_trips_hostile_text(text: str) -> None:
     quoted.encode("utf-8")
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(ids=st.lists(HOSTILE, min_size=17, max_size=17, unique=True), names=st.lists(HOSTILE, min_size=4, max_size=4))
 def test_hostile_ids_and_names_never_break_the_mermaid(ids: list[str], names: list[str]) -> None:
     seed, renderer = _seed_and_renderer()

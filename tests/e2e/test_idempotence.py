@@ -18,6 +18,7 @@ from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import Loaded
 from tests.paths import ROOT
+from tests.property_budget import examples
 
 OPEN_STATES = ["running", "ready", "waiting-dependency", "waiting-coordination", "waiting-evidence", "capacity-hold"]
 PEOPLE = ["alice", "bob"]
@@ -136,4 +137,6 @@ def test_applied_plan_is_a_fixed_point(settings: Settings) -> None:
     assert {op for _, op in seen} >= {"create"}
 
 
-settings_for_property = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings_for_property = settings(
+    max_examples=examples(40, bounded=8), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)

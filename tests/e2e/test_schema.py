@@ -22,6 +22,7 @@ from bot.snapshot.schema_kinds import KINDS, SchemaKind
 from bot.snapshot.store import load_snapshot, parse_model, parse_tree
 from bot.snapshot.store_rewrite import save_text
 from tests.paths import FIXTURES, ROOT
+from tests.property_budget import examples
 
 SNAPSHOT_LINE = "# yaml-language-server: $schema=../schema/snapshot.schema.json\n"
 
@@ -119,7 +120,7 @@ def test_the_model_rejects_what_the_schema_rejects_for_states_keys_and_dates() -
             parse_model(text.replace(old, new, 1), "snapshot", Snapshot)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     packet=st.integers(0, 16),
     state=st.sampled_from(WORK_STATES),

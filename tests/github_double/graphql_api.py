@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from graphql import (
+    DocumentNode,
     ExecutionResult,
     GraphQLAbstractType,
     GraphQLError,
@@ -64,21 +65,30 @@ def error_entry(err: GraphQLError) -> dict[str, Any]:
     return entry
 
 
+@functools.lru_cache(maxsize=1024)
+def checked(query: str) -> tuple[DocumentNode | None, tuple[GraphQLError, ...]]:
+    """The parsed document, or None and why GitHub would refuse it. Parsing and validating are pure
+    and the adapter sends the same few documents over and over, so each text is checked once per
+    process (the AST is only read by `execute`)."""
+    try:
+        document = parse(query)
+    except GraphQLError as err:
+        return None, (err,)
+    problems = validate(schema(), document)
+    github = published.load()
+    if not problems and github is not None:
+        problems = validate(github, document)
+    return (None, tuple(problems)) if problems else (document, ())
+
+
 def answer(world: World, viewer: str, request: Request, rate_limits: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """The response body of one GraphQL request (always HTTP 200, as GitHub answers)."""
     data = request.json()
     query = data.get("query") if isinstance(data, dict) else None
     if not isinstance(query, str):
         return {"errors": [{"message": "A query attribute must be specified and must be a string."}]}
-    try:
-        document = parse(query)
-    except GraphQLError as err:
-        return {"errors": [error_entry(err)]}
-    problems = validate(schema(), document)
-    github = published.load()
-    if not problems and github is not None:
-        problems = validate(github, document)
-    if problems:
+    document, problems = checked(query)
+    if document is None:
         return {"errors": [error_entry(p) for p in problems]}
     variables = data.get("variables")
     result = execute(

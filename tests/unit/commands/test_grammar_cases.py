@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.commands.reading import Parsed, command_lines, parse
+from tests.property_budget import examples
 
 P = "/perf"
 
@@ -157,7 +158,7 @@ def test_limits() -> None:
     assert "limit is 2000" in long_argument.errors[0].message
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=3000))
 def test_parser_is_total_on_arbitrary_text(body: str) -> None:
     result = run(body)
@@ -196,7 +197,7 @@ fragments = st.sampled_from(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(st.one_of(fragments, st.text(max_size=8)), max_size=60).map("".join))
 def test_parser_is_total_on_command_shaped_text(body: str) -> None:
     result = run(body, max_comment=400, max_argument=40)
@@ -260,7 +261,7 @@ argument_bits = st.sampled_from(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(verbs, st.lists(st.one_of(argument_bits, st.text(max_size=4)), max_size=12))
 def test_every_verb_with_any_arguments_parses_or_errors(verb: str, bits: list[str]) -> None:
     line = f"/perf {verb} " + " ".join(bits)

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.commands.reading import command_lines
+from tests.property_budget import examples
 
 P = "/perf"
 # GitHub renders a comment's line breaks as breaks, so each source line of a paragraph is a line of the page.
@@ -211,7 +212,7 @@ def comments(draw: st.DrawFn) -> str:
     return "\n".join(out)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(comments())
 def test_a_line_accepted_as_a_command_is_a_visible_line_of_a_paragraph(body: str) -> None:
     for _, text in command_lines(body, P):

@@ -8,12 +8,13 @@ from hypothesis import strategies as st
 from bot.bodies import capped, fitted
 from bot.github.markers import header, markers_in
 from bot.render import Renderer
+from tests.property_budget import examples
 
 RENDERER = Renderer({"cut.md.j2": "… {{ omitted }} more characters (limit {{ limit }}).\n"})
 HEADER = header(("command-reply", "7"), ("decision", "x" * 300))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet="ab `\n<!-@", max_size=5000), st.integers(min_value=1001, max_value=4000))
 def test_a_capped_text_fits_keeps_its_header_and_cuts_at_a_line_end(rest: str, limit: int) -> None:
     text = f"{HEADER}\n{rest}"

@@ -6,6 +6,7 @@ import datetime as dt
 import difflib
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -13,6 +14,10 @@ from bot import files
 from bot.snapshot import store, store_rewrite
 from bot.snapshot.model import Constraint, EvidenceRef, LedgerEntry, Lever, Program, Snapshot, WorkPacket
 from tests.paths import FIXTURES, ROOT
+from tests.property_budget import examples
+
+# The store's own parse and rewrite are under test: each test runs them anew (tests/shared_work.py).
+pytestmark = pytest.mark.own_work
 
 
 def changed_lines(before: str, after: str) -> list[str]:
@@ -187,14 +192,14 @@ def snapshots(draw: st.DrawFn) -> Snapshot:
     )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150, bounded=20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(snapshots())
 def test_load_of_dump_is_the_model(model: Snapshot) -> None:
     text_out = store_rewrite.dump_new(model)
     assert store.parse_model(text_out, "x", Snapshot).model == model
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(50, bounded=10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(snapshots(), snapshots())
 def test_save_over_another_snapshot_loads_back_as_the_new_model(old: Snapshot, new: Snapshot) -> None:
     loaded = store.parse_model(store_rewrite.dump_new(old), "x", Snapshot)
@@ -260,7 +265,11 @@ def seed_edits(draw: st.DrawFn, seed: Snapshot) -> Snapshot:
 def test_splicing_gives_the_text_a_full_dump_gives(seed_text: str) -> None:
     loaded = store.parse_model(seed_text, "snapshot.yaml", Snapshot)
 
-    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @settings(
+        max_examples=examples(25, bounded=5),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(seed_edits(loaded.model))
     def check(edited: Snapshot) -> None:
         spliced = store_rewrite.save_text(loaded, edited)
