@@ -7,7 +7,7 @@ run without PYTHONDONTWRITEBYTECODE, as an installed perfbot would. Cases:
 
 - seed reconcile: the seed and `examples/offline-state.json`, `--dry-run`;
 - a non-command comment event (the early exit) and `validate`;
-- nothing changed: 1×, 10×, 100× the seed once every write is made (the world is first settled);
+- nothing changed: 1×, 10×, 100× the seed once every write is made and the bot's PR is merged;
 - leases released: the same worlds with no live lease, so packets change and the PR is built;
 - 1,000 and 10,000 comments, one in ten a command, before the bot answered (a run with the
   default write budget) and after (the first run answers everything; the second is timed).
@@ -30,7 +30,7 @@ from pathlib import Path
 
 from benchmarks import worlds
 from benchmarks.growth import Timing, as_json, exit_status, table
-from benchmarks.timing import compile_package, settle, timed
+from benchmarks.timing import compile_package, settle, settle_merged, timed
 
 
 def reconcile_args(root: Path, state: Path, *extra: str) -> list[str]:
@@ -53,7 +53,7 @@ def size_cases(root: Path, factor: int, repeat: int) -> list[Timing]:
     state = worlds.repository(root, factor)
     size = "seed" if factor == 1 else f"{factor}×"
     config = ["--config", str(root / "config" / "perfbot.yaml")]
-    settle(reconcile_args(root, state), root)
+    settle_merged(reconcile_args(root, state), root, state)
     found = [
         timed("validate", size, factor, ["validate", *config], root, repeat, None),
         timed("reconcile, nothing changed", size, factor, reconcile_args(root, state), root, repeat, state),
@@ -66,7 +66,7 @@ def size_cases(root: Path, factor: int, repeat: int) -> list[Timing]:
 def comment_cases(root: Path, count: int, repeat: int) -> list[Timing]:
     """`count` comments before the bot's replies (one run's budget of writes) and after all of them."""
     state = worlds.repository(root, 1)
-    settle(reconcile_args(root, state), root)
+    settle_merged(reconcile_args(root, state), root, state)
     worlds.add_comments(state, count)
     size = f"{count:,} comments"
     before = timed("comments, no replies yet", size, count, reconcile_args(root, state), root, repeat, state)

@@ -6,6 +6,7 @@ factor means the cost grows faster than the input: the benchmark then exits 1.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -40,10 +41,12 @@ class Growth:
 def growths(timings: Sequence[Timing]) -> list[Growth]:
     """From each size of a case to its next size, in the order the timings were taken."""
     found = []
-    for earlier, later in zip(timings, timings[1:], strict=False):
+    for earlier, later in itertools.pairwise(timings):
         if earlier.case == later.case and earlier.wall > 0:
             found.append(
-                Growth(later.case, f"{earlier.size} → {later.size}", later.scale / earlier.scale, later.wall / earlier.wall)
+                Growth(
+                    later.case, f"{earlier.size} → {later.size}", later.scale / earlier.scale, later.wall / earlier.wall
+                )
             )
     return found
 

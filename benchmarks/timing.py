@@ -20,6 +20,7 @@ from pathlib import Path
 
 import bot
 from benchmarks.growth import Timing
+from benchmarks.worlds import merge_pull
 
 APPLIED = re.compile(r"applied (\d+) actions; (\d+) deferred")
 
@@ -49,7 +50,7 @@ def perfbot(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def settle(args: Sequence[str], cwd: Path, runs: int = 10) -> None:
-    """Run until a run writes nothing (every reply, label and link written)."""
+    """Run until a run writes nothing (every reply, label, link and the PR written)."""
     for _ in range(runs):
         found = APPLIED.search(perfbot([*args, "--max-writes", "1000000"], cwd).stderr)
         if found is None or (found.group(1) == "0" and found.group(2) == "0"):
@@ -57,7 +58,18 @@ def settle(args: Sequence[str], cwd: Path, runs: int = 10) -> None:
     raise SystemExit(f"perfbot {' '.join(args)} still writes after {runs} runs")
 
 
-def timed(case: str, size: str, scale: float, args: Sequence[str], cwd: Path, repeat: int, state: Path | None) -> Timing:
+def settle_merged(args: Sequence[str], cwd: Path, state: Path, merges: int = 5) -> None:
+    """Settle, merging the bot's PR each time, until the default branch holds what the bot derives."""
+    for _ in range(merges):
+        settle(args, cwd)
+        if not merge_pull(cwd, state):
+            return
+    raise SystemExit(f"perfbot {' '.join(args)} still proposes a PR after {merges} merges")
+
+
+def timed(
+    case: str, size: str, scale: float, args: Sequence[str], cwd: Path, repeat: int, state: Path | None
+) -> Timing:
     """The median of `repeat` runs; each starts from the same state file (restored, untimed)."""
     pristine = state.with_suffix(".pristine") if state is not None else None
     if state is not None and pristine is not None:

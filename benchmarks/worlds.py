@@ -46,6 +46,18 @@ def repository(root: Path, factor: int) -> Path:
     return path
 
 
+def merge_pull(root: Path, state_path: Path) -> bool:
+    """Merge the bot's open PR, if any: its files land in the repository. True if there was one."""
+    state = json.loads(state_path.read_text(encoding="utf-8"))
+    pulls = [p for p in state.get("pulls", []) if p.get("state", "open") == "open" and p.get("files")]
+    for pull in pulls:
+        for name, text in pull["files"].items():
+            (root / name).write_text(text, encoding="utf-8")
+        pull["state"] = "merged"
+    state_path.write_text(json.dumps(state, indent=2), encoding="utf-8")
+    return bool(pulls)
+
+
 def release_leases(root: Path) -> None:
     """No live lease any more: packets that waited on coordination become ready."""
     (root / "config" / "leases.json").write_text("[]\n", encoding="utf-8")
