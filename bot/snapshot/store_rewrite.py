@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ruamel.yaml.anchor import Anchor
-from ruamel.yaml.comments import CommentedMap, CommentedSeq, Format, Tag, merge_attrib
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, Format, merge_attrib
+from ruamel.yaml.tag import Tag
 
 from bot.snapshot.model import LIST_KEYS, Snapshot
 from bot.snapshot.store import Loaded, PlainDate, dump_tree
