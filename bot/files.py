@@ -40,6 +40,16 @@ def append_text(path: Path, text: str) -> None:
         raise input_error(str(path), f"cannot append: {exc}") from exc
 
 
+def signature(path: Path) -> tuple[int, int, int] | None:
+    """The file's identity as it is now (inode, size, modification time); None if it cannot be read.
+    A rename onto it (another writer's atomic write) changes the inode, an edit the size or time."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write through a temporary file and rename, so a crash never leaves half a file.
 

@@ -8,7 +8,7 @@ else `ready`. `complete`, `capacity-hold` and `waiting-evidence` change only by 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bot.config import LeaseRules, OwnerWording
 from bot.evidence.leases import Lease
-from bot.evidence.overlap import overlaps
+from bot.evidence.overlap import LeaseIndex, overlaps
 from bot.github.observed import Issue
 from bot.snapshot.model import DECIDED_STATES, Snapshot, WorkPacket, WorkState
 
@@ -84,18 +84,33 @@ class Evidence:
 def derive_all(snapshot: Snapshot, evidence: Evidence) -> list[Derivation]:
     states = {p.id: p.state for p in snapshot.work_packets}
     issues_of = {p.id: p.issue for p in snapshot.work_packets}
-    held = _Holders(evidence.leases, evidence.rules)
+    held = _Holders(evidence.leases, evidence.rules, evidence.released)
     return [_derive(p, states, issues_of, held, evidence) for p in snapshot.work_packets]
 
 
 class _Holders:
-    """Each lease's issue, worked out once per run rather than once per packet."""
+    """Each lease's issue and the prefix indexes of live and released leases, built once per run."""
 
-    def __init__(self, leases: Iterable[Lease], rules: LeaseRules) -> None:
+    def __init__(self, leases: Iterable[Lease], rules: LeaseRules, released: Iterable[Lease] = ()) -> None:
         self.pairs = [(lease, lease.issue(rules.holder_issue_pattern)) for lease in leases]
         self.by_issue: dict[int | None, list[Lease]] = {}
         for lease, issue in self.pairs:
             self.by_issue.setdefault(issue, []).append(lease)
+        self.index = LeaseIndex(lease for lease, _ in self.pairs)
+        self.released = tuple((lease, lease.issue(rules.holder_issue_pattern)) for lease in released)
+        self.released_index = LeaseIndex(lease for lease, _ in self.released)
+        self.released_by_issue: dict[int | None, set[int]] = {}
+        for position, (_, issue) in enumerate(self.released):
+            self.released_by_issue.setdefault(issue, set()).add(position)
+
+    def overlapping(self, paths: Sequence[str]) -> list[tuple[Lease, int | None]]:
+        """(lease, its issue) of the live leases whose trees overlap `paths`, in readback order."""
+        return [self.pairs[at] for at in sorted(self.index.positions(paths))]
+
+    def released_for(self, packet: WorkPacket) -> list[Lease]:
+        """Released leases that were the packet's own or overlapped its paths, in readback order."""
+        found = self.released_index.positions(packet.paths) | self.released_by_issue.get(packet.issue, set())
+        return [self.released[at][0] for at in sorted(found)]
 
     def of(self, issue: int) -> list[Lease]:
         return self.by_issue.get(issue, [])
@@ -163,11 +178,7 @@ def _state(
             kind="running", subject=", ".join(issue.assignees), detail="; ".join(x.describe() for x in own_leases)
         )
         return "running", [*met, running]
-    released = [
-        Reason(kind="lease-released", subject=lease.describe())
-        for lease in ev.released
-        if lease.issue(ev.rules.holder_issue_pattern) == packet.issue or overlaps(packet.paths, lease.tree)
-    ]
+    released = [Reason(kind="lease-released", subject=lease.describe()) for lease in held.released_for(packet)]
     if not issue.assignees:
         return "ready", [*met, *released, Reason(kind="unassigned", subject=f"#{packet.issue}")]
     return "ready", [*met, *released, Reason(kind="no-live-lease", subject=f"#{packet.issue}")]
@@ -175,8 +186,8 @@ def _state(
 
 def _coordination(packet: WorkPacket, issues_of: dict[str, int], held: _Holders) -> list[Reason]:
     reasons: list[Reason] = []
-    for lease, issue in held.pairs:
-        if issue != packet.issue and overlaps(packet.paths, lease.tree):
+    for lease, issue in held.overlapping(packet.paths):
+        if issue != packet.issue:
             reasons.append(Reason(kind="lease-overlap", subject=lease.describe(), detail=", ".join(packet.paths)))
     for blocker in packet.blocked_by_ids:
         holding = [x for x in held.of(issues_of[blocker]) if overlaps(packet.paths, x.tree)]

@@ -8,6 +8,7 @@ a region that is empty, or has only empty entries, overlaps everything.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -48,3 +49,40 @@ def overlapping_pairs(paths: Iterable[str], tree: Iterable[str]) -> list[tuple[s
 def colliding(paths: Sequence[str], own_issue: int, leases: Iterable[Lease], holder_pattern: str) -> list[Lease]:
     """Live leases held for another issue (or for none) whose trees overlap `paths`."""
     return [lease for lease in leases if lease.issue(holder_pattern) != own_issue and overlaps(paths, lease.tree)]
+
+
+class LeaseIndex:
+    """Leases indexed by the normalised prefixes of their trees, so finding the leases that overlap
+    a region costs its prefixes' lengths and the matches, not one test per lease.
+
+    Two prefixes collide when one starts with the other: the lease prefixes a region prefix starts
+    with are among its own prefixes (looked up one length at a time), and those that start with it
+    are a contiguous run of the sorted prefixes. A lease with an empty tree overlaps everything.
+    """
+
+    def __init__(self, leases: Iterable[Lease]) -> None:
+        self.leases = tuple(leases)
+        self._everywhere: list[int] = []
+        self._by_prefix: dict[str, list[int]] = {}
+        for position, lease in enumerate(self.leases):
+            prefixes = {normalise(glob) for glob in lease.tree if glob}
+            if not prefixes:
+                self._everywhere.append(position)
+            for prefix in prefixes:
+                self._by_prefix.setdefault(prefix, []).append(position)
+        self._sorted = sorted(self._by_prefix)
+
+    def positions(self, paths: Iterable[str]) -> set[int]:
+        """The positions of the leases `overlaps(paths, lease.tree)` is true for."""
+        prefixes = {normalise(path) for path in paths if path}
+        if not prefixes:
+            return set(range(len(self.leases)))
+        found = set(self._everywhere)
+        for prefix in prefixes:
+            for length in range(len(prefix) + 1):
+                found.update(self._by_prefix.get(prefix[:length], ()))
+            at = bisect.bisect_left(self._sorted, prefix)
+            while at < len(self._sorted) and self._sorted[at].startswith(prefix):
+                found.update(self._by_prefix[self._sorted[at]])
+                at += 1
+        return found

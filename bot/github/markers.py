@@ -6,6 +6,7 @@ A marker counts only on a comment authored by the bot's login: anyone can paste 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from urllib.parse import quote, unquote
 
 from bot.github.observed import Comment
@@ -51,6 +52,7 @@ def split_header(body: str) -> tuple[str, str]:
         at = end + 1
 
 
-def said(comments: list[Comment], topic: str, key: str) -> bool:
-    """Whether one of `comments` (already filtered to the bot's own) carries this marker."""
-    return any((topic, key) in markers_in(c.body) for c in comments)
+def markers_of(comments: Iterable[Comment]) -> frozenset[tuple[str, str]]:
+    """Every marker `comments` (already filtered to the bot's own) carry, read once per run:
+    asking each comment again for each marker would cost comments × markers."""
+    return frozenset(found for c in comments for found in markers_in(c.body))

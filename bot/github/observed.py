@@ -6,6 +6,7 @@ offline state file that stands in for it uses the same shapes.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StrictInt, field_validator
@@ -28,9 +29,12 @@ class Tolerant(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _without_lone_surrogates(text: str) -> str:
     """JSON can carry a lone UTF-16 surrogate; it cannot be encoded, so it becomes U+FFFD."""
-    return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 class Issue(Tolerant):

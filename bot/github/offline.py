@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 
 from bot.errors import BotError, InputError, OutputError, Problem, validation_problems
 from bot.evidence.published import BranchFile
-from bot.files import read_text, write_atomic
+from bot.files import read_text, signature, write_atomic
 from bot.github.markers import markers_in
 from bot.github.observed import Observed
 from bot.github.offline_native import NativeWrites
 from bot.github.port import GitHubError
+from bot.github.state_json import StateEncoder
 from bot.json_input import parse_object
 from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
 from bot.timestamps import utc_stamp
@@ -89,17 +90,23 @@ class OfflineGitHub(NativeWrites):
     def __init__(self, raw: dict[str, Any], observed: Observed, now: dt.datetime, path: Path | None = None) -> None:
         self.raw, self.observed, self.now, self.path = raw, observed, now, path
         self.writes = 0
+        self._encoder, self._saved = StateEncoder(), cast(tuple[int, int, int] | None, None)
+        self._markers: tuple[int, dict[object, set[tuple[str, str]]]] | None = None
+        self._next_id: tuple[int, int] | None = None
 
     @classmethod
     def open(cls, path: Path, now: dt.datetime, branch_files: tuple[BranchFile, ...] = ()) -> OfflineGitHub:
         """The state file; `branch_files` are the files on other branches a run reads."""
+        before = signature(path)
         raw, observed = parse_state(read_text(path), str(path))
         found = {b: dict(files) for b, files in observed.branch_files.items()}
         for where in branch_files:
             text = branch_file_text(raw, where)
             if text is not None:
                 found.setdefault(where.branch, {})[where.path] = text
-        return cls(raw, observed.model_copy(update={"branch_files": found}), now, path)
+        github = cls(raw, observed.model_copy(update={"branch_files": found}), now, path)
+        github._saved = before if signature(path) == before else None  # `raw` is the file, unless it changed
+        return github
 
     def observe(self) -> Observed:
         return self.observed
@@ -118,42 +125,54 @@ class OfflineGitHub(NativeWrites):
         return {}
 
     def text(self) -> str:
-        # ASCII escapes: JSON may carry lone surrogates, which UTF-8 cannot encode.
-        return json.dumps(self.raw, indent=2) + "\n"
+        """`json.dumps(raw, indent=2)`: ASCII escapes, as JSON may carry lone surrogates, which UTF-8 cannot encode."""
+        return self._encoder.text(self.raw)
 
     def _save(self) -> None:
         if self.path is not None:
             try:
                 write_atomic(self.path, self.text())
+                self._saved = signature(self.path)
             except OutputError as exc:
                 raise GitHubError(f"cannot write the state file: {exc}") from exc
         self.writes += 1
+
+    def _unchanged_since_saved(self) -> bool:
+        """The file is the one this adapter read or wrote last (same inode, size, time), so it holds `raw`."""
+        return self._saved is not None and self.path is not None and signature(self.path) == self._saved
 
     def _list(self, key: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = self.raw.setdefault(key, [])
         return items
 
     def markers_now(self, issue: int) -> set[tuple[str, str]]:
-        """The bot's markers on `issue` as the state file holds them now (another run may have written)."""
-        raw = self.raw
-        if self.path is not None:
-            try:
-                raw = parse_object(read_text(self.path), str(self.path), "the state")
-            except BotError as exc:
-                raise GitHubError(f"{self.path}: cannot re-read the state file: {exc.user_message()}") from exc
-        found: set[tuple[str, str]] = set()
+        """The bot's markers on `issue` as the state file holds them now (another run may have written).
+
+        The markers by issue and the next comment id are kept with the comment count they hold for."""
+        if self.path is None or self._unchanged_since_saved():
+            count = len(self._list("comments"))
+            if self._markers is None or self._markers[0] != count:
+                self._markers = (count, self._bot_markers(self.raw))
+            return set(self._markers[1].get(issue, set()))
+        try:
+            raw = parse_object(read_text(self.path), str(self.path), "the state")
+        except BotError as exc:
+            raise GitHubError(f"{self.path}: cannot re-read the state file: {exc.user_message()}") from exc
+        return self._bot_markers(raw).get(issue, set())
+
+    def _bot_markers(self, raw: dict[str, Any]) -> dict[object, set[tuple[str, str]]]:
+        found: dict[object, set[tuple[str, str]]] = {}
         for comment in raw.get("comments", []):
-            if (
-                isinstance(comment, dict)
-                and comment.get("issue") == issue
-                and comment.get("user") == self.observed.bot_login
-            ):
-                found |= markers_in(str(comment.get("body", "")))
+            mine = isinstance(comment, dict) and comment.get("user") == self.observed.bot_login
+            if mine and isinstance(issue := comment.get("issue"), Hashable):
+                found.setdefault(issue, set()).update(markers_in(str(comment.get("body", ""))))
         return found
 
     def comment(self, action: CommentAction) -> int:
         comments = self._list("comments")
-        comment_id = max((int(c["id"]) for c in comments), default=0) + 1
+        if self._next_id is None or self._next_id[0] != len(comments):
+            self._next_id = (len(comments), max((int(c["id"]) for c in comments), default=0) + 1)
+        comment_id = self._next_id[1]
         comments.append(
             {
                 "id": comment_id,
@@ -164,6 +183,10 @@ class OfflineGitHub(NativeWrites):
                 "body": action.body,
             }
         )
+        self._next_id = (len(comments), comment_id + 1)
+        if self._markers is not None:
+            self._markers[1].setdefault(action.issue, set()).update(markers_in(action.body))
+            self._markers = (len(comments), self._markers[1])
         self._save()
         return comment_id
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from bot.bodies import capped
 from bot.config import BotConfig
 from bot.evidence.derive import Derivation
-from bot.github.markers import header, marker, said
+from bot.github.markers import header, marker, markers_of
 from bot.github.observed import Observed
 from bot.reconcile.actions import Action, CommentAction, NativeNote, Proposal
 from bot.reconcile.labels import LabelPlan, plan_labels
@@ -59,7 +59,7 @@ def _restored(
     renderer: Renderer,
 ) -> list[CommentAction]:
     """One comment per issue on which perfbot puts back what a person took off."""
-    mine, prefix = observed.bot_comments(), config.labels.prefix
+    said, prefix = markers_of(observed.bot_comments()), config.labels.prefix
     states = {d.id: d.derived_state for d in derivations}
     comments = []
     for issue in sorted({*labels.restored, *links.restored}):
@@ -67,7 +67,7 @@ def _restored(
         stamps = [labels.removals[(issue, name)].created_at.isoformat() for name in names]
         restored_links = links.restored.get(issue, [])
         key = f"{issue}:{_digest(names, stamps, [link_key(link) for link in restored_links])}"
-        if said(mine, RESTORED_TOPIC, key):
+        if (RESTORED_TOPIC, key) in said:
             continue
         label_packets = {
             name: [p for p in following.work_packets if p.issue == issue and name == prefix + states[p.id]]

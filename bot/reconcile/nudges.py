@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from bot.bodies import fitted
 from bot.config import BotConfig
 from bot.evidence.derive import Derivation
-from bot.github.markers import marker, said
-from bot.github.observed import Comment, Observed
+from bot.github.markers import marker, markers_of
+from bot.github.observed import Observed
 from bot.reconcile.actions import CommentAction, OverdueReview
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot, WorkPacket
@@ -64,7 +64,7 @@ class Nudges:
 
     def __init__(self, observed: Observed, config: BotConfig, renderer: Renderer, now: dt.datetime) -> None:
         self.observed, self.config, self.renderer, self.now = observed, config, renderer, now
-        self.mine: list[Comment] = observed.bot_comments()
+        self.said = markers_of(observed.bot_comments())
         self.planned: set[tuple[str, str]] = set()
 
     def _comment(
@@ -77,7 +77,7 @@ class Nudges:
         **context: object,
     ) -> list[CommentAction]:
         """One nudge, unless said; `listed` names its list (shown as far as it fits, the rest counted)."""
-        if (topic, key) in self.planned or said(self.mine, topic, key):
+        if (topic, key) in self.planned or (topic, key) in self.said:
             return []
         self.planned.add((topic, key))
         name, items = listed if listed is not None else ("", ())

@@ -13,7 +13,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.anchor import Anchor
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, Format, merge_attrib
+from ruamel.yaml.tag import Tag
 
 from bot.snapshot.model import LIST_KEYS, Snapshot
 from bot.snapshot.store import Loaded, PlainDate, dump_tree
@@ -97,18 +99,30 @@ def _splice_records(key: str, old: Any, new: Any, lines: list[str], start: int, 
         if old[i] == new[i] and not (last and appended):
             out += lines[firsts[i] : lasts[i]]
             continue
-        group = CommentedSeq(new[i:] if last else [new[i]])
-        # The list's own comments come along: per-item ones re-indexed, and for the last group
-        # the comments after the list (before the next section), which ruamel keeps in `end`.
-        new.copy_attributes(group, memo={})
-        group.ca.items.clear()
-        group.ca.items.update({k - i: v for k, v in new.ca.items.items() if k == i or (last and k > i)})
-        if not last:
-            group.ca.end = None
+        group = _group(new, i, last)
         holder = CommentedMap()
         holder[key] = group
         out += source_lines(dump_tree(holder))[1:]
     return out
+
+
+def _group(records: CommentedSeq, first: int, last: bool) -> CommentedSeq:
+    """Record `first` (with every later one when `last`) as a list of its own, to emit alone.
+
+    The list's own comments come along: per-item ones re-indexed, and for the last group the
+    comments after the list (before the next section), which ruamel keeps in `end`. Only those
+    are copied (emitting may mark comment tokens as written): copying all of the list's comments
+    for each changed record cost records × changes."""
+    group = CommentedSeq(records[first:] if last else [records[first]])
+    ca = records.ca
+    items = {k - first: v for k, v in ca.items.items() if k == first or (last and k > first)}
+    comment, pre, end, items = copy.deepcopy((ca.comment, ca.pre, ca.end if last else None, items))
+    group.ca.comment, group.ca.pre, group.ca.end = comment, pre, end
+    group.ca.items.update(items)
+    for attribute in (Format.attrib, Anchor.attrib, Tag.attrib, merge_attrib):
+        if hasattr(records, attribute):
+            setattr(group, attribute, copy.deepcopy(getattr(records, attribute)))
+    return group
 
 
 # ruamel counts a line at `\n` and at a `\r` not followed by one, and nowhere else: `str.splitlines`
@@ -187,13 +201,14 @@ def _patch_records(seq: CommentedSeq, new: list[Mapping[str, Any]], sparse: list
     ident = LIST_KEYS.get(key, "")
     old_ids = [item.get(ident) if ident and isinstance(item, Mapping) else None for item in seq]
     new_ids = [item.get(ident) for item in new] if ident else []
-    kept = [i for i in old_ids if i in new_ids]
-    unique = len(set(old_ids)) == len(old_ids) and len(set(new_ids)) == len(new_ids)
-    if not ident or not unique or kept != [i for i in new_ids if i in old_ids]:
+    old_set, new_set = set(old_ids), set(new_ids)
+    kept = [i for i in old_ids if i in new_set]
+    unique = len(old_set) == len(old_ids) and len(new_set) == len(new_ids)
+    if not ident or not unique or kept != [i for i in new_ids if i in old_set]:
         _patch_positional(seq, new, sparse, key)
         return
     for index in reversed(range(len(seq))):
-        if old_ids[index] not in new_ids:
+        if old_ids[index] not in new_set:
             del seq[index]
     by_id = {item[ident]: item for item in seq}
     for index, record in enumerate(new):

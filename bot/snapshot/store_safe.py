@@ -45,6 +45,7 @@ _NULL, _BOOL, _FLOAT = _CORE + "null", _CORE + "bool", _CORE + "float"
 # Texts where libyaml is more lenient than ruamel's scanner (a comment glued to a block scalar's
 # header) are left to the round-trip loader too.
 _DIFFERENT_IN_1_1 = re.compile("[\x85\u2028\u2029]|[|>][-+0-9]*#")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _Refused(Exception):
@@ -58,6 +59,10 @@ class _Builder:
         self.parser = CParser(text)
         self.max_depth, self.max_digits, self.date = max_depth, max_digits, date
         self.resolver = VersionedResolver()
+        # The implicit resolvers of the document's YAML version (by first character, None: any),
+        # looked up once: ruamel's `resolve` works the version out again on every scalar.
+        self.implicit = self.resolver.versioned_resolver
+        self.tags: dict[str, str] = {}
         # The round-trip constructor turns int, float and bool text into values; it asks its
         # loader for the resolver (for the YAML version), and needs nothing else from it.
         self.constructor = RoundTripConstructor(loader=SimpleNamespace(_resolver=self.resolver))
@@ -101,13 +106,20 @@ class _Builder:
         self.parser.get_event()
         return mapping
 
+    def tag(self, value: str) -> str:
+        """The tag ruamel's resolver gives a plain scalar: the first implicit resolver that matches."""
+        candidates = [*self.implicit.get(value[0] if value else "", ()), *self.implicit.get(None, ())]
+        tag = next((str(tag) for tag, pattern in candidates if pattern.match(value)), _STR)
+        self.tags[value] = tag
+        return tag
+
     def scalar(self, event: Any) -> Any:
         value: str = event.value
-        if any("\ud800" <= ch <= "\udfff" for ch in value):
+        if _LONE_SURROGATE.search(value):
             raise _Refused
         if not event.implicit[0]:
             return value  # quoted or block: a string
-        tag = str(self.resolver.resolve(ScalarNode, value, (True, False)))
+        tag = self.tags.get(value) or self.tag(value)
         if tag == _STR:
             return value
         if tag == _TIMESTAMP:

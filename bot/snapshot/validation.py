@@ -7,8 +7,11 @@ carries the key path of the offending value so the store can name its line and c
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import lru_cache
 from typing import Any
+
+from pydantic import BaseModel
 
 from bot.snapshot.findings import Finding
 from bot.snapshot.levers import find_cycle, graph_findings, ready_by_envelope, ready_levers
@@ -140,20 +143,49 @@ def _records(s: Snapshot) -> Iterator[Finding]:
 
 
 def _cells(s: Snapshot) -> Iterator[Finding]:
-    """Text that lands in a table cell may not contain `|` or a line break (upstream does not escape)."""
-    data = s.model_dump(by_alias=True)
-    for loc, text in _strings(data, ()):
-        yield from (Finding(loc, f"{_name(s, loc)}: {why}") for why in _unprintable(text))
+    """Text that lands in a table cell may not contain `|` or a line break (upstream does not escape).
+
+    A record's findings depend on the record and its place alone, so they are worked out once
+    per record (cached): a run that applies many commands validates after each, and most records
+    are the same objects each time."""
+    records = {name for name, value in s if isinstance(value, tuple) and all(isinstance(x, BaseModel) for x in value)}
+    rest = s.model_dump(by_alias=True, exclude=records)
+    for name, field in Snapshot.model_fields.items():
+        key = field.alias or name
+        if name not in records:
+            yield from _text_cells(_strings(rest[key], (key,)), lambda loc: _name(s, loc)) if key in rest else ()
+            continue
+        for index, record in enumerate(getattr(s, name)):
+            try:
+                yield from _record_cells(key, index, record)
+            except TypeError:  # a record that cannot be hashed is not cached
+                yield from _record_cells.__wrapped__(key, index, record)
+
+
+@lru_cache(maxsize=8192)
+def _record_cells(key: str, index: int, record: BaseModel) -> tuple[Finding, ...]:
+    # A route has a state too, but its source is what names it.
+    ident = getattr(record, "id", None) or getattr(record, "source", None) or getattr(record, "state", None)
+    named = f'{key} "{ident if ident is not None else index}" '
+    strings = _strings(record.model_dump(by_alias=True), (key, index))
+    return tuple(_text_cells(strings, lambda loc: named + ".".join(map(str, loc[2:]))))
+
+
+def _text_cells(
+    strings: Iterator[tuple[tuple[str | int, ...], str]], name: Callable[[tuple[str | int, ...]], str]
+) -> Iterator[Finding]:
+    for loc, text in strings:
+        yield from (Finding(loc, f"{name(loc)}: {why}") for why in _unprintable(text))
         if loc == ("definition",):
             if "\n" in text or "\r" in text:
                 yield Finding(loc, "definition must be one line")
             continue
         if "|" in text:
-            yield Finding(loc, f"{_name(s, loc)}: '|' would break the table cell; rephrase it")
+            yield Finding(loc, f"{name(loc)}: '|' would break the table cell; rephrase it")
         if _HTML_TAG.search(text):
-            yield Finding(loc, f"{_name(s, loc)}: HTML markup would break the table; rephrase it")
+            yield Finding(loc, f"{name(loc)}: HTML markup would break the table; rephrase it")
         if "\n" in text or "\r" in text:
-            yield Finding(loc, f"{_name(s, loc)}: a line break would break the table cell; use one line")
+            yield Finding(loc, f"{name(loc)}: a line break would break the table cell; use one line")
 
 
 def _unprintable(text: str) -> Iterator[str]:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bot.evidence.overlap import collide, normalise, overlaps
+from bot.evidence.leases import Lease
+from bot.evidence.overlap import LeaseIndex, collide, normalise, overlaps
 
 
 @pytest.mark.parametrize(
@@ -42,3 +45,17 @@ def test_empty_regions_are_never_disjoint() -> None:
     assert overlaps(["docs/**"], [])
     assert not overlaps(["docs/**"], ["internal/**", "tools/**"])
     assert overlaps(["docs/**", "tools/x"], ["tools/**"])
+
+
+_PATH_PARTS = st.sampled_from(["", "a", "ab", "a/", "a/b", "A\\b", "b/*", "a/b/**", " a", "[x]", "?", "*", "ab/c?"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    paths=st.lists(_PATH_PARTS, max_size=3),
+    trees=st.lists(st.lists(_PATH_PARTS, max_size=3), max_size=6),
+)
+def test_the_lease_index_finds_exactly_the_leases_overlaps_finds(paths: list[str], trees: list[list[str]]) -> None:
+    leases = [Lease(lane="l", loop_ts="t", holder=f"issue-{n}", tree=tuple(tree)) for n, tree in enumerate(trees)]
+    expected = {n for n, lease in enumerate(leases) if overlaps(paths, lease.tree)}
+    assert LeaseIndex(leases).positions(paths) == expected

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot.github.markers import header, marker, markers_in, said
+from bot.github.markers import header, marker, markers_in, markers_of
 from bot.github.observed import Comment
 
 
@@ -35,9 +35,12 @@ def comment(body: str) -> Comment:
     return Comment(id=1, issue=2, user="perfbot[bot]", created_at=dt.datetime(2026, 8, 27, tzinfo=dt.UTC), body=body)
 
 
-def test_said_looks_for_the_exact_topic_and_key() -> None:
-    comments = [comment("hello"), comment(marker("lease-lost", "m1:3") + "\nLost.")]
-    assert said(comments, "lease-lost", "m1:3")
-    assert not said(comments, "lease-lost", "m1:4")
-    assert not said(comments, "packet-ready", "m1:3")
-    assert not said([], "lease-lost", "m1:3")
+def test_markers_of_gathers_every_comments_header_markers_once() -> None:
+    comments = [
+        comment("hello"),
+        comment(marker("lease-lost", "m1:3") + "\nLost."),
+        comment(header(("a", "1"), ("b", "2"))),
+    ]
+    assert markers_of(comments) == {("lease-lost", "m1:3"), ("a", "1"), ("b", "2")}
+    assert ("lease-lost", "m1:4") not in markers_of(comments)
+    assert markers_of([]) == frozenset()

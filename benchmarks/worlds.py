@@ -1,0 +1,120 @@
+"""Throwaway repositories for whole-process timings: the seed, N times the seed, and N comments.
+
+Each world is a directory with `config/`, `templates/` and `docs/` (the page rendered from its
+snapshot, so only the world's own inputs differ) and a `state.json` standing in for GitHub.
+Snapshots are scaled with `benchmarks.synthetic`; leases and issues are copied the same way
+(copy n's holder names copy n's issue, and writes its own region of paths).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from benchmarks.synthetic import place, scaled
+from bot.config import load_settings
+from bot.reconcile import gather
+from bot.render import Renderer
+from bot.snapshot import store_rewrite
+
+NOW = "2026-08-27T17:00:00Z"
+ISSUE_STRIDE = 100_000  # as `synthetic.scaled` numbers copy n's issues
+COMMAND_EVERY = 10  # one comment in ten is a command
+
+
+def repository(root: Path, factor: int) -> Path:
+    """A repository whose snapshot, page, leases and issues are `factor` times the seed's; its state file."""
+    for name in ("config", "templates", "docs"):
+        shutil.copytree(Path(name), root / name)
+    settings = load_settings(root / "config" / "perfbot.yaml")
+    big = scaled(gather.snapshot(settings).model, factor)
+    if factor > 1:
+        (root / settings.config.snapshot).write_text(store_rewrite.dump_new(big), encoding="utf-8")
+        page = Renderer.from_directory(settings.templates_path).page(big, settings.config.page_text)
+        (root / settings.config.page).write_text(page, encoding="utf-8")
+    leases_path = root / "config" / "leases.json"
+    leases = json.loads(leases_path.read_text(encoding="utf-8"))
+    leases_path.write_text(json.dumps([_lease_copy(lease, n) for n in range(factor) for lease in leases]))
+    state = json.loads(Path("examples/offline-state.json").read_text(encoding="utf-8"))
+    tracked = gather.tracked_issues(big)
+    copies = [_issue_copy(issue, n) for n in range(1, factor) for issue in state["issues"]]
+    state["issues"] += [issue for issue in copies if issue["number"] in tracked]
+    path = root / "state.json"
+    path.write_text(json.dumps(state, indent=2), encoding="utf-8")
+    return path
+
+
+def merge_pull(root: Path, state_path: Path) -> bool:
+    """Merge the bot's open PR, if any: its files land in the repository. True if there was one."""
+    state = json.loads(state_path.read_text(encoding="utf-8"))
+    pulls = [p for p in state.get("pulls", []) if p.get("state", "open") == "open" and p.get("files")]
+    for pull in pulls:
+        for name, text in pull["files"].items():
+            (root / name).write_text(text, encoding="utf-8")
+        pull["state"] = "merged"
+    state_path.write_text(json.dumps(state, indent=2), encoding="utf-8")
+    return bool(pulls)
+
+
+def release_leases(root: Path) -> None:
+    """No live lease any more: packets that waited on coordination become ready."""
+    (root / "config" / "leases.json").write_text("[]\n", encoding="utf-8")
+
+
+def add_comments(state_path: Path, count: int) -> None:
+    """`count` comments spread over the tracked issues, one in ten a command by its own writer."""
+    state = json.loads(state_path.read_text(encoding="utf-8"))
+    numbers = [issue["number"] for issue in state["issues"]]
+    first = max((int(c["id"]) for c in state["comments"]), default=0) + 1
+    commands = _commands()
+    for n in range(count):
+        is_command = n % COMMAND_EVERY == 0
+        author = f"writer{n}" if is_command else f"reader{n % 97}"
+        body = commands[(n // COMMAND_EVERY) % len(commands)] if is_command else f"a remark, number {n}, no command"
+        state["comments"].append(
+            {
+                "id": first + n,
+                "issue": numbers[n % len(numbers)],
+                "user": author,
+                "created_at": f"2026-08-27T{9 + n * 6 // count:02d}:{n % 60:02d}:00Z",
+                "body": body,
+            }
+        )
+        if is_command:
+            state["permissions"][author] = "write"
+    state_path.write_text(json.dumps(state, indent=2), encoding="utf-8")
+
+
+def comment_event(root: Path) -> Path:
+    """An `issue_comment` payload whose comment has no command line."""
+    path = root / "event.json"
+    payload = {
+        "action": "created",
+        "issue": {"number": 8324},
+        "comment": {"id": 77, "body": "Thanks, this looks right.", "user": {"login": "alice", "type": "User"}},
+    }
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    return path
+
+
+def _commands() -> list[str]:
+    """Commands on the seed's packets and constraints: two that change the snapshot, two answers."""
+    return [
+        "/perf review metal-resident-decode by 2026-09-04",
+        "/perf why mac.m5-exact-p32t64-receipt",
+        "/perf block mac.m7-prefix-reuse waiting for the prefix-cache design review",
+        "/perf why cuda.q8_1-numerical-gate",
+    ]
+
+
+def _lease_copy(lease: dict[str, Any], n: int) -> dict[str, Any]:
+    if n == 0:
+        return lease
+    number = int(str(lease["holder"]).split("-")[1])  # the seed's holders are `issue-<number>-<slug>`
+    return {**lease, "holder": f"issue-{number + ISSUE_STRIDE * n}-copy", "tree": [place(g, n) for g in lease["tree"]]}
+
+
+def _issue_copy(issue: dict[str, Any], n: int) -> dict[str, Any]:
+    return {**issue, "number": issue["number"] + ISSUE_STRIDE * n}
