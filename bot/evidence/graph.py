@@ -16,7 +16,7 @@ from bot.config import LeaseRules
 from bot.evidence.derive import Derivation
 from bot.evidence.leases import Lease
 from bot.evidence.overlap import overlaps
-from bot.snapshot.model import Snapshot, WorkPacket
+from bot.snapshot.model import Program, Snapshot, WorkPacket
 
 EdgeKind = Literal["hard", "blocked-by", "satisfied"]
 EDGE_KINDS: tuple[EdgeKind, ...] = ("hard", "blocked-by", "satisfied")
@@ -36,9 +36,10 @@ class LeaseNote:
 
 @dataclass(frozen=True)
 class Node:
+    """A packet as drawn: its key in the chart, and its state (derived where the run derived it)."""
+
     key: str
-    id: str
-    issue: int
+    packet: WorkPacket
     state: str
     changed: bool = False
     notes: tuple[LeaseNote, ...] = ()
@@ -53,9 +54,10 @@ class Node:
 
 @dataclass(frozen=True)
 class Group:
+    """A program as drawn: its key in the chart and its packets' nodes."""
+
     key: str
-    id: str
-    name: str
+    program: Program
     nodes: tuple[Node, ...]
 
 
@@ -101,10 +103,10 @@ def build(
     keys = {packet.id: f"p{index}" for index, packet in enumerate(snapshot.work_packets, start=1)}
     members: dict[str, list[Node]] = {program.id: [] for program in snapshot.programs}
     for p in snapshot.work_packets:
-        node = Node(keys[p.id], p.id, p.issue, states.get(p.id, p.state), p.id in outlined, notes.get(p.id, ()))
+        node = Node(keys[p.id], p, states.get(p.id, p.state), p.id in outlined, notes.get(p.id, ()))
         members.setdefault(p.program_id, []).append(node)
     groups = [
-        Group(f"g{index}", program.id, program.name, tuple(members[program.id]))
+        Group(f"g{index}", program, tuple(members[program.id]))
         for index, program in enumerate(snapshot.programs, start=1)
     ]
     edges = [

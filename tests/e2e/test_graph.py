@@ -75,8 +75,10 @@ def test_the_seed_graph_has_every_packet_in_its_program_and_every_edge(seed: Sna
     assert len(graph.nodes) == len(seed.work_packets) == 17
     assert len(graph.groups) == len(seed.programs) == 4
     for group in graph.groups:
-        assert {n.id for n in group.nodes} == {p.id for p in seed.work_packets if p.program_id == group.id}
-    ids = {n.key: n.id for n in graph.nodes}
+        assert {n.packet.id for n in group.nodes} == {
+            p.id for p in seed.work_packets if p.program_id == group.program.id
+        }
+    ids = {n.key: n.packet.id for n in graph.nodes}
     drawn = {(ids[e.source], ids[e.target], e.kind) for e in graph.edges}
     assert len(graph.edges) == len(drawn) == len(model_edges(seed))
     assert drawn == model_edges(seed)
@@ -186,7 +188,7 @@ def test_of_run_outlines_changed_states_and_is_none_without_changes(
     ]
     graph = of_run(seed, moved, seed_leases, LeaseRules())
     assert graph is not None
-    assert [(n.id, n.state) for n in graph.changed] == [("cuda.q8_1-numerical-gate", "ready")]
+    assert [(n.packet.id, n.state) for n in graph.changed] == [("cuda.q8_1-numerical-gate", "ready")]
 
 
 def test_the_pr_body_shows_the_graph_when_a_state_changes(
