@@ -31,32 +31,32 @@ def save_text(loaded: Loaded[Snapshot], snapshot: Snapshot, *, splice: bool = Tr
     """
     if loaded.text and snapshot == loaded.model:
         return loaded.text  # unchanged: the source bytes, without paying for a re-emit
-    tree = _clone(loaded.tree)
-    _patch_map(tree, *snapshot.to_data())
+    tree = clone_tree(loaded.tree)
+    patch_map(tree, *snapshot.to_data())
     if splice and loaded.text:
-        spliced = _splice(loaded.tree, loaded.text, tree)
+        spliced = splice_tree(loaded.tree, loaded.text, tree)
         if spliced is not None:
             return spliced
     return dump_tree(tree)
 
 
-def _clone(node: Any) -> Any:
+def clone_tree(node: Any) -> Any:
     """A deep copy of a round-trip tree. ruamel's own `__deepcopy__` re-copies a sequence's
     attributes once per item, which is quadratic in the length of the list."""
     if isinstance(node, CommentedMap):
         mapping = CommentedMap()
         for key, value in node.items():
-            mapping[key] = _clone(value)
+            mapping[key] = clone_tree(value)
         node.copy_attributes(mapping, memo={})
         return mapping
     if isinstance(node, CommentedSeq):
-        sequence = CommentedSeq(_clone(value) for value in node)
+        sequence = CommentedSeq(clone_tree(value) for value in node)
         node.copy_attributes(sequence, memo={})
         return sequence
     return node
 
 
-def _splice(original: Any, text: str, tree: Any) -> str | None:
+def splice_tree(original: Any, text: str, tree: Any) -> str | None:
     """Source lines for unchanged parts, fresh emission for changed ones; None when the shape
     changed too much to splice (top-level keys or record order), so the caller dumps it all."""
     if not isinstance(original, CommentedMap) or not original or list(original) != list(tree):
@@ -99,14 +99,14 @@ def _splice_records(key: str, old: Any, new: Any, lines: list[str], start: int, 
         if old[i] == new[i] and not (last and appended):
             out += lines[firsts[i] : lasts[i]]
             continue
-        group = _group(new, i, last)
+        group = group_records(new, i, last)
         holder = CommentedMap()
         holder[key] = group
         out += source_lines(dump_tree(holder))[1:]
     return out
 
 
-def _group(records: CommentedSeq, first: int, last: bool) -> CommentedSeq:
+def group_records(records: CommentedSeq, first: int, last: bool) -> CommentedSeq:
     """Record `first` (with every later one when `last`) as a list of its own, to emit alone.
 
     The list's own comments come along: per-item ones re-indexed, and for the last group the
@@ -139,11 +139,11 @@ def source_lines(text: str) -> list[str]:
 def dump_new(snapshot: Snapshot) -> str:
     """Text of a snapshot that has no source file yet."""
     tree = CommentedMap()
-    _patch_map(tree, *snapshot.to_data())
+    patch_map(tree, *snapshot.to_data())
     return dump_tree(tree)
 
 
-def _patch_map(node: CommentedMap, new: Mapping[str, Any], sparse: Mapping[str, Any]) -> None:
+def patch_map(node: CommentedMap, new: Mapping[str, Any], sparse: Mapping[str, Any]) -> None:
     """Write `new` into `node`. Keys the file lacks are added only when `sparse` (the dump
     without default values) has them, so optional empty fields stay out of the file."""
     for key in [k for k in node if k not in new or (k not in sparse and not _same(node[k], new[k]))]:
@@ -173,14 +173,14 @@ def _same(old: Any, new: Any) -> bool:
 def _merge(old: Any, new: Any, sparse: Any, key: str) -> Any:
     if isinstance(new, Mapping):
         if isinstance(old, CommentedMap):
-            _patch_map(old, new, sparse)
+            patch_map(old, new, sparse)
             return old
         return _build(new, sparse, key)
     if isinstance(new, list | tuple):
         if not isinstance(old, CommentedSeq):
             return _build(new, sparse, key)
         if new and isinstance(new[0], Mapping):
-            _patch_records(old, list(new), list(sparse), key)
+            patch_records(old, list(new), list(sparse), key)
         else:
             _patch_scalars(old, list(new))
         return old
@@ -196,7 +196,7 @@ def _patch_scalars(seq: CommentedSeq, new: list[Any]) -> None:
     del seq[len(new) :]
 
 
-def _patch_records(seq: CommentedSeq, new: list[Mapping[str, Any]], sparse: list[Any], key: str) -> None:
+def patch_records(seq: CommentedSeq, new: list[Mapping[str, Any]], sparse: list[Any], key: str) -> None:
     """Lists of records are matched by their identity key, so edits stay on their lines."""
     ident = LIST_KEYS.get(key, "")
     old_ids = [item.get(ident) if ident and isinstance(item, Mapping) else None for item in seq]
@@ -213,7 +213,7 @@ def _patch_records(seq: CommentedSeq, new: list[Mapping[str, Any]], sparse: list
     by_id = {item[ident]: item for item in seq}
     for index, record in enumerate(new):
         if record[ident] in by_id:
-            _patch_map(by_id[record[ident]], record, sparse[index])
+            patch_map(by_id[record[ident]], record, sparse[index])
         else:
             appended_at_end = index == len(seq)
             seq.insert(index, _build(record, sparse[index], key))
@@ -224,7 +224,7 @@ def _patch_records(seq: CommentedSeq, new: list[Mapping[str, Any]], sparse: list
 def _patch_positional(seq: CommentedSeq, new: list[Mapping[str, Any]], sparse: list[Any], key: str) -> None:
     for index, record in enumerate(new):
         if index < len(seq) and isinstance(seq[index], CommentedMap):
-            _patch_map(seq[index], record, sparse[index])
+            patch_map(seq[index], record, sparse[index])
         elif index < len(seq):
             seq[index] = _build(record, sparse[index], key)
         else:
