@@ -3,7 +3,8 @@
 Read from the C parser's events (`ruamel.yaml.clib`), whose marks give the line of every key and
 list item, so a rewrite can find the text of the few records that changed without building
 ruamel's pure-Python round-trip tree of the whole file. Lines are numbered as `source_lines`
-numbers them. Anything unexpected (no C parser, a flow-style or non-mapping top level, a key that
+numbers them. Anything unexpected (no C parser, a character libyaml reads as a line break and
+ruamel does not, a flow-style or non-mapping top level, a key that
 is not a plain or quoted scalar at column 0) gives None, and the caller rewrites the slow way.
 """
 
@@ -23,7 +24,12 @@ from ruamel.yaml.events import (
     StreamStartEvent,
 )
 
-from bot.snapshot.store_safe import CParser
+from bot.snapshot.store_safe import DIFFERENT_IN_1_1
+
+try:
+    from _ruamel_yaml import CParser
+except ImportError:  # no wheel for this platform: every rewrite takes the slow path
+    CParser = None
 
 
 @dataclass(frozen=True)
@@ -47,8 +53,8 @@ class _Unexpected(Exception):
 
 def sections(text: str, line_count: int) -> list[Section] | None:
     """The top-level sections of `text` in order, or None when the layout is not the plain one."""
-    if CParser is None:
-        return None
+    if CParser is None or DIFFERENT_IN_1_1.search(text):
+        return None  # libyaml would number lines where ruamel does not
     try:
         return _Walk(CParser(text)).document(line_count)
     except (_Unexpected, YAMLError):

@@ -23,8 +23,9 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from bot.errors import InputError
 from bot.snapshot.model import LIST_KEYS, Snapshot
 from bot.snapshot.store import dump_tree, parse_tree
+from bot.snapshot.store_emit import group_records, source_lines, splice_tree
 from bot.snapshot.store_layout import Section, sections
-from bot.snapshot.store_rewrite import clone_tree, group_records, patch_map, patch_records, source_lines, splice_tree
+from bot.snapshot.store_patch import clone_tree, patch_map, patch_records
 
 # Stands in for the section after a piece: a top-level key no snapshot has.
 _NEXT_KEY = "perfbot-splice-next"
@@ -54,7 +55,9 @@ def fast_save_text(text: str, old: Snapshot, new: Snapshot) -> str | None:
     return "".join(out)
 
 
-def _same_top_level_keys(keys: list[str], old: Mapping[str, Any], new: Mapping[str, Any], sparse: Mapping[str, Any]) -> bool:
+def _same_top_level_keys(
+    keys: list[str], old: Mapping[str, Any], new: Mapping[str, Any], sparse: Mapping[str, Any]
+) -> bool:
     """True when patching keeps the file's top-level keys as they are: none added, none dropped."""
     if len(set(keys)) != len(keys) or any(k not in new for k in keys) or any(k not in keys for k in sparse):
         return False
@@ -112,9 +115,7 @@ def _kept_in_order(old: Any, new: Any, ident: str, count: int) -> bool:
     return unique and new_ids[: len(old_ids)] == old_ids
 
 
-def _record(
-    section: Section, lines: list[str], i: int, new: Sequence[Any], sparse: Sequence[Any]
-) -> list[str] | None:
+def _record(section: Section, lines: list[str], i: int, new: Sequence[Any], sparse: Sequence[Any]) -> list[str] | None:
     """Record `i` (with the appended ones after the last) patched and emitted alone."""
     assert section.records is not None
     key, records = section.key, section.records
@@ -123,11 +124,7 @@ def _record(
     last = i == len(records) - 1
     if i > 0 and (len(header) != 1 or "#" in header[0] or _has_comment_line(lines[records[i - 1] : first])):
         return None  # comments there may belong to this record, or the header's to the first one
-    if last:
-        follows = [_NEXT] if end < len(lines) else []
-    else:
-        follows = [lines[end]]  # the next record's first line: what follows this one in the file
-    text = "".join([*header, *lines[first:end], *follows])
+    text = "".join([*header, *lines[first:end], *_following(lines, end, last)])
     tree = _parse(text)
     if tree is None or list(tree)[:1] != [key] or not isinstance(tree[key], CommentedSeq):
         return None
@@ -144,6 +141,14 @@ def _record(
     holder = CommentedMap()
     holder[key] = group_records(patched, 0, last)
     return source_lines(dump_tree(holder))[1:]
+
+
+def _following(lines: list[str], end: int, last: bool) -> list[str]:
+    """What follows a record in the file, for its piece: the next record's first line, or the
+    stand-in for the next section (nothing at the end of the file)."""
+    if not last:
+        return [lines[end]]
+    return [_NEXT] if end < len(lines) else []
 
 
 def _has_comment_line(lines: list[str]) -> bool:
