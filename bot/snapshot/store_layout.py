@@ -17,10 +17,12 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import (
     CollectionEndEvent,
     CollectionStartEvent,
+    DocumentEndEvent,
     DocumentStartEvent,
     MappingStartEvent,
     ScalarEvent,
     SequenceStartEvent,
+    StreamEndEvent,
     StreamStartEvent,
 )
 
@@ -51,19 +53,20 @@ class _Unexpected(Exception):
     """The text is not laid out the way the fast rewrite assumes."""
 
 
-def sections(text: str, line_count: int) -> list[Section] | None:
-    """The top-level sections of `text` in order, or None when the layout is not the plain one."""
+def sections(text: str, lines: list[str]) -> list[Section] | None:
+    """The top-level sections of `text` (split into `lines`) in order, or None when the layout is
+    not the plain one."""
     if CParser is None or DIFFERENT_IN_1_1.search(text):
         return None  # libyaml would number lines where ruamel does not
     try:
-        return _Walk(CParser(text)).document(line_count)
+        return _Walk(CParser(text), lines).document()
     except (_Unexpected, YAMLError):
         return None
 
 
 class _Walk:
-    def __init__(self, parser: Any) -> None:
-        self.parser = parser
+    def __init__(self, parser: Any, lines: list[str]) -> None:
+        self.parser, self.lines = parser, lines
 
     def expect(self, kind: type) -> Any:
         event = self.parser.get_event()
@@ -71,9 +74,11 @@ class _Walk:
             raise _Unexpected
         return event
 
-    def document(self, line_count: int) -> list[Section]:
+    def document(self) -> list[Section]:
         self.expect(StreamStartEvent)
-        self.expect(DocumentStartEvent)
+        start = self.expect(DocumentStartEvent)
+        if start.explicit or start.version is not None or start.tags:
+            raise _Unexpected  # `---`, `%YAML` or `%TAG`: a piece parsed alone would lack them
         top = self.expect(MappingStartEvent)
         if top.flow_style:
             raise _Unexpected
@@ -83,8 +88,12 @@ class _Walk:
             if key.start_mark.column != 0 or key.anchor is not None or key.tag is not None:
                 raise _Unexpected
             found.append((key.value, key.start_mark.line, self.value()))
+        self.parser.get_event()
+        if self.expect(DocumentEndEvent).explicit or not found:
+            raise _Unexpected
+        self.expect(StreamEndEvent)  # one document only
         starts = [line for _, line, _ in found]
-        ends = [*starts[1:], line_count]
+        ends = [*starts[1:], len(self.lines)]
         return [Section(key, start, end, records) for (key, start, records), end in zip(found, ends, strict=True)]
 
     def value(self) -> tuple[int, ...] | None:
@@ -96,13 +105,21 @@ class _Walk:
         records: list[int] | None = []
         while not isinstance(self.parser.peek_event(), CollectionEndEvent):
             item = self.parser.get_event()
-            if records is not None and isinstance(item, MappingStartEvent) and not item.flow_style:
+            if records is not None and self.is_record(item):
                 records.append(item.start_mark.line)
             else:
                 records = None
             self.skip(item)
         self.parser.get_event()
         return tuple(records) if records else None
+
+    def is_record(self, item: Any) -> bool:
+        """A block mapping that starts on its item's `- ` line, so its lines start at the dash."""
+        if not isinstance(item, MappingStartEvent) or item.flow_style:
+            return False
+        line: int = item.start_mark.line
+        column: int = item.start_mark.column
+        return line < len(self.lines) and self.lines[line][:column].strip(" ") == "-"
 
     def skip(self, event: Any) -> None:
         """Consume the rest of the node `event` starts."""

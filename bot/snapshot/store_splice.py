@@ -35,7 +35,7 @@ _NEXT = f"{_NEXT_KEY}: 0\n"
 def fast_save_text(text: str, old: Snapshot, new: Snapshot) -> str | None:
     """`save_text`'s text for `new` over `text` (which loaded as `old`), or None to take the slow path."""
     lines = source_lines(text)
-    found = sections(text, len(lines))
+    found = sections(text, lines)
     old_data, _ = old.to_data()
     data, sparse = new.to_data()
     if not found or not _same_top_level_keys([s.key for s in found], old_data, data, sparse):

@@ -45,13 +45,18 @@ def packet_ids(text: str) -> list[int]:
 
 @st.composite
 def seed_texts(draw: st.DrawFn, seed_text: str) -> str:
-    """The seed, maybe with comment or blank lines between work packets, or a comment on a key."""
+    """The seed, maybe with comment or blank lines between work packets, a comment on a key, or a
+    packet whose first key is below its dash."""
     lines = source_lines(seed_text)
-    for at in sorted(draw(st.lists(st.sampled_from(packet_ids(seed_text)), max_size=3, unique=True)), reverse=True):
-        lines.insert(at, draw(st.sampled_from(["\n", "  # between records\n", "    # indented note\n"])))
     if draw(st.booleans()):
         at = draw(st.sampled_from(packet_ids(seed_text)))
         lines[at + 1] = lines[at + 1].rstrip("\n") + "  # on a key\n"
+    if draw(st.booleans()):
+        at = draw(st.sampled_from(packet_ids(seed_text)))
+        lines[at] = "  - # below the dash\n    " + lines[at][4:]
+    # Inserted last, from the bottom up, so every index above still points at a packet's first line.
+    for at in sorted(draw(st.lists(st.sampled_from(packet_ids(seed_text)), max_size=3, unique=True)), reverse=True):
+        lines.insert(at, draw(st.sampled_from(["\n", "  # between records\n", "    # indented note\n"])))
     return "".join(lines)
 
 
@@ -133,7 +138,7 @@ def test_a_comment_line_before_a_changed_record_re_emits_its_section(seed_text: 
     lines = source_lines(seed_text)
     lines.insert(second, "  # about the next packet\n")
     loaded = store.parse_model("".join(lines), "snapshot.yaml", Snapshot)
-    section = next(s for s in sections(loaded.text, len(lines)) or [] if s.key == "work_packets")
+    section = next(s for s in sections(loaded.text, lines) or [] if s.key == "work_packets")
     old, _ = loaded.model.to_data()
     for index, declines in ((1, True), (2, False)):
         edited = edited_packets(loaded.model, index, state="capacity-hold")
@@ -149,3 +154,37 @@ def test_a_line_separator_in_the_file_takes_the_slow_path() -> None:
     loaded = store.parse_model(text, "s.yaml", Snapshot)
     packet = loaded.model.work_packets[0].model_copy(update={"state": "running"})
     assert agrees(loaded, loaded.model.model_copy(update={"work_packets": (packet,)})) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "records"),
+    [
+        ("a: 1\nb:\n  - id: x\n    v: 2\n  - id: y\n", (2, 4)),
+        ("b:\n- id: x\n- id: y\nc: [1]\n", (1, 2)),
+        ("b:\n  - id: x\n  -\n    id: y\n", None),  # the second record's lines do not start at its dash
+        ("b:\n  - # note\n    id: x\n", None),
+        ("b:\n  - {id: x}\n", None),
+        ("b: [{id: x}]\n", None),
+    ],
+)
+def test_records_are_found_only_where_their_lines_start_at_the_dash(text: str, records: tuple[int, ...] | None) -> None:
+    found = sections(text, source_lines(text))
+    assert found is not None
+    assert found[-1 if text.startswith("a") else 0].records == records
+
+
+@pytest.mark.parametrize(
+    "text", ["---\na: 1\n", "a: 1\n...\n", "a: 1\n---\nb: 2\n", "%YAML 1.1\n---\na: 1\n", "- 1\n", "{a: 1}\n"]
+)
+def test_anything_but_one_plain_block_mapping_has_no_layout(text: str) -> None:
+    assert sections(text, source_lines(text)) is None
+
+
+def test_a_record_split_after_its_dash_still_gives_the_oracles_text(seed_text: str) -> None:
+    """Both paths spliced the record above it without the dash, which then failed to load."""
+    at = packet_ids(seed_text)[1]
+    lines = source_lines(seed_text)
+    lines[at] = "  - # moved\n    " + lines[at][4:]
+    loaded = store.parse_model("".join(lines), "snapshot.yaml", Snapshot)
+    for index in (1, 2, 3):
+        assert agrees(loaded, edited_packets(loaded.model, index, state="capacity-hold")) is not None
