@@ -46,7 +46,9 @@ def fast_save_text(text: str, old: Snapshot, new: Snapshot) -> str | None:
         if old_data[key] == data[key]:
             out += lines[section.start : section.end]
             continue
-        piece = _records(section, lines, old_data[key], data[key], sparse[key])
+        piece = None
+        if index > 0 or section.start == 0:  # the file's leading comments go with a whole first section
+            piece = _records(section, lines, old_data[key], data[key], sparse[key])
         if piece is None:
             piece = _whole_section(section, lines, index == 0, data[key], sparse[key])
         if piece is None:
