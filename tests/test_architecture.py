@@ -27,7 +27,7 @@ PURE = [
     BOT / "reconcile" / "native.py",
     BOT / "reconcile" / "schedule.py",
 ]
-# The store (store.py, store_rewrite.py) is the one place that touches ruamel and the snapshot file.
+# The store (store*.py) is the one place that touches ruamel and the snapshot file.
 PURE = [p for p in PURE if not p.name.startswith("store")]
 FORBIDDEN_MODULES = ("os", "pathlib", "httpx", "githubkit", "ruamel", "socket", "subprocess", "time")
 CLOCK_CALLS = ("now", "utcnow", "today", "time")

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.errors import InputError
-from bot.snapshot import store, store_rewrite
+from bot.snapshot import store, store_emit, store_rewrite
 from bot.snapshot.model import Snapshot
 from bot.snapshot.validation import validate
 from tests.harness import Repo, pull
@@ -108,7 +108,7 @@ def test_any_text_in_any_existing_style_reloads_to_exactly_that_text(style: str,
 
 
 def test_a_line_separator_in_another_value_does_not_shift_the_splice() -> None:
-    """U+2028 in one value made `_splice` (splitlines) drop a line and duplicate a key further on."""
+    """U+2028 in one value made `store_emit.splice_tree` (splitlines) drop a line and duplicate a key further on."""
     base = VALID.replace("    driver: d\n", "    driver: 'd\u2028e'\n", 1)
     loaded = store.parse_model(base, "s.yaml", Snapshot)
     assert loaded.model.constraints[0].driver == "d\u2028e"
@@ -122,7 +122,7 @@ def test_a_line_separator_in_another_value_does_not_shift_the_splice() -> None:
 
 
 def test_source_lines_split_only_where_ruamel_counts_a_line() -> None:
-    assert store_rewrite.source_lines("a\nb\u2028c\x85d\x0be\r\nf\rg") == ["a\n", "b\u2028c\x85d\x0be\r\n", "f\r", "g"]
+    assert store_emit.source_lines("a\nb\u2028c\x85d\x0be\r\nf\rg") == ["a\n", "b\u2028c\x85d\x0be\r\n", "f\r", "g"]
 
 
 def refused(text: str) -> str:

@@ -1,8 +1,9 @@
 """Round-trip YAML storage, loading side: YAML text to a validated model, with located errors.
 
-The store (this module, `store_rewrite` and `store_scalars`) is the only code that touches
-ruamel. Loading keeps the comment-preserving tree next to the validated model, so errors name
-file:line:col and a save can write only what changed (`store_rewrite.save_text`).
+The store (this module and the other `store*` modules) is the only code that touches ruamel.
+Loading keeps the source text next to the validated model, and builds the comment-preserving tree
+from it when asked, so errors name file:line:col and a save can write only what changed
+(`store_rewrite.save_text`).
 
 A hand-kept snapshot gains nothing from YAML's anchors, aliases and merge keys, and they are how
 a 33 KB file expands into gigabytes or a value hides behind `<<:`; they are refused, as are

@@ -1,286 +1,48 @@
 """Round-trip YAML storage, saving side: a changed model written back into the tree it came from.
 
-Only the leaves that changed are written back, so comments, key order, quoting and flow style
-survive and an unchanged save is byte-identical; changed records are emitted alone and spliced
-between the untouched source lines.
+Only the leaves that changed are written back (`store_patch`), so comments, key order, quoting
+and flow style survive and an unchanged save is byte-identical; changed records are emitted alone
+and spliced between the untouched source lines (`store_emit`), and are found without parsing the
+whole file the round-trip way when that is sure to give the same text (`store_splice`).
 """
 
 from __future__ import annotations
 
-import copy
-import datetime as dt
-import re
-from collections.abc import Mapping
-from typing import Any
+from ruamel.yaml.comments import CommentedMap
 
-from ruamel.yaml.anchor import Anchor
-from ruamel.yaml.comments import CommentedMap, CommentedSeq, Format, merge_attrib
-from ruamel.yaml.tag import Tag
-
-from bot.snapshot.model import LIST_KEYS, Snapshot
-from bot.snapshot.store import Loaded, PlainDate, dump_tree
-from bot.snapshot.store_scalars import scalar, text_scalar
+from bot.snapshot.model import Snapshot
+from bot.snapshot.store import Loaded, dump_tree
+from bot.snapshot.store_emit import splice_tree
+from bot.snapshot.store_patch import clone_tree, patch_map
+from bot.snapshot.store_splice import fast_save_text
 
 
-def save_text(loaded: Loaded[Snapshot], snapshot: Snapshot, *, splice: bool = True) -> str:
+def save_text(loaded: Loaded[Snapshot], snapshot: Snapshot, *, splice: bool = True, fast: bool = True) -> str:
     """The file text for `snapshot`, written into a copy of the tree it was loaded from.
 
     Re-emitting a whole file through ruamel costs about 4 ms per packet, so by default only the
     changed top-level values and records are emitted and spliced between the untouched source
-    lines; the result is the same text a full dump gives (a property the tests check).
+    lines; the result is the same text a full dump gives (a property the tests check). Building
+    the whole file's round-trip tree costs more still, so `fast` first tries to round-trip only
+    the changed sections and records (`store_splice`), which gives the same text again.
     """
     if loaded.text and snapshot == loaded.model:
         return loaded.text  # unchanged: the source bytes, without paying for a re-emit
-    tree = _clone(loaded.tree)
-    _patch_map(tree, *snapshot.to_data())
+    if splice and fast and loaded.text:
+        text = fast_save_text(loaded.text, loaded.model, snapshot)
+        if text is not None:
+            return text
+    tree = clone_tree(loaded.tree)
+    patch_map(tree, *snapshot.to_data())
     if splice and loaded.text:
-        spliced = _splice(loaded.tree, loaded.text, tree)
+        spliced = splice_tree(loaded.tree, loaded.text, tree)
         if spliced is not None:
             return spliced
     return dump_tree(tree)
 
 
-def _clone(node: Any) -> Any:
-    """A deep copy of a round-trip tree. ruamel's own `__deepcopy__` re-copies a sequence's
-    attributes once per item, which is quadratic in the length of the list."""
-    if isinstance(node, CommentedMap):
-        mapping = CommentedMap()
-        for key, value in node.items():
-            mapping[key] = _clone(value)
-        node.copy_attributes(mapping, memo={})
-        return mapping
-    if isinstance(node, CommentedSeq):
-        sequence = CommentedSeq(_clone(value) for value in node)
-        node.copy_attributes(sequence, memo={})
-        return sequence
-    return node
-
-
-def _splice(original: Any, text: str, tree: Any) -> str | None:
-    """Source lines for unchanged parts, fresh emission for changed ones; None when the shape
-    changed too much to splice (top-level keys or record order), so the caller dumps it all."""
-    if not isinstance(original, CommentedMap) or not original or list(original) != list(tree):
-        return None
-    lines = source_lines(text)
-    keys = list(original)
-    starts = [original.lc.key(k)[0] for k in keys]
-    ends = [*starts[1:], len(lines)]
-    out = lines[: starts[0]]
-    for key, start, end in zip(keys, starts, ends, strict=True):
-        old, new = original[key], tree[key]
-        if old == new and original.ca.items.get(key) == tree.ca.items.get(key):
-            out += lines[start:end]
-            continue
-        piece = _splice_records(key, old, new, lines, start, end)
-        if piece is None:
-            holder = CommentedMap()
-            holder[key] = new
-            if key in tree.ca.items:
-                holder.ca.items[key] = tree.ca.items[key]
-            piece = source_lines(dump_tree(holder))
-        out += piece
-    return "".join(out)
-
-
-def _splice_records(key: str, old: Any, new: Any, lines: list[str], start: int, end: int) -> list[str] | None:
-    """Re-emit only the changed records of a block list of mappings (appends included)."""
-    records = isinstance(old, CommentedSeq) and isinstance(new, CommentedSeq) and old and not old.fa.flow_style()
-    if not records or len(new) < len(old) or not all(isinstance(x, CommentedMap) for x in [*old, *new]):
-        return None
-    ident = LIST_KEYS.get(key, "")
-    if ident and any(old[i].get(ident) != new[i].get(ident) for i in range(len(old))):
-        return None
-    firsts = [old.lc.item(i)[0] for i in range(len(old))]
-    lasts = [*firsts[1:], end]
-    appended = len(new) > len(old)
-    out = lines[start : firsts[0]]
-    for i in range(len(old)):
-        last = i == len(old) - 1
-        if old[i] == new[i] and not (last and appended):
-            out += lines[firsts[i] : lasts[i]]
-            continue
-        group = _group(new, i, last)
-        holder = CommentedMap()
-        holder[key] = group
-        out += source_lines(dump_tree(holder))[1:]
-    return out
-
-
-def _group(records: CommentedSeq, first: int, last: bool) -> CommentedSeq:
-    """Record `first` (with every later one when `last`) as a list of its own, to emit alone.
-
-    The list's own comments come along: per-item ones re-indexed, and for the last group the
-    comments after the list (before the next section), which ruamel keeps in `end`. Only those
-    are copied (emitting may mark comment tokens as written): copying all of the list's comments
-    for each changed record cost records × changes."""
-    group = CommentedSeq(records[first:] if last else [records[first]])
-    ca = records.ca
-    items = {k - first: v for k, v in ca.items.items() if k == first or (last and k > first)}
-    comment, pre, end, items = copy.deepcopy((ca.comment, ca.pre, ca.end if last else None, items))
-    group.ca.comment, group.ca.pre, group.ca.end = comment, pre, end
-    group.ca.items.update(items)
-    for attribute in (Format.attrib, Anchor.attrib, Tag.attrib, merge_attrib):
-        if hasattr(records, attribute):
-            setattr(group, attribute, copy.deepcopy(getattr(records, attribute)))
-    return group
-
-
-# ruamel counts a line at `\n` and at a `\r` not followed by one, and nowhere else: `str.splitlines`
-# also splits at U+2028, U+0085, `\x0b` and others, which a value may hold.
-_LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
-
-
-def source_lines(text: str) -> list[str]:
-    """The lines of `text`, ends kept, exactly as ruamel numbers them in its marks."""
-    lines = _LINE_END.split(text)
-    return lines[:-1] if lines and not lines[-1] else lines
-
-
 def dump_new(snapshot: Snapshot) -> str:
     """Text of a snapshot that has no source file yet."""
     tree = CommentedMap()
-    _patch_map(tree, *snapshot.to_data())
+    patch_map(tree, *snapshot.to_data())
     return dump_tree(tree)
-
-
-def _patch_map(node: CommentedMap, new: Mapping[str, Any], sparse: Mapping[str, Any]) -> None:
-    """Write `new` into `node`. Keys the file lacks are added only when `sparse` (the dump
-    without default values) has them, so optional empty fields stay out of the file."""
-    for key in [k for k in node if k not in new or (k not in sparse and not _same(node[k], new[k]))]:
-        del node[key]  # gone, or just emptied: optional fields at their default are left out
-    keys = [k for k in new if k in node or k in sparse]
-    for index, key in enumerate(keys):
-        if key in node:
-            node[key] = _merge(node[key], new[key], sparse.get(key, new[key]), key)
-            continue
-        after = [k for k in keys[:index] if k in node]
-        position = list(node).index(after[-1]) + 1 if after else 0
-        built = _build(new[key], sparse[key], key)
-        if position == len(node) and len(node) > 0:
-            previous = list(node)[-1]
-            node.insert(position, key, built)
-            _move_trailing_comment(node, previous, key)
-        else:
-            node.insert(position, key, built)
-
-
-def _same(old: Any, new: Any) -> bool:
-    if isinstance(new, list | tuple):
-        return isinstance(old, list) and list(old) == list(new)
-    return bool(old == new)
-
-
-def _merge(old: Any, new: Any, sparse: Any, key: str) -> Any:
-    if isinstance(new, Mapping):
-        if isinstance(old, CommentedMap):
-            _patch_map(old, new, sparse)
-            return old
-        return _build(new, sparse, key)
-    if isinstance(new, list | tuple):
-        if not isinstance(old, CommentedSeq):
-            return _build(new, sparse, key)
-        if new and isinstance(new[0], Mapping):
-            _patch_records(old, list(new), list(sparse), key)
-        else:
-            _patch_scalars(old, list(new))
-        return old
-    return scalar(old, new)
-
-
-def _patch_scalars(seq: CommentedSeq, new: list[Any]) -> None:
-    for index, value in enumerate(new):
-        if index < len(seq):
-            seq[index] = scalar(seq[index], value)
-        else:
-            seq.append(scalar(None, value))
-    del seq[len(new) :]
-
-
-def _patch_records(seq: CommentedSeq, new: list[Mapping[str, Any]], sparse: list[Any], key: str) -> None:
-    """Lists of records are matched by their identity key, so edits stay on their lines."""
-    ident = LIST_KEYS.get(key, "")
-    old_ids = [item.get(ident) if ident and isinstance(item, Mapping) else None for item in seq]
-    new_ids = [item.get(ident) for item in new] if ident else []
-    old_set, new_set = set(old_ids), set(new_ids)
-    kept = [i for i in old_ids if i in new_set]
-    unique = len(old_set) == len(old_ids) and len(new_set) == len(new_ids)
-    if not ident or not unique or kept != [i for i in new_ids if i in old_set]:
-        _patch_positional(seq, new, sparse, key)
-        return
-    for index in reversed(range(len(seq))):
-        if old_ids[index] not in new_set:
-            del seq[index]
-    by_id = {item[ident]: item for item in seq}
-    for index, record in enumerate(new):
-        if record[ident] in by_id:
-            _patch_map(by_id[record[ident]], record, sparse[index])
-        else:
-            appended_at_end = index == len(seq)
-            seq.insert(index, _build(record, sparse[index], key))
-            if appended_at_end and index > 0:
-                _move_record_comment(seq[index - 1], seq[index])
-
-
-def _patch_positional(seq: CommentedSeq, new: list[Mapping[str, Any]], sparse: list[Any], key: str) -> None:
-    for index, record in enumerate(new):
-        if index < len(seq) and isinstance(seq[index], CommentedMap):
-            _patch_map(seq[index], record, sparse[index])
-        elif index < len(seq):
-            seq[index] = _build(record, sparse[index], key)
-        else:
-            seq.append(_build(record, sparse[index], key))
-            if index > 0:
-                _move_record_comment(seq[index - 1], seq[index])
-    del seq[len(new) :]
-
-
-def _move_record_comment(previous: Any, new: Any) -> None:
-    """Comments after a record belong to the next section; keep them after the appended one."""
-    if isinstance(previous, CommentedMap) and isinstance(new, CommentedMap) and previous and new:
-        _move_trailing_comment_between(previous, list(previous)[-1], new, list(new)[-1])
-
-
-def _move_trailing_comment(node: CommentedMap, src: str, dst: str) -> None:
-    _move_trailing_comment_between(node, src, node, dst)
-
-
-def _move_trailing_comment_between(src_map: Any, src: Any, dst_map: Any, dst: Any) -> None:
-    value = src_map[src]
-    if isinstance(value, CommentedMap) and value:
-        src_map, src = value, list(value)[-1]
-    entry = src_map.ca.items.get(src)
-    if not entry or len(entry) < 3 or entry[2] is None:
-        return
-    token = entry[2]
-    text: str = token.value
-    head, newline, rest = text.partition("\n")
-    if not rest:
-        return
-    moved = copy.copy(token)
-    moved.value = rest
-    token.value = head + newline
-    target = dst_map[dst]
-    if isinstance(target, CommentedMap) and target:
-        dst_map, dst = target, list(target)[-1]
-    items = dst_map.ca.items.setdefault(dst, [None, None, None, None])
-    while len(items) < 3:
-        items.append(None)
-    items[2] = moved
-
-
-def _build(value: Any, sparse: Any, key: str) -> Any:
-    if isinstance(value, Mapping):
-        node = CommentedMap()
-        for k, v in value.items():
-            if k in sparse:
-                node[k] = _build(v, sparse[k], k)
-        return node
-    if isinstance(value, list | tuple):
-        if value and isinstance(value[0], Mapping):
-            return CommentedSeq(_build(v, s, key) for v, s in zip(value, sparse, strict=True))
-        seq = CommentedSeq(_build(v, v, key) for v in value)
-        seq.fa.set_flow_style()
-        return seq
-    if isinstance(value, dt.date):
-        return PlainDate(value.isoformat())
-    return text_scalar(value) if isinstance(value, str) else value

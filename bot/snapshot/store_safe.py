@@ -44,7 +44,7 @@ _NULL, _BOOL, _FLOAT = _CORE + "null", _CORE + "bool", _CORE + "float"
 # libyaml reads YAML 1.1, where NEL, LS and PS end a line; in the 1.2 the round-trip loader reads, they do not.
 # Texts where libyaml is more lenient than ruamel's scanner (a comment glued to a block scalar's
 # header) are left to the round-trip loader too.
-_DIFFERENT_IN_1_1 = re.compile("[\x85\u2028\u2029]|[|>][-+0-9]*#")
+DIFFERENT_IN_1_1 = re.compile("[\x85\u2028\u2029]|[|>][-+0-9]*#")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -141,7 +141,7 @@ class _Builder:
 def load_data(text: str, *, max_depth: int, max_digits: int, date: type[str]) -> tuple[bool, Any]:
     """(True, data) when the C parser reads `text` the way the round-trip loader would;
     (False, None) when the round-trip loader must decide (it also locates what it refuses)."""
-    if CParser is None or _DIFFERENT_IN_1_1.search(text):
+    if CParser is None or DIFFERENT_IN_1_1.search(text):
         return False, None
     try:
         return True, _Builder(text, max_depth, max_digits, date).document()

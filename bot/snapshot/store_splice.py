@@ -1,0 +1,165 @@
+"""Fast rewrite: a changed snapshot written by round-tripping only the text of what changed.
+
+`store_rewrite.save_text` patches the round-trip tree of the whole file and re-emits only the
+changed sections and records; building that tree is most of a rewrite's cost. Here the sections
+and records are found in the source text from the C parser's marks (`store_layout`), and each
+changed one is round-tripped alone: its lines, with the list's header and what follows it (the
+next record's first line, or a stand-in for the next section) so ruamel attaches comments as it
+does in the whole file, are parsed, patched and emitted with the same code, and spliced in.
+
+The text is the one `save_text` gives; whenever that cannot be sure (top-level keys added, removed
+or emptied, records removed or reordered, flow-style lists, comment lines next to a changed
+record, a piece that does not parse back as expected) this returns None and the caller rewrites
+the whole tree. A property test holds the two paths to the same text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from bot.errors import InputError
+from bot.snapshot.model import LIST_KEYS, Snapshot
+from bot.snapshot.store import dump_tree, parse_tree
+from bot.snapshot.store_emit import group_records, source_lines, splice_tree
+from bot.snapshot.store_layout import Section, sections
+from bot.snapshot.store_patch import clone_tree, patch_map, patch_records
+
+# Stands in for the section after a piece: a top-level key no snapshot has.
+_NEXT_KEY = "perfbot-splice-next"
+_NEXT = f"{_NEXT_KEY}: 0\n"
+
+
+def fast_save_text(text: str, old: Snapshot, new: Snapshot) -> str | None:
+    """`save_text`'s text for `new` over `text` (which loaded as `old`), or None to take the slow path."""
+    lines = source_lines(text)
+    found = sections(text, lines)
+    old_data, _ = old.to_data()
+    data, sparse = new.to_data()
+    if not found or not _same_top_level_keys([s.key for s in found], old_data, data, sparse):
+        return None
+    out = lines[: found[0].start]
+    for index, section in enumerate(found):
+        key = section.key
+        if old_data[key] == data[key]:
+            out += lines[section.start : section.end]
+            continue
+        piece = None
+        if index > 0 or section.start == 0:  # the file's leading comments go with a whole first section
+            piece = _records(section, lines, old_data[key], data[key], sparse[key])
+        if piece is None:
+            piece = _whole_section(section, lines, index == 0, data[key], sparse[key])
+        if piece is None:
+            return None
+        out += piece
+    return "".join(out)
+
+
+def _same_top_level_keys(
+    keys: list[str], old: Mapping[str, Any], new: Mapping[str, Any], sparse: Mapping[str, Any]
+) -> bool:
+    """True when patching keeps the file's top-level keys as they are: none added, none dropped."""
+    if len(set(keys)) != len(keys) or any(k not in new for k in keys) or any(k not in keys for k in sparse):
+        return False
+    return all(k in sparse or (old[k] == new[k] and new[k] in ((), [], None, "")) for k in keys)
+
+
+def _whole_section(section: Section, lines: list[str], first: bool, value: Any, sparse: Any) -> list[str] | None:
+    """The section re-emitted as `save_text` emits a changed section (records through `_records`)."""
+    begin = 0 if first else section.start  # the file's leading comments come along, as in the file
+    follows = section.end < len(lines)
+    piece = lines[begin : section.end] + ([_NEXT] if follows else [])
+    tree = _parse("".join(piece))
+    if tree is None or list(tree) != [section.key, *([_NEXT_KEY] if follows else [])]:
+        return None
+    patched = clone_tree(tree)
+    patch_map(patched, {section.key: value, _NEXT_KEY: 0}, {section.key: sparse, _NEXT_KEY: 0})
+    spliced = splice_tree(tree, "".join(piece), patched)
+    if spliced is None:
+        return None
+    out = source_lines(spliced)
+    head = section.start - begin
+    if out[:head] != lines[begin : section.start] or (follows and out[-1:] != [_NEXT]):
+        return None
+    return out[head : len(out) - follows]
+
+
+def _records(section: Section, lines: list[str], old: Any, new: Any, sparse: Any) -> list[str] | None:
+    """A list section with only its changed records re-emitted, as `save_text` emits them."""
+    ident = LIST_KEYS.get(section.key, "")
+    if not ident or section.records is None or not _kept_in_order(old, new, ident, len(section.records)):
+        return None
+    out = lines[section.start : section.records[0]]
+    last = len(old) - 1
+    for i, (first, end) in enumerate(zip(section.records, section.record_ends(), strict=True)):
+        grows = i == last and len(new) > len(old)
+        if old[i] == new[i] and not grows:
+            out += lines[first:end]
+            continue
+        upto = len(new) if i == last else i + 1
+        piece = _record(section, lines, i, new[i:upto], sparse[i:upto])
+        if piece is None:
+            return None
+        out += piece
+    return out
+
+
+def _kept_in_order(old: Any, new: Any, ident: str, count: int) -> bool:
+    """Every record keeps its place, identified as `patch_records` identifies it; some may be appended."""
+    if not isinstance(old, list | tuple) or not isinstance(new, list | tuple) or len(old) != count:
+        return False
+    if not all(isinstance(r, Mapping) and ident in r for r in [*old, *new]):
+        return False
+    old_ids, new_ids = [r[ident] for r in old], [r[ident] for r in new]
+    unique = len(set(old_ids)) == len(old_ids) and len(set(new_ids)) == len(new_ids)
+    return unique and new_ids[: len(old_ids)] == old_ids
+
+
+def _record(section: Section, lines: list[str], i: int, new: Sequence[Any], sparse: Sequence[Any]) -> list[str] | None:
+    """Record `i` (with the appended ones after the last) patched and emitted alone."""
+    assert section.records is not None
+    key, records = section.key, section.records
+    header = lines[section.start : records[0]]
+    first, end = records[i], section.record_ends()[i]
+    last = i == len(records) - 1
+    if i > 0 and (len(header) != 1 or "#" in header[0] or _has_comment_line(lines[records[i - 1] : first])):
+        return None  # comments there may belong to this record, or the header's to the first one
+    text = "".join([*header, *lines[first:end], *_following(lines, end, last)])
+    tree = _parse(text)
+    if tree is None or list(tree)[:1] != [key] or not isinstance(tree[key], CommentedSeq):
+        return None
+    original = tree[key]
+    if len(original) != (1 if last else 2) or not isinstance(original[0], CommentedMap):
+        return None
+    patched = clone_tree(original)
+    if last:
+        patch_records(patched, list(new), list(sparse), key)
+    else:
+        patch_map(patched[0], new[0], sparse[0])
+    if original[0] == patched[0] and len(patched) == len(original):
+        return lines[first:end]
+    holder = CommentedMap()
+    holder[key] = group_records(patched, 0, last)
+    return source_lines(dump_tree(holder))[1:]
+
+
+def _following(lines: list[str], end: int, last: bool) -> list[str]:
+    """What follows a record in the file, for its piece: the next record's first line, or the
+    stand-in for the next section (nothing at the end of the file)."""
+    if not last:
+        return [lines[end]]
+    return [_NEXT] if end < len(lines) else []
+
+
+def _has_comment_line(lines: list[str]) -> bool:
+    return any(line.lstrip(" \t").startswith("#") for line in lines)
+
+
+def _parse(text: str) -> Any:
+    try:
+        tree = parse_tree(text, "snapshot piece")
+    except InputError:
+        return None
+    return tree if isinstance(tree, CommentedMap) else None
