@@ -7,6 +7,7 @@ written into a value of any existing scalar style, reloads to exactly that text.
 from __future__ import annotations
 
 import functools
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
