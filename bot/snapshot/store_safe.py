@@ -5,6 +5,10 @@ positions), which costs ten times as much to build. This reader builds dicts, li
 straight from the C parser's events, resolving plain scalars with the resolver the round-trip
 loader uses, so every value comes out equal and of the same base type (dates stay `PlainDate`).
 
+It also keeps, when asked, where each key and item starts (`locate`): a snapshot that parses but
+breaks a rule is not rewritten, so its problems are placed from these marks, which name the same
+line and column as the round-trip tree, rather than from a tree built only for that.
+
 It is only ever a shortcut: it returns None for anything it does not accept exactly as the
 round-trip loader would (a syntax error, a duplicate key, an anchor, alias, tag or merge key,
 nesting past `MAX_DEPTH`, a long integer, a lone surrogate, a `%YAML` directive, a complex key,
