@@ -21,6 +21,7 @@ _ZERO_WIDTH = "\u200b"
 # end of a line (`str.splitlines`'s) counts too, so no reader of the log sees a command start.
 _LINE_COMMAND = re.compile(r"(?:^|(?<=[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]))(\s*):(?=:)", re.MULTILINE)
 _LEGACY_COMMAND = "##["
+_MENTION = re.compile("@(?!" + _ZERO_WIDTH + ")")
 _FENCE = re.compile(r"^(\s*)([`~])(?=\2\2)")
 
 
@@ -30,7 +31,8 @@ def neutral(text: str, limit: int | None = None) -> str:
     Only cut text that holds no code span of ours: cutting one open would let the rest render.
     """
     line = one_line(text, limit)
-    line = re.sub("@(?!" + _ZERO_WIDTH + ")", "@" + _ZERO_WIDTH, line)  # idempotent: neutral twice is neutral
+    if "@" in line:  # most text holds no mention: skip the substitution (the result is the same)
+        line = _MENTION.sub("@" + _ZERO_WIDTH, line)  # idempotent: neutral twice is neutral
     return line.replace("<!--", "<!" + _ZERO_WIDTH + "--").replace("-->", "--" + _ZERO_WIDTH + ">")
 
 
@@ -51,6 +53,8 @@ def line_start_safe(text: str) -> str:
 def log_safe(text: str) -> str:
     """`text` with no line the Actions runner would take for a workflow command; unchanged otherwise."""
     text = text.replace(_LEGACY_COMMAND, "##" + _ZERO_WIDTH + "[")
+    if "::" not in text:  # a command needs two colons in a row: most text has none (the result is the same)
+        return text
     return _LINE_COMMAND.sub(lambda m: m.group(1) + ":" + _ZERO_WIDTH, text)
 
 

@@ -67,15 +67,26 @@ class Forwarding:
 
 
 class Faulty(Forwarding):
-    """A port that counts the writes it passes on, and crashes or fails at a chosen one."""
+    """A port that counts the writes it passes on, and crashes or fails at a chosen one;
+    `before_write` is called as each write is about to start (where a crash would stop the run)."""
 
-    def __init__(self, port: GitHubPort, *, crash_after: int | None = None, fail_at: int | None = None) -> None:
+    def __init__(
+        self,
+        port: GitHubPort,
+        *,
+        crash_after: int | None = None,
+        fail_at: int | None = None,
+        before_write: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__(port)
         self.crash_after = crash_after
         self.fail_at = fail_at
+        self.before_write = before_write
         self.writes = 0
 
     def _write(self, call: Callable[[], T]) -> T:
+        if self.before_write is not None:
+            self.before_write()
         if self.crash_after is not None and self.writes >= self.crash_after:
             raise Crash
         if self.fail_at is not None and self.writes == self.fail_at:

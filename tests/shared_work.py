@@ -8,8 +8,8 @@ with its pure-Python emitter, and compiled every template anew. Each result is k
 it is computed from, and sharing it hides no behaviour:
 
 - a `Loaded` model is frozen, and is a function of the text and the model class; the file name
-  (each test's sandbox has its own) only names the file in errors, and a text that is refused is
-  read again under its own name, so its error names the right file;
+  (each test's sandbox has its own) only names the file in errors, and a text is parsed under the
+  name it is first read by, so a refused text's error names the right file (errors are not kept);
 - a round-trip tree is only read once parsed (`store_rewrite.save_text` writes into a copy; the
   store's unit tests check that the source tree is never touched), so each distinct text is
   parsed once;
@@ -25,7 +25,6 @@ Errors are never stored: a text that fails to parse or compile fails again each 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import sys
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -43,11 +42,24 @@ def share_parsed_trees_and_compiled_templates(patch: pytest.MonkeyPatch) -> None
     the original (`from bot.snapshot.store import parse_model` too), and takes them away after it."""
     for name, module in list(sys.modules.items()):
         if name == "bot" or name.startswith("bot."):
-            for attribute, value in list(vars(module).items()):
-                shared = _SHARED.get(id(value))
-                if shared is not None and shared[0] is value:
-                    patch.setattr(module, attribute, shared[1])
+            for attribute, original, shared in _bindings(name, module):
+                if getattr(module, attribute, None) is original:
+                    patch.setattr(module, attribute, shared)
     patch.setattr(Environment, "compile", _COMPILE)
+
+
+def _bindings(name: str, module: Any) -> list[tuple[str, Any, Any]]:
+    """Where `module` binds an original of `_SHARED`: its namespace is read once (thousands of names
+    in all), not before every test; a module imported anew is read anew."""
+    known = _BINDINGS.get(name)
+    if known is None or known[0] is not module:
+        found = [
+            (attribute, value, _SHARED[id(value)][1])
+            for attribute, value in list(vars(module).items())
+            if id(value) in _SHARED and _SHARED[id(value)][0] is value
+        ]
+        known = _BINDINGS[name] = (module, found)
+    return known[1]
 
 
 def _saved_once(save_text: Callable[..., str]) -> Callable[..., str]:
@@ -119,19 +131,26 @@ def _compile_once(compile_: Callable[..., Any]) -> Callable[..., Any]:
 def _by_text(parse: Callable[..., Any], rename: Callable[[Any, str], Any]) -> Callable[..., Any]:
     """`parse(text, file, *rest)` shared by text: what it builds does not depend on the file name,
     which only names the file in errors (`rename` puts it back in a result that carries it). A text
-    that is refused is parsed again under its own name, so the error names the right file."""
-    shared = functools.lru_cache(maxsize=64)(lambda text, *rest: parse(text, "", *rest))
+    is parsed under its own name, so a refused text's error names the right file; only what parsed
+    is kept."""
+    parsed: dict[tuple[Any, ...], Any] = {}
 
     def parse_by_text(text: str, file: str, *rest: Any) -> Any:
-        try:
-            return rename(shared(text, *rest), file)
-        except Exception:
-            return parse(text, file, *rest)
+        key = (text, *rest)
+        if key in parsed:
+            return rename(parsed[key], file)
+        result = parse(text, file, *rest)
+        if len(parsed) >= 64:
+            parsed.clear()
+        parsed[key] = rename(result, "")
+        return result
 
     return parse_by_text
 
 
 _COMPILE = _compile_once(Environment.compile)
+# Each module of `bot` by name, with the attributes where it binds an original (see `_bindings`).
+_BINDINGS: dict[str, tuple[Any, list[tuple[str, Any, Any]]]] = {}
 # Each original, by id, with the shared version that stands in for it.
 _SHARED: dict[int, tuple[Any, Any]] = {
     id(original): (original, shared)

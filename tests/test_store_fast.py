@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from bot.errors import InputError
 from bot.snapshot import store
 from bot.snapshot.model import Snapshot
-from bot.snapshot.store_safe import load_data
+from bot.snapshot.store_safe import Marks, load_data, locate
 from tests.property_budget import examples
 
 # The store's own parse and rewrite are under test: each test runs them anew (tests/shared_work.py).
@@ -22,8 +22,33 @@ pytestmark = pytest.mark.own_work
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def fast(text: str) -> tuple[bool, Any]:
-    return load_data(text, max_depth=store.MAX_DEPTH, max_digits=store.MAX_INTEGER_DIGITS, date=store.PlainDate)
+def fast(text: str, marks: Marks | None = None) -> tuple[bool, Any]:
+    return load_data(
+        text, max_depth=store.MAX_DEPTH, max_digits=store.MAX_INTEGER_DIGITS, date=store.PlainDate, marks=marks
+    )
+
+
+def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every key and item path into `value`, and one step past each leaf and each list's end."""
+    found = [prefix, (*prefix, "no such key"), (*prefix, 10**6)]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found += paths(child, (*prefix, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found += paths(child, (*prefix, index))
+        found.append((*prefix, -1))
+    return found
+
+
+def assert_located_alike(text: str) -> None:
+    """The C parser's marks name the place the round-trip tree names, for every path in the text."""
+    marks: Marks = {}
+    read, data = fast(text, marks)
+    assert read
+    tree = store.parse_tree(text, "t.yaml")
+    for path in paths(data):
+        assert locate(data, marks, path) == store.locate(tree, path), path
 
 
 def plain(value: Any) -> Any:
@@ -53,7 +78,10 @@ def test_the_seed_reads_the_same_on_both_paths() -> None:
     loaded = store.parse_model(text, "seed", Snapshot)
     assert loaded.parsed_tree is None  # valid: no round-trip tree was built
     assert loaded.model == Snapshot.model_validate(store.parse_tree(text, "seed"))
-    assert loaded.locate(["work_packets", 0, "id"])[0] > 1  # the tree is built on demand
+    assert loaded.locate(["work_packets", 0, "id"])[0] > 1
+    assert loaded.parsed_tree is None  # located from the C parser's marks
+    assert loaded.tree is not None  # the tree is built on demand
+    assert_located_alike(text)
 
 
 SCALARS = [
@@ -118,6 +146,7 @@ def test_the_fast_path_reads_what_the_round_trip_reads(text: str) -> None:
     if read:
         assert accepted, f"the fast path took what the round-trip loader refuses: {text!r}"
         assert plain(data) == plain(tree)
+        assert_located_alike(text)
 
 
 @pytest.mark.parametrize(

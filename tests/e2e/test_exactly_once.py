@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import glob
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +43,12 @@ def run(settings: Settings, github: GitHubPort) -> None:
     executor.apply(decide(gather.inputs(settings, github.observe(), NOW)), github, budget=1000)
 
 
-def run_on(settings: Settings, via: Backend, path: Path, **faults: int) -> Faulty:
+def run_on(
+    settings: Settings, via: Backend, path: Path, before_write: Callable[[], None] | None = None, **faults: int
+) -> Faulty:
     """One run over the state file through `via`, with the port's writes counted (or faulted)."""
     with via.open(settings, path, NOW) as port:
-        counted = Faulty(port, **faults)
+        counted = Faulty(port, before_write=before_write, **faults)
         run(settings, counted)
     return counted
 
@@ -66,17 +70,37 @@ class Stale(Forwarding):
         return self.seen
 
 
+def world_files(state: Path) -> dict[str, bytes]:
+    """What a run over `state` leaves on disk: the state file and the files the GitHub double keeps
+    beside it (named after it), by their name after the state file's."""
+    return {p.name[len(state.name) :]: p.read_bytes() for p in state.parent.glob(glob.escape(state.name) + "*")}
+
+
+def put_world(state: Path, files: dict[str, bytes]) -> None:
+    for suffix, data in files.items():
+        state.with_name(state.name + suffix).write_bytes(data)
+
+
 def crash_everywhere(settings: Settings, root: Path, initial: str, via: Backend) -> int:
-    """Crash after each write in turn, finish with a clean run, compare with one clean run."""
+    """Crash after each write in turn, finish with a clean run, compare with one clean run.
+
+    A crash after write k leaves the world as it was when write k+1 was about to start: the clean
+    run keeps a copy of its files at each write, and each crash run starts from one, rather than
+    running up to write k again (one real crash, halfway, shows it leaves those same files)."""
     clean = root / "clean.json"
     clean.write_text(initial, encoding="utf-8")
-    counter = run_on(settings, via, clean)
+    left_behind: list[dict[str, bytes]] = []
+    counter = run_on(settings, via, clean, before_write=lambda: left_behind.append(world_files(clean)))
     expected = clean.read_text(encoding="utf-8")
-    for k in range(counter.writes):
+    assert len(left_behind) == counter.writes
+    crashed = root / "crashed.json"
+    crashed.write_text(initial, encoding="utf-8")
+    with pytest.raises(Crash):
+        run_on(settings, via, crashed, crash_after=counter.writes // 2)
+    assert world_files(crashed) == left_behind[counter.writes // 2]
+    for k, files in enumerate(left_behind):
         path = root / f"crash-{k}.json"
-        path.write_text(initial, encoding="utf-8")
-        with pytest.raises(Crash):
-            run_on(settings, via, path, crash_after=k)
+        put_world(path, files)
         run_on(settings, via, path)
         assert path.read_text(encoding="utf-8") == expected, f"crash after {k} writes"
     run_on(settings, via, clean)

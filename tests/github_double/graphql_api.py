@@ -35,6 +35,7 @@ def schema() -> GraphQLSchema:
     return build_schema(SCHEMA_FILE.read_text(encoding="utf-8"))
 
 
+@functools.cache  # the same few hundred names, looked up for every field of every answer
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 

@@ -20,6 +20,7 @@ from bot.errors import InputError, Problem
 from bot.files import read_text, write_atomic
 from bot.github.observed import Observed
 from bot.github.offline import OfflineGitHub, parse_state
+from bot.github.state_json import StateEncoder
 from tests.github_double import branches
 from tests.github_double.activity import Activity, sidecar
 from tests.github_double.gitstore import GitStore
@@ -47,6 +48,7 @@ class World:
         self.source_files: dict[str, str] | None = None
         self.git_written = False
         self._stamp: tuple[int, int] | None = None
+        self.encoder = StateEncoder()
         self.activity = Activity(sidecar(path), clock)
         self.load(raw)
 
@@ -115,6 +117,9 @@ class World:
         offline = OfflineGitHub(
             self.raw, Observed(repository=self.repository, bot_login=viewer), self.clock(), self.path
         )
+        # One encoder for every write, as one offline run has: each save re-encodes only the
+        # records that changed, instead of the whole state again (the text is the same).
+        offline._encoder = self.encoder
         result = write(offline)
         self._stamp = self._file_stamp()
         return result
