@@ -140,15 +140,15 @@ not_a_number = st.sampled_from(["NaN", "Infinity", "-Infinity"])
 POISON = deep | long_integer | not_a_number
 
 
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+def every_path(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """Every place in a JSON value (the root included)."""
     found = [path]
     if isinstance(value, dict):
         for key, item in value.items():
-            found += _paths(item, (*path, key))
+            found += every_path(item, (*path, key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            found += _paths(item, (*path, index))
+            found += every_path(item, (*path, index))
     return found
 
 
@@ -161,7 +161,7 @@ def _set(value: Any, path: tuple[Any, ...], new: Any) -> Any:
     return copy
 
 
-def _get(value: Any, path: tuple[Any, ...]) -> Any:
+def value_at(value: Any, path: tuple[Any, ...]) -> Any:
     for part in path:
         value = value[part]
     return value
@@ -170,7 +170,7 @@ def _get(value: Any, path: tuple[Any, ...]) -> Any:
 @st.composite
 def poisoned(draw: st.DrawFn, base: Any) -> str:
     """`base` with one value anywhere replaced by JSON past the reader's bounds."""
-    path = draw(st.sampled_from(_paths(base)))
+    path = draw(st.sampled_from(every_path(base)))
     text = json.dumps(_set(base, path, _SENTINEL), indent=draw(st.sampled_from([None, 2])))
     return text.replace(json.dumps(_SENTINEL), draw(POISON))
 
@@ -178,9 +178,9 @@ def poisoned(draw: st.DrawFn, base: Any) -> str:
 @st.composite
 def duplicated_key(draw: st.DrawFn, base: Any) -> str:
     """`base` with one key of one object written twice."""
-    objects = [p for p in _paths(base) if isinstance(_get(base, p), dict) and _get(base, p)]
+    objects = [p for p in every_path(base) if isinstance(value_at(base, p), dict) and value_at(base, p)]
     path = draw(st.sampled_from(objects))
-    obj = _get(base, path)
+    obj = value_at(base, path)
     key = draw(st.sampled_from(sorted(obj)))
     text = json.dumps(_set(base, path, {_SENTINEL: 0, **obj}))
     pair = f"{json.dumps(key)}: {json.dumps(draw(JSON_VALUES))}"

@@ -14,6 +14,7 @@ from bot.errors import InputError
 from bot.snapshot import store
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store_safe import Marks, load_data, locate
+from tests.malformed import every_path, value_at
 from tests.property_budget import examples
 
 # The store's own parse and rewrite are under test: each test runs them anew (tests/shared_work.py).
@@ -28,16 +29,14 @@ def fast(text: str, marks: Marks | None = None) -> tuple[bool, Any]:
     )
 
 
-def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Every key and item path into `value`, and one step past each leaf and each list's end."""
-    found = [prefix, (*prefix, "no such key"), (*prefix, 10**6)]
-    if isinstance(value, dict):
-        for key, child in value.items():
-            found += paths(child, (*prefix, key))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            found += paths(child, (*prefix, index))
-        found.append((*prefix, -1))
+def paths(value: Any) -> list[tuple[Any, ...]]:
+    """Every key and item path into `value`, and one step past each: a missing key, an index past
+    the end, and -1 into each list."""
+    found: list[tuple[Any, ...]] = []
+    for path in every_path(value):
+        found += [path, (*path, "no such key"), (*path, 10**6)]
+        if isinstance(value_at(value, path), list):
+            found.append((*path, -1))
     return found
 
 
