@@ -112,7 +112,7 @@ def test_log_safe_breaks_every_legacy_command(text: str, expected: str) -> None:
 
 
 def test_log_safe_json_escapes_the_bracket_of_a_legacy_command() -> None:
-    assert log_safe_json('{"a": "##[error]", "b": "##[x"}') == '{"a": "##\\u005b' + 'error]", "b": "##\\u005bx"}'
+    assert log_safe_json('{"a": "##[error]", "b": "##[x"}') == '{"a": "##\\u005berror]", "b": "##\\u005bx"}'
     assert log_safe_json('{"a": "# #["}') == '{"a": "# #["}'
 
 
