@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot.github.markers import header, marker, markers_in, markers_of
+from bot.github.markers import header, marker, markers_in, markers_of, split_header
 from bot.github.observed import Comment
 
 
@@ -44,3 +44,25 @@ def test_markers_of_gathers_every_comments_header_markers_once() -> None:
     assert markers_of(comments) == {("lease-lost", "m1:3"), ("a", "1"), ("b", "2")}
     assert ("lease-lost", "m1:4") not in markers_of(comments)
     assert markers_of([]) == frozenset()
+
+
+def test_split_header_keeps_the_header_lines_with_their_breaks_and_returns_the_rest() -> None:
+    a, b = marker("a", "1"), marker("b", "x y")
+    assert split_header(f"{a}\n{b}\nText.\n{a}") == (f"{a}\n{b}\n", f"Text.\n{a}")
+    assert split_header(f"{a}\n  {b}  \n\nText.") == (f"{a}\n  {b}  \n", "\nText.")
+    assert split_header(f"Text first\n{a}") == ("", f"Text first\n{a}")
+    assert split_header(f"{a} and text\n{b}") == ("", f"{a} and text\n{b}")
+
+
+def test_split_header_of_a_comment_that_is_only_markers_leaves_no_rest() -> None:
+    a, b = marker("a", "1"), marker("b", "2")
+    assert split_header(a) == (a, "")
+    assert split_header(f"{a}\n{b}") == (f"{a}\n{b}", "")
+    assert split_header(f"{a}\n") == (f"{a}\n", "")
+    assert split_header("") == ("", "")
+
+
+def test_split_header_reads_no_header_after_a_leading_blank_line() -> None:
+    a = marker("a", "1")
+    assert split_header(f"\n{a}") == ("", f"\n{a}")
+    assert markers_in(f"\n{a}") == set()

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from bot.untrusted import code_span, log_safe, neutral, table_code
+from bot.untrusted import (
+    code_span,
+    dot_line,
+    dot_text,
+    echo,
+    graph_line,
+    line_start_safe,
+    log_safe,
+    log_safe_json,
+    mermaid_text,
+    neutral,
+    table_code,
+)
 
 ZW = "\u200b"
 
@@ -81,3 +93,87 @@ def test_table_code_escapes_every_pipe() -> None:
 )
 def test_inert_log_breaks_every_line_that_starts_a_workflow_command(text: str, expected: str) -> None:
     assert log_safe(text) == expected
+
+
+def test_neutral_drops_bidirectional_controls() -> None:
+    assert neutral("a\u202eb\u2066c\u200fd") == "abcd"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("see ##[error] here", f"see ##{ZW}[error] here"),
+        ("##[group]##[endgroup]", f"##{ZW}[group]##{ZW}[endgroup]"),
+        ("## [not one", "## [not one"),
+    ],
+)
+def test_log_safe_breaks_every_legacy_command(text: str, expected: str) -> None:
+    assert log_safe(text) == expected
+
+
+def test_log_safe_json_escapes_the_bracket_of_a_legacy_command() -> None:
+    assert log_safe_json('{"a": "##[error]", "b": "##[x"}') == '{"a": "##\\u005berror]", "b": "##\\u005bx"}'
+    assert log_safe_json('{"a": "# #["}') == '{"a": "# #["}'
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("```python", f"`{ZW}``python"),
+        ("  ~~~", f"  ~{ZW}~~"),
+        ("``two", "``two"),
+        ("a ```", "a ```"),
+        ("```x\n```", f"`{ZW}``x ```"),
+    ],
+)
+def test_line_start_safe_breaks_a_leading_code_fence(text: str, expected: str) -> None:
+    assert line_start_safe(text) == expected
+
+
+def test_graph_line_turns_controls_into_spaces_and_lone_surrogates_into_replacement_characters() -> None:
+    assert graph_line("a\nb\x00c\x85d\u2028e\tf") == "a b c d e f"
+    assert graph_line("x\ud800y\udfffz") == "x\ufffdy\ufffdz"
+    assert graph_line("plain \u202e kept") == "plain \u202e kept"
+
+
+def test_mermaid_text_keeps_safe_ascii_and_writes_everything_else_as_entities() -> None:
+    assert mermaid_text("Lever a_1 (x/y), +2*3.") == "Lever a_1 (x/y), +2*3."
+    assert mermaid_text('say "hi" `now` <b>&</b>') == "say #34;hi#34; #96;now#96; #60;b#62;#38;#60;/b#62;"
+    assert mermaid_text("é\nz\ud800") == "#233; z#65533;"
+
+
+def test_dot_line_drops_bidi_controls_and_breaks_legacy_commands() -> None:
+    assert dot_line("a\u202eb\nc ##[error] \ud800") == f"ab c ##{ZW}[error] \ufffd"
+    assert dot_line('keep "quotes" \\ here') == 'keep "quotes" \\ here'
+
+
+def test_dot_text_escapes_backslashes_then_quotes() -> None:
+    assert dot_text('a "b" \\c\\"') == 'a \\"b\\" \\\\c\\\\\\"'
+    assert dot_text("##[x\u2066") == f"##{ZW}[x"
+
+
+def test_echo_quotes_and_cuts_text_at_sixty_characters_by_default() -> None:
+    assert echo("it's @me") == f"'it\\'s @{ZW}me'"
+    assert echo("x" * 61) == "'" + "x" * 59 + "…'"
+    assert echo("x" * 60) == "'" + "x" * 60 + "'"
+    assert echo("abcdef", 4) == "'abc…'"
+    assert echo("") == "''"
+
+
+def test_echo_names_booleans_and_numbers() -> None:
+    assert echo(True) == "true"
+    assert echo(False) == "false"
+    assert echo(5) == "5"
+    assert echo(0) == "0"
+    assert echo(1.5) == "1.5"
+    assert echo(2**179) == str(2**179)  # 180 bits: 3 × the default limit
+    assert echo(2**180) == "a very long number"
+    assert echo(2**9, 3) == "a very long number"  # 10 bits: past 3 × 3
+    assert echo(2**9 - 1, 3) == "511"
+
+
+def test_echo_names_anything_else_by_its_type() -> None:
+    assert echo({"a": 1}) == "a mapping"
+    assert echo([1, 2]) == "a list"
+    assert echo((1,)) == "a list"
+    assert echo(None) == "a value of another type"
