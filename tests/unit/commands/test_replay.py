@@ -283,7 +283,7 @@ def test_a_finished_answer_is_replayed_whole_from_its_record(run: Folder) -> Non
 
 def test_a_replayed_answer_without_an_assignment_is_answered_earlier(run: Folder) -> None:
     work = recalled(101, "alice", "/perf help")
-    ((record, command),) = work.lines
+    ((_, command),) = work.lines
     state, handled = run(work)
     assert handled[0].lines == (Line(1, "/perf help", command, "accepted", "answered", "answered earlier"),)
     assert state.assignees == {9497: (), 8325: ()}
