@@ -8,6 +8,7 @@ from typing import Protocol
 
 import pytest
 
+from bot.commands.effects import Explainer
 from bot.commands.intake import Fresh, Recalled, Work
 from bot.commands.reading import Parsed
 from bot.commands.records import Key, Record
@@ -247,3 +248,75 @@ def test_an_assignee_without_write_permission_may_block_their_packet(
         Working(seed, {9497: ("carol",)}, frozenset()), (fresh(101, "carol", f"/perf block {CUDA} x"),), context
     )
     assert [(line.verdict, line.decision) for line in done.lines] == [("accepted", "accepted")]
+
+
+def fold_from(
+    config: BotConfig,
+    renderer: Renderer,
+    seed: Snapshot,
+    assignees: Mapping[int, tuple[str, ...]],
+    *queue: Work,
+    seen: Seen = Seen(),
+    explain: Explainer | None = None,
+) -> tuple[Working, list[Handled]]:
+    """Fold `queue` from the seed with the given assignees, alice a writer, and an explainer."""
+    context = Context(
+        config,
+        renderer,
+        {"alice": "write"},
+        seen.ledger,
+        seen.dropped,
+        seen.lapsed_said,
+        seen.finished,
+        seen.present,
+        explain,
+    )
+    return fold(Working(seed, assignees, frozenset()), queue, context)
+
+
+def test_a_finished_answer_is_replayed_whole_from_its_record(run: Folder) -> None:
+    work = recalled(101, "alice", f"/perf claim {CUDA}")
+    ((record, command),) = work.lines
+    _, handled = run(work, seen=Seen(present=frozenset({101}), finished=frozenset({101})))
+    assert handled[0].lines == (Line(1, record.text, command, "accepted", "answered", "answered earlier"),)
+
+
+def test_a_replayed_answer_without_an_assignment_is_answered_earlier(run: Folder) -> None:
+    work = recalled(101, "alice", "/perf help")
+    ((_, command),) = work.lines
+    state, handled = run(work)
+    assert handled[0].lines == (Line(1, "/perf help", command, "accepted", "answered", "answered earlier"),)
+    assert state.assignees == {9497: (), 8325: ()}
+
+
+def test_a_deleted_claim_whose_assignment_holds_anyway_is_answered(
+    config: BotConfig, renderer: Renderer, seed: Snapshot
+) -> None:
+    work = recalled(101, "alice", f"/perf claim {CUDA}")
+    ((record, command),) = work.lines
+    state, handled = fold_from(config, renderer, seed, {9497: ("alice",)}, work)
+    assert handled[0].lines == (Line(1, record.text, command, "accepted", "answered", "answered earlier"),)
+    assert state.assignees[9497] == ("alice",)
+
+
+def test_a_deleted_unclaim_corrects_the_reply_saying_who_is_still_assigned(
+    config: BotConfig, renderer: Renderer, seed: Snapshot
+) -> None:
+    work = recalled(101, "alice", f"/perf unclaim {CUDA}")
+    ((record, command),) = work.lines
+    state, handled = fold_from(config, renderer, seed, {9497: ("alice",)}, work)
+    reason = "its comment was deleted, so perfbot does not act on it; alice is still assigned to #9497"
+    assert handled[0].lines == (Line(1, record.text, command, "accepted", "lapsed", reason, None, True),)
+    assert state.assignees[9497] == ("alice",)
+
+
+def test_a_why_is_answered_by_the_runs_explainer(config: BotConfig, renderer: Renderer, seed: Snapshot) -> None:
+    work = fresh(101, "alice", f"/perf why {CUDA}")
+    (command,) = work.parsed.commands
+
+    def explain(snapshot: Snapshot, packet: str, assignees: Mapping[int, tuple[str, ...]]) -> str:
+        return f"{packet}: {snapshot is seed}, {dict(assignees)}"
+
+    _, handled = fold_from(config, renderer, seed, {9497: ("bob",)}, work, explain=explain)
+    reason = f"{CUDA}: True, {{9497: ('bob',)}}"
+    assert handled[0].lines == (Line(1, command.text, command, "accepted", "accepted", reason),)

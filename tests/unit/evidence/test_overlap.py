@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.evidence.leases import Lease
-from bot.evidence.overlap import LeaseIndex, collide, normalise, overlaps
+from bot.evidence.overlap import LeaseIndex, collide, colliding, normalise, overlapping_pairs, overlaps
 
 
 @pytest.mark.parametrize(
@@ -59,3 +59,18 @@ def test_the_lease_index_finds_exactly_the_leases_overlaps_finds(paths: list[str
     leases = [Lease(lane="l", loop_ts="t", holder=f"issue-{n}", tree=tuple(tree)) for n, tree in enumerate(trees)]
     expected = {n for n, lease in enumerate(leases) if overlaps(paths, lease.tree)}
     assert LeaseIndex(leases).positions(paths) == expected
+
+
+def test_overlapping_pairs_names_each_path_and_lease_glob_that_meet() -> None:
+    paths = ["internal/model/**", "docs/x.md", "tools/*"]
+    tree = iter(["internal/**", "tools/run", "cmd/**"])  # any iterable: it is walked once per path
+    assert overlapping_pairs(paths, tree) == [("internal/model/**", "internal/**"), ("tools/*", "tools/run")]
+
+
+def test_colliding_keeps_overlapping_leases_held_for_another_issue_or_none() -> None:
+    own = Lease(lane="own", loop_ts="t", holder="issue-7-a", tree=("internal/**",))
+    other = Lease(lane="other", loop_ts="t", holder="issue-8-a", tree=("internal/model/**",))
+    apart = Lease(lane="apart", loop_ts="t", holder="issue-9-a", tree=("docs/**",))
+    unnamed = Lease(lane="unnamed", loop_ts="t", holder="someone", tree=("internal/x",))
+    found = colliding(["internal/model/a.go", "internal/x"], 7, [own, other, apart, unnamed], r"issue-(\d+)")
+    assert found == [other, unnamed]
