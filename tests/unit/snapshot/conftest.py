@@ -6,14 +6,11 @@ the same process) answers from the cache, and a change to the checks behind it g
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from bot.snapshot import validation
 
 
 @pytest.fixture(autouse=True)
-def _empty_cell_check_cache() -> Iterator[None]:
+def _empty_cell_check_cache() -> None:
     validation._record_cells.cache_clear()
-    yield
