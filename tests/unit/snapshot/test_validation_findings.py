@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.snapshot.findings import Finding
-from bot.snapshot.validation import review_issue, validate
+from bot.snapshot.validation import _name, review_issue, validate
 from tests.unit.snapshot.values import DATA, edited, replaced, valid
 
 
@@ -239,3 +239,18 @@ def test_a_record_that_cannot_be_hashed_is_checked_all_the_same() -> None:
     packet = packets[1].model_copy(update={"paths": ["src/ok/**", "src/a|b"]})
     snapshot = valid().model_copy(update={"work_packets": (packets[0], packet, packets[2])})
     assert validate(snapshot) == [Finding(("work_packets", 1, "paths", 1), f'work_packets "w2" paths.1: {PIPE}')]
+
+
+@pytest.mark.parametrize(
+    ("loc", "name"),
+    [
+        (("schema",), "schema"),
+        (("work_packets", 1, "next_action"), 'work_packets "w2" next_action'),
+        (("constraints", 1, "evidence", 0, "ref"), 'constraints "c2" evidence.0.ref'),
+        (("oss_routes", 0, "seam"), 'oss_routes "org/repo" seam'),  # by its source, not its state
+        (("oss_states", 2, "meaning"), 'oss_states "studied" meaning'),
+        (("oss_walk", 1, "exit"), 'oss_walk "1" exit'),  # no id: by its position
+    ],
+)
+def test_a_location_is_named_for_a_message_by_section_id_and_path(loc: tuple[str | int, ...], name: str) -> None:
+    assert _name(valid(), loc) == name
