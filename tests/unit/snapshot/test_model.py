@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 from pydantic import ValidationError
 
-from bot.snapshot.model import LedgerEntry, RetiredConstraint
+from bot.snapshot.model import LedgerEntry, RetiredConstraint, entity_label
 from tests.unit.snapshot.values import valid
 
 
@@ -69,3 +69,55 @@ def test_to_data_gives_every_field_and_the_fields_set_away_from_their_default() 
     assert full["constraints"][0]["evidence"][0]["class"] == "issue"
     assert "commands_settled_through" in full
     assert "commands_settled_through" not in trimmed
+
+
+# The file as read, records valid or not: entity_label takes a record's id from here.
+AS_READ: dict[str, object] = {
+    "work_packets": [{"id": "m1"}, {"id": True}, {"id": ""}, "not a record", {"id": 1.5}, {"name": "no id"}],
+    "oss_walk": [{"order": 2}],
+    "constraints": [{"id": "c" * 70}],
+    "programs": {"p1": {"id": "p1"}},
+    "levers": "not a list",
+}
+
+
+@pytest.mark.parametrize(
+    ("loc", "label"),
+    [
+        (("work_packets", 0, "name"), ('work packet "m1"', ("name",))),
+        (("work_packets", 0, "evidence", 1, "ref"), ('work packet "m1"', ("evidence", 1, "ref"))),
+        (("oss_walk", 0, "action"), ("OSS walk step 2", ("action",))),
+        (("constraints", 0, "driver"), ('current constraint "' + "c" * 59 + '…"', ("driver",))),
+    ],
+)
+def test_a_problem_inside_a_record_is_labelled_by_the_record_id(loc: tuple[str | int, ...], label: object) -> None:
+    assert entity_label(AS_READ, loc) == label
+
+
+@pytest.mark.parametrize(
+    "loc",
+    [
+        ("work_packets", 0),  # the record itself, not a field of it
+        ("work_packets", "0", "name"),  # a position that is not an index
+        ("evidence", 0, "ref"),  # a list whose items have no name in messages
+        ("schema", 0, "x"),
+        ("work_packets", 0, "id"),  # the problem is with the id itself
+        ("work_packets", 1, "name"),  # an id that is a boolean
+        ("work_packets", 2, "name"),  # an empty id
+        ("work_packets", 3, "name"),  # an item that is not a mapping
+        ("work_packets", 4, "name"),  # an id that is neither text nor a whole number
+        ("work_packets", 5, "name"),  # no id
+        ("work_packets", 6, "name"),  # one past the end
+        ("work_packets", 99, "name"),
+        ("work_packets", -1, "name"),
+        ("programs", 0, "name"),  # a mapping where a list belongs
+        ("levers", 0, "name"),  # text where a list belongs
+        ("ready_waves", 0, "name"),  # a list the file does not have
+    ],
+)
+def test_a_problem_without_a_usable_record_id_has_no_label(loc: tuple[str | int, ...]) -> None:
+    assert entity_label(AS_READ, loc) is None
+
+
+def test_a_file_that_is_not_a_mapping_has_no_labels() -> None:
+    assert entity_label(["work_packets"], ("work_packets", 0, "name")) is None

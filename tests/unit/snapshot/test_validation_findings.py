@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.snapshot.findings import Finding
-from bot.snapshot.validation import review_issue, validate
+from bot.snapshot.validation import _name, review_issue, validate
 from tests.unit.snapshot.values import DATA, edited, replaced, valid
 
 
@@ -196,3 +196,61 @@ def test_the_definition_is_one_line_and_may_hold_a_pipe() -> None:
         assert validate(valid().model_copy(update={"definition": text})) == [
             Finding(("definition",), "definition must be one line")
         ]
+
+
+CONTROL = "a control character or line separator would break the page; use plain text"
+BIDI = "a bidirectional control character would reorder the text around it; remove it"
+BACKSLASH = "a trailing backslash would escape the markup that follows it on the page; remove it"
+WORKFLOW = "'::' at the start or '##[' would be read as a GitHub Actions command; rephrase it"
+
+
+@pytest.mark.parametrize(
+    ("text", "problems"),
+    [
+        ("a\x07b", [CONTROL]),
+        ("a\u2028b", [CONTROL]),
+        ("a\u202eb", [BIDI]),
+        ("ends in \\", [BACKSLASH]),
+        ("ends in \\\\\\", [BACKSLASH]),
+        ("ends in \\\\", []),  # an escaped backslash escapes nothing
+        ("a \\ inside", []),
+        ("::warning::x", [WORKFLOW]),
+        ("  ::x", [WORKFLOW]),
+        ("a ##[group] b", [WORKFLOW]),
+        ("a :: b", []),
+        ("\x07 a|b", [CONTROL, PIPE]),
+    ],
+)
+def test_a_cell_holds_nothing_the_page_or_a_log_cannot_print(text: str, problems: list[str]) -> None:
+    found = validate(edited("constraints", 1, exit_when=text))
+    assert found == [Finding(("constraints", 1, "exit_when"), f'constraints "c2" exit_when: {p}') for p in problems]
+
+
+def test_a_top_level_text_is_checked_for_what_cannot_be_printed() -> None:
+    found = validate(valid().model_copy(update={"definition": "::error::x"}))
+    assert found == [Finding(("definition",), f"definition: {WORKFLOW}")]
+
+
+# model_copy does not validate: a list where the model keeps a tuple makes the record unhashable
+# (and pydantic warns when it dumps it).
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
+def test_a_record_that_cannot_be_hashed_is_checked_all_the_same() -> None:
+    packets = valid().work_packets
+    packet = packets[1].model_copy(update={"paths": ["src/ok/**", "src/a|b"]})
+    snapshot = valid().model_copy(update={"work_packets": (packets[0], packet, packets[2])})
+    assert validate(snapshot) == [Finding(("work_packets", 1, "paths", 1), f'work_packets "w2" paths.1: {PIPE}')]
+
+
+@pytest.mark.parametrize(
+    ("loc", "name"),
+    [
+        (("schema",), "schema"),
+        (("work_packets", 1, "next_action"), 'work_packets "w2" next_action'),
+        (("constraints", 1, "evidence", 0, "ref"), 'constraints "c2" evidence.0.ref'),
+        (("oss_routes", 0, "seam"), 'oss_routes "org/repo" seam'),  # by its source, not its state
+        (("oss_states", 2, "meaning"), 'oss_states "studied" meaning'),
+        (("oss_walk", 1, "exit"), 'oss_walk "1" exit'),  # no id: by its position
+    ],
+)
+def test_a_location_is_named_for_a_message_by_section_id_and_path(loc: tuple[str | int, ...], name: str) -> None:
+    assert _name(valid(), loc) == name

@@ -1,0 +1,16 @@
+"""Each snapshot unit test starts with validation's per-record cache of cell checks empty.
+
+Otherwise a record checked by an earlier test (or by mutation testing's first, unmutated run in
+the same process) answers from the cache, and a change to the checks behind it goes unnoticed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.snapshot import validation
+
+
+@pytest.fixture(autouse=True)
+def _empty_cell_check_cache() -> None:
+    validation._record_cells.cache_clear()
