@@ -289,24 +289,26 @@ def test_a_replayed_answer_without_an_assignment_is_answered_earlier(run: Folder
     assert state.assignees == {9497: (), 8325: ()}
 
 
-def test_a_deleted_claim_whose_assignment_holds_anyway_is_answered(
-    config: BotConfig, renderer: Renderer, seed: Snapshot
+@pytest.mark.parametrize(
+    ("verb", "decision", "reason", "notice"),
+    [
+        pytest.param("claim", "answered", "answered earlier", False, id="a claim whose assignment holds anyway"),
+        pytest.param(
+            "unclaim",
+            "lapsed",
+            "its comment was deleted, so perfbot does not act on it; alice is still assigned to #9497",
+            True,
+            id="an unclaim, corrected: who is still assigned",
+        ),
+    ],
+)
+def test_a_deleted_command_is_settled_by_the_assignment_that_holds(
+    config: BotConfig, renderer: Renderer, seed: Snapshot, verb: str, decision: str, reason: str, notice: bool
 ) -> None:
-    work = recalled(101, "alice", f"/perf claim {CUDA}")
+    work = recalled(101, "alice", f"/perf {verb} {CUDA}")
     ((record, command),) = work.lines
     state, handled = fold_from(config, renderer, seed, {9497: ("alice",)}, work)
-    assert handled[0].lines == (Line(1, record.text, command, "accepted", "answered", "answered earlier"),)
-    assert state.assignees[9497] == ("alice",)
-
-
-def test_a_deleted_unclaim_corrects_the_reply_saying_who_is_still_assigned(
-    config: BotConfig, renderer: Renderer, seed: Snapshot
-) -> None:
-    work = recalled(101, "alice", f"/perf unclaim {CUDA}")
-    ((record, command),) = work.lines
-    state, handled = fold_from(config, renderer, seed, {9497: ("alice",)}, work)
-    reason = "its comment was deleted, so perfbot does not act on it; alice is still assigned to #9497"
-    assert handled[0].lines == (Line(1, record.text, command, "accepted", "lapsed", reason, None, True),)
+    assert handled[0].lines == (Line(1, record.text, command, "accepted", decision, reason, None, notice),)  # type: ignore[arg-type]
     assert state.assignees[9497] == ("alice",)
 
 

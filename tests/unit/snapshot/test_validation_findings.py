@@ -139,6 +139,10 @@ def test_a_ledger_entry_is_recorded_once() -> None:
 PIPE = "'|' would break the table cell; rephrase it"
 HTML = "HTML markup would break the table; rephrase it"
 BREAK = "a line break would break the table cell; use one line"
+CONTROL = "a control character or line separator would break the page; use plain text"
+BIDI = "a bidirectional control character would reorder the text around it; remove it"
+BACKSLASH = "a trailing backslash would escape the markup that follows it on the page; remove it"
+WORKFLOW = "'::' at the start or '##[' would be read as a GitHub Actions command; rephrase it"
 
 
 @pytest.mark.parametrize(
@@ -153,9 +157,21 @@ BREAK = "a line break would break the table cell; use one line"
         ("a\rb", [BREAK]),
         ("a|b <i>\n", [PIPE, HTML, BREAK]),
         ("a < b, <3, 5>4", []),
+        ("a\x07b", [CONTROL]),
+        ("a\u2028b", [CONTROL]),
+        ("a\u202eb", [BIDI]),
+        ("ends in \\", [BACKSLASH]),
+        ("ends in \\\\\\", [BACKSLASH]),
+        ("ends in \\\\", []),  # an escaped backslash escapes nothing
+        ("a \\ inside", []),
+        ("::warning::x", [WORKFLOW]),
+        ("  ::x", [WORKFLOW]),
+        ("a ##[group] b", [WORKFLOW]),
+        ("a :: b", []),
+        ("\x07 a|b", [CONTROL, PIPE]),
     ],
 )
-def test_a_table_cell_holds_no_pipe_html_or_line_break(text: str, problems: list[str]) -> None:
+def test_a_table_cell_holds_nothing_that_breaks_the_table_the_page_or_a_log(text: str, problems: list[str]) -> None:
     found = validate(edited("constraints", 0, driver=text))
     assert found == [Finding(("constraints", 0, "driver"), f'constraints "c1" driver: {p}') for p in problems]
 
@@ -196,34 +212,6 @@ def test_the_definition_is_one_line_and_may_hold_a_pipe() -> None:
         assert validate(valid().model_copy(update={"definition": text})) == [
             Finding(("definition",), "definition must be one line")
         ]
-
-
-CONTROL = "a control character or line separator would break the page; use plain text"
-BIDI = "a bidirectional control character would reorder the text around it; remove it"
-BACKSLASH = "a trailing backslash would escape the markup that follows it on the page; remove it"
-WORKFLOW = "'::' at the start or '##[' would be read as a GitHub Actions command; rephrase it"
-
-
-@pytest.mark.parametrize(
-    ("text", "problems"),
-    [
-        ("a\x07b", [CONTROL]),
-        ("a\u2028b", [CONTROL]),
-        ("a\u202eb", [BIDI]),
-        ("ends in \\", [BACKSLASH]),
-        ("ends in \\\\\\", [BACKSLASH]),
-        ("ends in \\\\", []),  # an escaped backslash escapes nothing
-        ("a \\ inside", []),
-        ("::warning::x", [WORKFLOW]),
-        ("  ::x", [WORKFLOW]),
-        ("a ##[group] b", [WORKFLOW]),
-        ("a :: b", []),
-        ("\x07 a|b", [CONTROL, PIPE]),
-    ],
-)
-def test_a_cell_holds_nothing_the_page_or_a_log_cannot_print(text: str, problems: list[str]) -> None:
-    found = validate(edited("constraints", 1, exit_when=text))
-    assert found == [Finding(("constraints", 1, "exit_when"), f'constraints "c2" exit_when: {p}') for p in problems]
 
 
 def test_a_top_level_text_is_checked_for_what_cannot_be_printed() -> None:

@@ -89,26 +89,19 @@ def test_table_code_escapes_every_pipe() -> None:
         ("a\r\n::b\u2028::c", f"a\r\n:{ZW}:b\u2028:{ZW}:c"),
         (":: \n::", f":{ZW}: \n:{ZW}:"),
         (": :x", ": :x"),
-    ],
-)
-def test_inert_log_breaks_every_line_that_starts_a_workflow_command(text: str, expected: str) -> None:
-    assert log_safe(text) == expected
-
-
-def test_neutral_drops_bidirectional_controls() -> None:
-    assert neutral("a\u202eb\u2066c\u200fd") == "abcd"
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
         ("see ##[error] here", f"see ##{ZW}[error] here"),
         ("##[group]##[endgroup]", f"##{ZW}[group]##{ZW}[endgroup]"),
         ("## [not one", "## [not one"),
     ],
 )
-def test_log_safe_breaks_every_legacy_command(text: str, expected: str) -> None:
+def test_inert_log_breaks_every_line_that_starts_a_workflow_command_and_every_legacy_one(
+    text: str, expected: str
+) -> None:
     assert log_safe(text) == expected
+
+
+def test_neutral_drops_bidirectional_controls() -> None:
+    assert neutral("a\u202eb\u2066c\u200fd") == "abcd"
 
 
 def test_log_safe_json_escapes_the_bracket_of_a_legacy_command() -> None:
