@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import datetime as dt
 import sys
 from pathlib import Path
@@ -33,7 +32,7 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
     trigger = _trigger(args, context)  # every input is read and checked before anything is decided
     local = gather.snapshot(settings)
-    scope = dataclasses.replace(gather.read_scope(settings, local, args.leases), cache=args.cache)
+    scope = gather.read_scope(settings, local, args.leases)._replace(cache=args.cache)
     with open_port(context, args.offline, now, scope) as github:
         inputs = gather.inputs(settings, github.observe(), now, args.leases, local, max_writes=args.max_writes)
         plan = decide(inputs)
