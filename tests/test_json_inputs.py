@@ -106,6 +106,10 @@ def test_lone_surrogates_become_replacement_characters_and_pairs_stay() -> None:
             "s.json: comments.0.created_at: a time that falls outside the years 1 to 9999 in UTC",
         ),
         ('{"permissions": {"a\\n::error::x": "owner"}}', "s.json: permissions.a ::error::x: Input should be"),
+        (
+            '{"reactions": [{"comment_id": 0, "user": "a", "content": "eyes"}]}',
+            "s.json: reactions.0.comment_id: Input should be greater than 0",
+        ),
     ],
     ids=[
         "5000-digits",
@@ -117,6 +121,7 @@ def test_lone_surrogates_become_replacement_characters_and_pairs_stay() -> None:
         "year-0-in-utc",
         "year-10000-in-utc",
         "key-with-newline",
+        "reaction-on-comment-0",
     ],
 )
 def test_bad_state_files_are_located_errors(text: str, message: str) -> None:

@@ -4,13 +4,15 @@ Edges run from the prerequisite to the packet that waits for it: `hard` for an o
 dependency, `blocked-by` for a packet named in `blocked_by_ids`, `satisfied` for a completed
 prerequisite. A live lease held for another issue whose paths overlap a packet's is a note on
 that packet. Templates (`templates/graph/`) turn the graph into mermaid or DOT text.
+
+The records are NamedTuples: immutable values, cheaper to define at start-up than frozen
+dataclasses, and never compared with plain tuples.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from bot.config import LeaseRules
 from bot.evidence.derive import Derivation
@@ -26,16 +28,14 @@ MERMAID_MAX_TEXT = 50_000
 MERMAID_MAX_EDGES = 500
 
 
-@dataclass(frozen=True)
-class LeaseNote:
+class LeaseNote(NamedTuple):
     """A lease holder whose live leases (on these lanes) collide with the packet."""
 
     holder: str
     lanes: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Node:
+class Node(NamedTuple):
     """A packet as drawn: its key in the chart, and its state (derived where the run derived it)."""
 
     key: str
@@ -52,8 +52,7 @@ class Node:
         return "hold" if self.state == "capacity-hold" else "waiting"
 
 
-@dataclass(frozen=True)
-class Group:
+class Group(NamedTuple):
     """A program as drawn: its key in the chart and its packets' nodes."""
 
     key: str
@@ -61,15 +60,13 @@ class Group:
     nodes: tuple[Node, ...]
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     source: str
     target: str
     kind: EdgeKind
 
 
-@dataclass(frozen=True)
-class Graph:
+class Graph(NamedTuple):
     groups: tuple[Group, ...]
     edges: tuple[Edge, ...]
 

@@ -89,7 +89,7 @@ class LabelEvent(Tolerant):
 
 
 class Reaction(Tolerant):
-    comment_id: StrictInt = Field(description="The comment reacted to.")
+    comment_id: StrictInt = Field(gt=0, description="The comment reacted to.")
     user: str = Field(description="Who reacted.")
     content: str = Field(description="The reaction, e.g. `eyes`, `rocket`, `confused`.")
 
