@@ -12,7 +12,6 @@ from bot.config import Settings
 from bot.context import RunContext
 from bot.errors import ProposalRefused
 from bot.evidence import graph as packet_graph
-from bot.evidence.explain import explain
 from bot.files import read_text, write_atomic
 from bot.github.connect import open_port
 from bot.github.events import Trigger, parse_event
@@ -21,7 +20,6 @@ from bot.reconcile import executor, gather
 from bot.reconcile.actions import Plan
 from bot.reconcile.plan import decide
 from bot.reconcile.summary import RunResult
-from bot.reconcile.view import view
 from bot.render import Renderer
 from bot.untrusted import log_safe, log_safe_json
 
@@ -97,6 +95,9 @@ def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> i
         )
         sys.stdout.write(text)
         return EXIT_OK
+    from bot.evidence.explain import explain  # explain and graph only: not imported by reconcile
+    from bot.reconcile.view import view
+
     seen = view(inputs)
     if args.command == "graph":
         rules = settings.config.leases_rules
