@@ -22,6 +22,8 @@ class Problem(NamedTuple):
         file, message = one_line(self.file), one_line(self.message)
         if self.line <= 0:
             return f"{file}: {message}"
+        if self.col <= 0:
+            return f"{file}:{self.line}: {message}"
         return f"{file}:{self.line}:{self.col}: {message}"
 
 
