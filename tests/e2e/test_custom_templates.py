@@ -40,11 +40,16 @@ def test_a_repository_template_replaces_the_shipped_one_of_its_name(
 @pytest.mark.parametrize(
     ("source", "where", "says"),
     [
-        ("title\n{% if %}\n", "page.md.j2:2: ", "Expected an expression"),
-        ("a\nb\n{{ nothing.here }}\n", "page.md.j2:3: ", "cannot render: 'nothing' is undefined"),
-        ("{% include 'absent.j2' %}\n", "page.md.j2:1: ", "cannot render: absent.j2"),
-        ("{{ s.constraints | no_such_filter }}\n", "page.md.j2:1: ", "No filter named 'no_such_filter'"),
-        ("{% for x in s.constraints %}\n{{ x.id.nope }}\n{% endfor %}\n", "page.md.j2:2: ", "cannot render:"),
+        pytest.param("title\n{% if %}\n", "page.md.j2:2: ", "Expected an expression", id="syntax"),
+        pytest.param("a\nb\n{{ nothing.here }}\n", "page.md.j2:3: ", "'nothing' is undefined", id="undefined"),
+        pytest.param("{% include 'absent.j2' %}\n", "page.md.j2:1: ", "cannot render: absent.j2", id="include"),
+        pytest.param("{{ s | no_such_filter }}\n", "page.md.j2:1: ", "No filter named 'no_such_filter'", id="filter"),
+        pytest.param(
+            "{% for x in s.constraints %}\n{{ x.id.nope }}\n{% endfor %}\n",
+            "page.md.j2:2: ",
+            "cannot render:",
+            id="loop",
+        ),
     ],
 )
 def test_a_broken_template_is_named_by_file_and_line_and_nothing_is_written(
