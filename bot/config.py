@@ -197,7 +197,8 @@ class BotConfig(Strict):
     )
     templates: StrictStr | None = Field(
         default=None,
-        description="A directory of templates to use instead of the shipped ones (relative to the repository root).",
+        description="A directory of templates (relative to the repository root); each replaces the shipped template "
+        "of the same name, and the shipped ones serve for the names it lacks.",
     )
     page_text: PageText = Field(description="Fixed texts of the page.")
     leases_rules: LeaseRules = Field(default=LeaseRules(), description="How leases map to issues and go stale.")

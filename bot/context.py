@@ -6,14 +6,13 @@ Nothing else reads the process environment; the rest of the program receives the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 DEFAULT_API_URL = "https://api.github.com"
 
 
-@dataclass(frozen=True)
-class RunContext:
+class RunContext(NamedTuple):
     """The environment of one run: GitHub Actions' variables and the token."""
 
     in_actions: bool = False

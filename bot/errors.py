@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pydantic import ValidationError
 
 from bot.untrusted import neutral, one_line
 
 
-@dataclass(frozen=True, order=True)
-class Problem:
+class Problem(NamedTuple):
     """One finding located in an input file (1-based line and column; 0 when unknown)."""
 
     file: str
@@ -23,6 +22,8 @@ class Problem:
         file, message = one_line(self.file), one_line(self.message)
         if self.line <= 0:
             return f"{file}: {message}"
+        if self.col <= 0:
+            return f"{file}:{self.line}: {message}"
         return f"{file}:{self.line}:{self.col}: {message}"
 
 

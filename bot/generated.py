@@ -7,14 +7,13 @@ A committed copy is stale when its bytes differ from what perfbot generates now;
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from bot.files import read_text, write_atomic
 
 
-@dataclass(frozen=True)
-class Generated:
+class Generated(NamedTuple):
     """A file's fresh text, where it is committed, and its name as people see it."""
 
     name: str

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from jinja2 import BaseLoader, DictLoader, Environment, StrictUndefined
+from jinja2 import BaseLoader, Environment, StrictUndefined, TemplateError, TemplateNotFound, TemplateSyntaxError
 
 from bot import template_cache
-from bot.config import PageText
+from bot.config import SHIPPED_TEMPLATES, PageText
+from bot.errors import input_error
 from bot.evidence import graph as packet_graph
+from bot.files import read_text
 from bot.snapshot.model import Snapshot, WorkPacket
 from bot.timestamps import duration
 from bot.untrusted import code_span, dot_text, line_start_safe, mermaid_text, neutral, one_line, table_code
@@ -50,10 +53,9 @@ def dependency_cell(packet: WorkPacket) -> str:
 
 def read_templates(directory: Path) -> dict[str, str]:
     """Every template under `directory`, read up front so rendering does no I/O."""
-    return {
-        path.relative_to(directory).as_posix(): path.read_text(encoding="utf-8")
-        for path in sorted(directory.rglob("*.j2"))
-    }
+    if not directory.is_dir():
+        raise input_error(str(directory), "no such templates directory (the config's `templates`)")
+    return {path.relative_to(directory).as_posix(): read_text(path) for path in sorted(directory.rglob("*.j2"))}
 
 
 # The filters templates use, by the name a template calls them by.
@@ -79,7 +81,7 @@ OPTIONS: dict[str, Any] = {
 }
 # One environment per set of templates for the whole process: an environment compiles each template
 # once and keeps it, so every renderer of a run (and of a test session) shares the compiled code.
-_ENVIRONMENTS: dict[frozenset[tuple[str, str]], Environment] = {}
+_ENVIRONMENTS: dict[frozenset[tuple[str, str, str]], Environment] = {}
 
 
 def environment(loader: BaseLoader) -> Environment:
@@ -91,21 +93,59 @@ def environment(loader: BaseLoader) -> Environment:
     return env
 
 
+class _Loader(BaseLoader):
+    """Templates from memory, each under the file name errors should show (`DictLoader` gives none)."""
+
+    def __init__(self, templates: dict[str, str], origins: dict[str, str]) -> None:
+        self.templates, self.origins = dict(templates), origins
+
+    def get_source(self, environment: Environment, template: str) -> tuple[str, str | None, Callable[[], bool]]:
+        if template not in self.templates:
+            raise TemplateNotFound(template)
+        return self.templates[template], self.origins[template], lambda: True
+
+
 class Renderer:
     """Renders named templates from an in-memory set (see `read_templates`)."""
 
-    def __init__(self, templates: dict[str, str]) -> None:
-        key = frozenset(templates.items())
+    def __init__(self, templates: dict[str, str], origins: dict[str, str] | None = None) -> None:
+        # Where each template came from, as errors name it (by default, its name).
+        self._origins = {name: (origins or {}).get(name, name) for name in templates}
+        key = frozenset((name, source, self._origins[name]) for name, source in templates.items())
         if key not in _ENVIRONMENTS:
-            _ENVIRONMENTS[key] = environment(DictLoader(dict(templates)))
+            _ENVIRONMENTS[key] = environment(_Loader(templates, self._origins))
         self._env = _ENVIRONMENTS[key]
 
     @classmethod
     def from_directory(cls, directory: Path) -> Renderer:
-        return cls(read_templates(directory))
+        """The shipped templates, each replaced by the one of the same name in `directory`, if any."""
+        templates = read_templates(SHIPPED_TEMPLATES)
+        origins = {name: f"bot/templates/{name}" for name in templates}  # as perfbot ships it
+        if directory.resolve() != SHIPPED_TEMPLATES.resolve():
+            custom = read_templates(directory)
+            templates.update(custom)
+            origins.update({name: (directory / name).as_posix() for name in custom})
+        return cls(templates, origins)
 
     def render(self, name: str, **context: Any) -> str:
-        return self._env.get_template(name).render(**context)
+        """The template rendered; a template that does not compile or render is an input error
+        naming its file and line (a repository's own templates are input like the snapshot)."""
+        try:
+            return self._env.get_template(name).render(**context)
+        except TemplateSyntaxError as exc:
+            raise input_error(self._origins.get(exc.name or name, name), exc.message or str(exc), exc.lineno) from None
+        except TemplateError as exc:
+            file, line = self._failed_at(exc, name)
+            raise input_error(file, f"cannot render: {exc.message or type(exc).__name__}", line) from None
+
+    def _failed_at(self, exc: BaseException, name: str) -> tuple[str, int]:
+        """The template file and line an error was raised at: jinja2 puts the template's own
+        lines into the traceback, under the file name the loader gave."""
+        files = set(self._origins.values())
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename in files]
+        if not frames:
+            return self._origins.get(name, name), 0
+        return frames[-1].filename, frames[-1].lineno or 0
 
     def page(self, snapshot: Snapshot, text: PageText) -> str:
         graph = self.graph(packet_graph.build(snapshot), "mermaid") if text.dependency_graph else ""

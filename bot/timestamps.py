@@ -15,6 +15,11 @@ def parse_timestamp(text: str) -> dt.datetime | None:
         return None
 
 
+def plausible_now(moment: dt.datetime) -> bool:
+    """Whether `moment` can stand for the current time: the far ends would overflow date arithmetic."""
+    return 1970 <= moment.year <= 9000
+
+
 def comparable(moment: dt.datetime) -> dt.datetime:
     """`moment` itself, if it can be compared with other times; else ValueError.
 

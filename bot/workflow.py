@@ -3,8 +3,8 @@ the job summary, and on failure the error annotations and a summary that counts 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from bot.annotations import error_annotations, failure_annotation
 from bot.config import SHIPPED_TEMPLATES
@@ -16,8 +16,7 @@ from bot.reconcile.summary import RunResult, failure_summary, job_summary, pull_
 from bot.render import Renderer
 
 
-@dataclass(frozen=True)
-class Destinations:
+class Destinations(NamedTuple):
     """Where the results go; each is optional (outside Actions, none is set)."""
 
     plan_json: Path | None = None

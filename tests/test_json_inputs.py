@@ -318,5 +318,5 @@ def test_inputs_are_read_with_universal_newlines(tmp_path: Path) -> None:
     path.write_bytes(b"a\r\nb\rc\n")
     assert read_text(path) == "a\nb\nc\n"
     path.write_bytes(b"ok\n\xff")
-    with pytest.raises(InputError, match=r"x.txt:2:0: not UTF-8 text \(byte 4: invalid start byte\)"):
+    with pytest.raises(InputError, match=r"x.txt:2: not UTF-8 text \(byte 4: invalid start byte\)"):
         read_text(path)

@@ -96,7 +96,7 @@ class Site:
         clock = FakeClock()
         hooks = Hooks(wait=clock.wait, monotonic=clock.monotonic, transport=self.last)
         context = RunContext(token=DEFAULT_TOKEN, repository=double.world.repository, api_url=API_URL)
-        scope = dataclasses.replace(gather.read_scope(self.settings, gather.snapshot(self.settings)), cache=cache_file)
+        scope = gather.read_scope(self.settings, gather.snapshot(self.settings))._replace(cache=cache_file)
         return open_live(context, scope, NOW, hooks)
 
 

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.cli.arguments import parser
-from bot.cli.early import INTEGERS, SWITCHES, TAKEN_AS_IS, reconcile_flags
+from bot.cli.arguments import parser, timestamp
+from bot.cli.early import INTEGERS, SWITCHES, TAKEN_AS_IS, TIMES, reconcile_flags
 from tests.paths import ROOT
 
 STATE = ROOT / "examples" / "offline-state.json"
@@ -83,11 +83,14 @@ def test_a_plain_comment_ends_before_argparse_pathlib_or_typing(tmp_path: Path) 
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"action": "created", "comment": {"id": 1, "body": "thanks!"}}), encoding="utf-8")
     env = {"GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(event)}
-    argv = ["reconcile", "--config", "config/perfbot.yaml", "--max-writes", "50", "--dry-run"]
-    code, names = modules_after(argv, env)
-    assert code == 0
-    assert {"argparse", "pathlib", "typing", "dataclasses"} & names == set()
-    assert under(names, "pydantic", "ruamel", "jinja2") == set()
+    for argv in (
+        ["reconcile", "--config", "config/perfbot.yaml", "--max-writes", "50", "--dry-run"],
+        ["reconcile", "--now", "2026-08-27T17:00:00Z", "--dry-run"],
+    ):
+        code, names = modules_after(argv, env)
+        assert code == 0
+        assert {"argparse", "pathlib", "typing", "dataclasses"} & names == set()
+        assert under(names, "pydantic", "ruamel", "jinja2") == set()
     code, names = modules_after(["reconcile", "--max-w", "50"], env)  # an abbreviation: argparse reads it
     assert code == 0
     assert "argparse" in names
@@ -103,12 +106,12 @@ def test_the_early_reader_knows_only_flags_that_argparse_takes_as_they_are() -> 
     actions = reconcile_actions()
     for flag in SWITCHES:
         assert isinstance(actions[flag], argparse._StoreTrueAction)
-    for flag in TAKEN_AS_IS | INTEGERS:
+    for flag in TAKEN_AS_IS | INTEGERS | TIMES:
         action = actions[flag]
         assert type(action) is argparse._StoreAction
         assert action.nargs is None
         assert action.choices is None
-        assert action.type in ((int,) if flag in INTEGERS else (None, Path))
+        assert action.type in ((int,) if flag in INTEGERS else (timestamp,) if flag in TIMES else (None, Path))
     positional = [a for a in actions.values() if not a.option_strings]
     assert positional == []
     assert not any(a.required for a in actions.values())
@@ -128,6 +131,11 @@ WORDS = st.sampled_from(
         "--plan-json",
         "--outputs",
         "--now",
+        "2026-08-27T17:00:00Z",
+        "2026-01-01",
+        "1969-12-31T23:59:59Z",
+        "9999-12-31T23:59:59-12:00",
+        "2026-02-30",
         "--dry",
         "--config=c.yaml",
         "-h",
@@ -159,6 +167,7 @@ def test_the_early_reader_reads_a_line_only_as_argparse_does(words: list[str]) -
     assert args.event_name == flags.get("--event-name")
     assert args.event_path == (Path(flags["--event-path"]) if "--event-path" in flags else None)
     assert args.max_writes == int(flags.get("--max-writes", "50"))
+    assert args.now == (timestamp(flags["--now"]) if "--now" in flags else None)
 
 
 @pytest.mark.parametrize(
@@ -166,7 +175,9 @@ def test_the_early_reader_reads_a_line_only_as_argparse_does(words: list[str]) -
     [
         [],
         ["validate"],
-        ["reconcile", "--now", "2026-01-01"],
+        ["reconcile", "--now", "1969-12-31T23:59:59Z"],
+        ["reconcile", "--now", "yesterday"],
+        ["reconcile", "--now", "2026-02-30"],
         ["reconcile", "--dry"],
         ["reconcile", "--config=c.yaml"],
         ["reconcile", "--config"],

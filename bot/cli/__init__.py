@@ -44,9 +44,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         sys.stdout.write(schema_text(args.kind or "snapshot"))  # needs no config: it describes the config
         return EXIT_OK
     if getattr(args, "repo", None):
-        import dataclasses
-
-        context = dataclasses.replace(context, repository=args.repo)
+        context = context._replace(repository=args.repo)
     from bot.errors import BotError
 
     try:

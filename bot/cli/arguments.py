@@ -7,7 +7,7 @@ import datetime as dt
 from pathlib import Path
 
 from bot.snapshot.schema_kinds import KINDS
-from bot.timestamps import parse_timestamp
+from bot.timestamps import parse_timestamp, plausible_now
 
 LEASES_METAVAR = "PATH|BRANCH:PATH"
 LEASES_HELP = "lease readback: a path, or BRANCH:PATH read from GitHub (default: the config's `leases`)"
@@ -110,6 +110,6 @@ def timestamp(text: str) -> dt.datetime:
     value = parse_timestamp(text)
     if value is None:
         raise argparse.ArgumentTypeError(f"not an ISO-8601 date or time: {text!r}")
-    if not 1970 <= value.year <= 9000:  # far ends would overflow date arithmetic
+    if not plausible_now(value):
         raise argparse.ArgumentTypeError(f"not a plausible current time: {text!r}")
     return value

@@ -3,11 +3,12 @@ pathlib and the run context are even imported (about half of that run's cost).
 
 It reads only the `reconcile` command lines the Action and people write: each word exactly one
 of reconcile's flags below, spelled out in full, each value a separate, non-empty word that does
-not start with `-`. Anything else (an abbreviation, `--flag=value`, `--now`, `-h`, another
+not start with `-`. Anything else (an abbreviation, `--flag=value`, `-h`, another
 subcommand) gives None, and `bot.cli.main` parses the usual way and checks for the early exit
 there. On the lines it reads, argparse would accept the line and give the same values (the only
-check it makes on them is `--max-writes`' `int`, done the same way here), so the answer never
-differs from the full path's (`tests/test_quiet_comment.py` holds these flags to the parser's).
+checks it makes on them are `--max-writes`' `int` and `--now`'s time, done with the same functions
+here), so the answer never differs from the full path's (`tests/test_startup.py` holds these flags
+to the parser's).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ TAKEN_AS_IS = frozenset(
     {"--config", "--offline", "--leases", "--event-name", "--event-path", "--repo", "--plan-json", "--outputs"}
 )
 INTEGERS = frozenset({"--max-writes"})
+# Flags whose value argparse reads as a time (`arguments.timestamp`): taken when it would accept it.
+TIMES = frozenset({"--now"})
 DEFAULT_CONFIG = "config/perfbot.yaml"
 
 
@@ -35,12 +38,14 @@ def reconcile_flags(argv: list[str]) -> dict[str, str] | None:
     for flag in words:
         if flag in SWITCHES:
             continue
-        if flag not in TAKEN_AS_IS and flag not in INTEGERS:
+        if flag not in TAKEN_AS_IS and flag not in INTEGERS and flag not in TIMES:
             return None
         value = next(words, "")
         if not value or value.startswith("-"):
             return None
         if flag in INTEGERS and not _is_int(value):
+            return None
+        if flag in TIMES and not _is_time(value):
             return None
         values[flag] = value
     return values
@@ -52,6 +57,13 @@ def _is_int(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _is_time(text: str) -> bool:
+    from bot.timestamps import parse_timestamp, plausible_now
+
+    moment = parse_timestamp(text)
+    return moment is not None and plausible_now(moment)
 
 
 def quiet_reconcile(argv: list[str], environ: Mapping[str, str]) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import datetime as dt
 import sys
 from pathlib import Path
@@ -13,7 +12,6 @@ from bot.config import Settings
 from bot.context import RunContext
 from bot.errors import ProposalRefused
 from bot.evidence import graph as packet_graph
-from bot.evidence.explain import explain
 from bot.files import read_text, write_atomic
 from bot.github.connect import open_port
 from bot.github.events import Trigger, parse_event
@@ -22,7 +20,6 @@ from bot.reconcile import executor, gather
 from bot.reconcile.actions import Plan
 from bot.reconcile.plan import decide
 from bot.reconcile.summary import RunResult
-from bot.reconcile.view import view
 from bot.render import Renderer
 from bot.untrusted import log_safe, log_safe_json
 
@@ -33,7 +30,7 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
     trigger = _trigger(args, context)  # every input is read and checked before anything is decided
     local = gather.snapshot(settings)
-    scope = dataclasses.replace(gather.read_scope(settings, local, args.leases), cache=args.cache)
+    scope = gather.read_scope(settings, local, args.leases)._replace(cache=args.cache)
     with open_port(context, args.offline, now, scope) as github:
         inputs = gather.inputs(settings, github.observe(), now, args.leases, local, max_writes=args.max_writes)
         plan = decide(inputs)
@@ -98,6 +95,9 @@ def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> i
         )
         sys.stdout.write(text)
         return EXIT_OK
+    from bot.evidence.explain import explain  # explain and graph only: not imported by reconcile
+    from bot.reconcile.view import view
+
     seen = view(inputs)
     if args.command == "graph":
         rules = settings.config.leases_rules

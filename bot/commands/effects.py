@@ -13,8 +13,7 @@ import datetime as dt
 import difflib
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.commands.grammar import Command
 from bot.commands.records import Key
@@ -39,8 +38,7 @@ from bot.untrusted import code_span
 Explainer = Callable[[Snapshot, str, Mapping[int, tuple[str, ...]]], str]
 
 
-@dataclass(frozen=True)
-class Situation:
+class Situation(NamedTuple):
     """What an effect may read: the working snapshot and assignments, the config, this run's drops."""
 
     snapshot: Snapshot
@@ -56,21 +54,18 @@ class Situation:
     explain: Explainer | None = None
 
 
-@dataclass(frozen=True)
-class Applied:
+class Applied(NamedTuple):
     snapshot: Snapshot
     effect: str
 
 
-@dataclass(frozen=True)
-class Answered:
+class Answered(NamedTuple):
     text: str
     # The one side effect an answer may ask for: (un)assigning the commenter.
     assignment: AssignAction | None = None
 
 
-@dataclass(frozen=True)
-class Refused:
+class Refused(NamedTuple):
     reason: str
 
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, fields
-from typing import Literal, get_args
+from typing import Literal, NamedTuple, get_args
 
 from bot.snapshot.model import WORK_STATES
 from bot.untrusted import code_span
@@ -26,8 +25,7 @@ _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-/]*")
 _ISSUE = re.compile(r"#([0-9]{1,9})")
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """A parsed command line, at its line in the comment.
 
     `target` is a packet or constraint id where the verb takes one; other arguments are set only
@@ -62,7 +60,7 @@ class Command:
 
 
 # Every field after verb, line and text is an argument, in the order the plan JSON lists them.
-_ARGUMENTS = tuple(f.name for f in fields(Command)[3:])
+_ARGUMENTS = Command._fields[3:]
 
 
 class ArgumentError(Exception):
@@ -95,8 +93,7 @@ def _labelled(args: str, label: str) -> str | None:
 Builder = Callable[[int, str, str], Command]
 
 
-@dataclass(frozen=True)
-class Grammar:
+class Grammar(NamedTuple):
     """How a verb is written: its forms, as usage shows them, and the reader of its arguments."""
 
     forms: tuple[str, ...]

@@ -10,7 +10,7 @@ be compacted) and `outbox` (reactions, replies, notices, reports).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.commands import intake, outbox, policy, replay, settle
 from bot.commands.effects import Explainer
@@ -23,8 +23,7 @@ from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 
 
-@dataclass(frozen=True)
-class Inbox:
+class Inbox(NamedTuple):
     """The outcome of reading every command: the working snapshot and what to answer."""
 
     snapshot: Snapshot

@@ -12,9 +12,8 @@ All of it in comment order: creation time, then id.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.commands.grammar import Command
 from bot.commands.reading import Parsed, parse
@@ -24,8 +23,7 @@ from bot.github.markers import marker
 from bot.github.observed import Comment, is_bot
 
 
-@dataclass(frozen=True)
-class Fresh:
+class Fresh(NamedTuple):
     """A new comment to decide on."""
 
     comment: Comment
@@ -34,8 +32,7 @@ class Fresh:
     whole: str = ""
 
 
-@dataclass(frozen=True)
-class Recalled:
+class Recalled(NamedTuple):
     """A comment decided earlier: its records, each with the command read back from it."""
 
     comment: Comment
@@ -45,8 +42,7 @@ class Recalled:
 Work = Fresh | Recalled
 
 
-@dataclass(frozen=True)
-class Intake:
+class Intake(NamedTuple):
     queue: tuple[Work, ...]
     # Ids of new comments left for a later run by the per-person cap.
     waiting: frozenset[int]
@@ -81,7 +77,7 @@ def take(
 def recalled_command(record: Record, limits: CommandSettings) -> Command | None:
     """The command a record holds, at the record's line (None for a refused line: it keeps no text)."""
     parsed = _parse(record.text, limits)
-    return dataclasses.replace(parsed.commands[0], line=record.line) if parsed.commands else None
+    return parsed.commands[0]._replace(line=record.line) if parsed.commands else None
 
 
 def _parse(body: str, limits: CommandSettings) -> Parsed:

@@ -10,7 +10,7 @@ gets the reactions it lacks, and each command of it that lapsed gets one lapsed 
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.bodies import capped, fitted
 from bot.commands.grammar import Command
@@ -28,8 +28,7 @@ class CommandReport(dict[str, object]):
     """One command's line in the plan JSON (comment id, parsed form, decision, reason)."""
 
 
-@dataclass(frozen=True)
-class Voice:
+class Voice(NamedTuple):
     """What the outbox needs to speak: templates, the prefix, the reactions the bot already made."""
 
     renderer: Renderer

@@ -8,6 +8,7 @@ commands. A malformed line becomes a `ParseError` that names the problem and the
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.commands.grammar import VERBS, ArgumentError, Command
 from bot.commands.registry import lookup
@@ -30,8 +31,7 @@ class ParseError(CommandLine):
     message: str
 
 
-@dataclass(frozen=True)
-class Parsed:
+class Parsed(NamedTuple):
     """A comment's commands and malformed lines; `too_long` when it was too long to read at all."""
 
     commands: tuple[Command, ...] = ()

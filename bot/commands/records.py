@@ -14,8 +14,7 @@ repositories carry format 1 records, so both decode.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, NamedTuple, get_args
 
 from bot.github.markers import markers_in
 from bot.github.observed import Comment
@@ -35,8 +34,7 @@ _READABLE_FORMATS = (1, 2)
 _VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(NamedTuple):
     """A decision as the bot's reply recorded it."""
 
     comment: Comment

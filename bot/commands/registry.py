@@ -13,8 +13,7 @@ from __future__ import annotations
 import difflib
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from bot.commands import answers, effects, grammar
 from bot.commands.effects import Answered, Effect, Outcome, Situation
@@ -33,8 +32,7 @@ _WHO: dict[Audience, str] = {
 }
 
 
-@dataclass(frozen=True)
-class VerbSpec:
+class VerbSpec(NamedTuple):
     """One verb: how it is written, what it does, who may use it, whether it changes the snapshot."""
 
     verb: Verb

@@ -9,10 +9,10 @@ is settled from then on. Each comment's outcome is a `Handled`; `outbox` turns i
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.commands import policy
 from bot.commands.effects import Answered, Applied, Explainer, Refused, Situation, enact
@@ -28,8 +28,7 @@ from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 
 
-@dataclass(frozen=True)
-class Working:
+class Working(NamedTuple):
     """What the fold carries from one comment to the next."""
 
     snapshot: Snapshot
@@ -40,8 +39,7 @@ class Working:
     applied: tuple[tuple[Comment, str], ...] = ()
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     """What the fold reads and never changes."""
 
     config: BotConfig
@@ -70,8 +68,7 @@ class Line(CommandLine):
     notice: bool = False
 
 
-@dataclass(frozen=True)
-class Handled:
+class Handled(NamedTuple):
     """One comment's outcome, line by line.
 
     `fresh` when this run decided it (then `errors` and `whole` say what could not be read),
@@ -100,7 +97,7 @@ def decide(state: Working, work: Fresh, context: Context) -> tuple[Working, Hand
         state, line = _decide_line(state, work.comment, command, context)
         lines.append(line)
     accepted = {(work.comment.id, line.line) for line in lines if line.verdict == "accepted"}
-    state = dataclasses.replace(state, accepted=state.accepted | accepted)
+    state = state._replace(accepted=state.accepted | accepted)
     return state, Handled(work.comment, True, tuple(lines), work.parsed.errors, work.whole)
 
 
@@ -212,7 +209,7 @@ def _situation(state: Working, context: Context) -> Situation:
 
 
 def _applied(state: Working, comment: Comment, outcome: Applied) -> Working:
-    return dataclasses.replace(state, snapshot=outcome.snapshot, applied=(*state.applied, (comment, outcome.effect)))
+    return state._replace(snapshot=outcome.snapshot, applied=(*state.applied, (comment, outcome.effect)))
 
 
 def _assign(state: Working, wanted: AssignAction | None) -> tuple[Working, AssignAction | None]:
@@ -224,4 +221,4 @@ def _assign(state: Working, wanted: AssignAction | None) -> tuple[Working, Assig
         return state, None
     others = tuple(u for u in current if u != wanted.login)
     assignees = {**state.assignees, wanted.issue: (*others, wanted.login) if wanted.add else others}
-    return dataclasses.replace(state, assignees=assignees), wanted
+    return state._replace(assignees=assignees), wanted

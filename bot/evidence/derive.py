@@ -9,8 +9,7 @@ else `ready`. `complete`, `capacity-hold` and `waiting-evidence` change only by 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -70,8 +69,7 @@ class Derivation(BaseModel):
         )
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(NamedTuple):
     """The observations derivation needs, gathered beforehand."""
 
     leases: tuple[Lease, ...]

@@ -11,8 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from bot.errors import BotError
 from bot.evidence.derive import Derivation, Evidence, derive_all
@@ -29,8 +28,7 @@ class UnknownPacketError(BotError):
     """The id names no work packet; the message offers the closest ids."""
 
 
-@dataclass(frozen=True)
-class LeaseFact:
+class LeaseFact(NamedTuple):
     """A live lease as evidence: who holds it, where, where it meets the packet, and how old it is."""
 
     holder: str
@@ -43,8 +41,7 @@ class LeaseFact:
     stale: bool
 
 
-@dataclass(frozen=True)
-class PacketFact:
+class PacketFact(NamedTuple):
     """Another packet as evidence: a dependency or a blocker."""
 
     id: str
@@ -59,8 +56,7 @@ PacketFacts = tuple[PacketFact, ...]
 LeaseFacts = tuple[LeaseFact, ...]
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(NamedTuple):
     """One thing that has to happen: `subject` is a packet id, a lease holder, a state or an issue."""
 
     kind: EventKind
@@ -69,8 +65,7 @@ class Event:
     lease: LeaseFact | None = None
 
 
-@dataclass(frozen=True)
-class Explanation:
+class Explanation(NamedTuple):
     packet: WorkPacket
     derivation: Derivation
     dependencies: PacketFacts
@@ -105,7 +100,7 @@ def explain(
         leases=tuple(facts.lease(x, packet) for x in colliding(packet.paths, packet.issue, evidence.leases, pattern)),
         own_leases=tuple(facts.lease(x, packet) for x in evidence.leases if x.issue(pattern) == packet.issue),
         blockers=tuple(
-            replace(facts.packet(b), holds_lease=b not in derivation.cleared_blockers) for b in packet.blocked_by_ids
+            facts.packet(b)._replace(holds_lease=b not in derivation.cleared_blockers) for b in packet.blocked_by_ids
         ),
         issue=evidence.issues.get(packet.issue),
         missing=tuple(missing),
@@ -183,10 +178,10 @@ def _happen(event: Event, snapshot: Snapshot, evidence: Evidence, packet: WorkPa
     if event.kind == "release" and event.lease is not None:
         gone = event.lease
         kept = tuple(x for x in evidence.leases if (x.holder, x.lane, x.tree) != (gone.holder, gone.lane, gone.tree))
-        return snapshot, replace(evidence, leases=kept)
+        return snapshot, evidence._replace(leases=kept)
     if event.kind == "observe":
         issue = Issue(number=packet.issue)
-        return snapshot, replace(evidence, issues={**evidence.issues, packet.issue: issue})
+        return snapshot, evidence._replace(issues={**evidence.issues, packet.issue: issue})
     if event.kind == "complete":
         target, update = event.subject, {"state": "complete"}
     elif event.kind == "unblock":

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
@@ -95,15 +94,14 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-@dataclass(frozen=True)
-class LeaseReadback:
+class LeaseReadback(NamedTuple):
     """The live set, the leases released in the journal, and what was skipped while reading."""
 
     file: str
     format: LeaseFormat
     live: tuple[Lease, ...]
     released: tuple[Lease, ...] = ()
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = ()
     # When the leases were read back on the fleet host; only a published readback carries it.
     readback_at: dt.datetime | None = None
 

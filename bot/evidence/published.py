@@ -13,8 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from bot.errors import InputError
 from bot.evidence.leases import Lease, LeaseReadback, parse_leases
@@ -27,8 +26,7 @@ _COMPONENT = re.compile(r"[^\x00-\x20\x7f~^:?*\[\\]+")
 Reason = Literal["first", "changed", "refresh", "replaced"]
 
 
-@dataclass(frozen=True)
-class BranchFile:
+class BranchFile(NamedTuple):
     """A file on a branch of the repository, written `BRANCH:PATH`."""
 
     branch: str
@@ -88,8 +86,7 @@ def _same(one: tuple[Lease, ...], other: tuple[Lease, ...]) -> bool:
     return sorted(x.model_dump_json() for x in one) == sorted(x.model_dump_json() for x in other)
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     """What to publish: `reason` None means the published readback already says it all."""
 
     text: str

@@ -8,15 +8,14 @@ functions handed in by the gather step.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from bot.evidence.published import BranchFile
 from bot.github.observed import Observed
 
 
-@dataclass(frozen=True)
-class ReadScope:
+class ReadScope(NamedTuple):
     # Issue numbers the local snapshot names: read in the first query.
     issues: frozenset[int]
     # The files the regeneration PR writes, snapshot first then page: read at the default

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from bot.config import LinkSettings
 from bot.github.markers import markers_in
@@ -44,8 +45,7 @@ def parse_key(key: str) -> Link | None:
     return (relation, int(issue), int(target))  # type: ignore[return-value]
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(NamedTuple):
     """The links kept for one program after this run, and those its last record kept that are gone."""
 
     program: str

@@ -6,9 +6,8 @@ the network or the time.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.bodies import fitted
 from bot.commands import inbox as commands_inbox
@@ -40,8 +39,7 @@ from bot.snapshot.validation import validate
 from bot.timestamps import utc_stamp
 
 
-@dataclass(frozen=True)
-class Inputs:
+class Inputs(NamedTuple):
     """Everything one run decides on (the default branch's files, leases, GitHub, the clock)."""
 
     snapshot: Loaded[Snapshot]
@@ -67,7 +65,7 @@ def decide(inputs: Inputs) -> Plan:
     evidence = evidence_for(inputs.readback, observed, config, inbox.assignees)
     derivations = derive_all(snapshot, evidence)
     # Nudges rest on merged evidence: the default branch's snapshot, the live leases and issues.
-    merged = derive_all(base, dataclasses.replace(evidence, issues=observed.issues_by_number()))
+    merged = derive_all(base, evidence._replace(issues=observed.issues_by_number()))
     following = _compacted(
         base, _count_state_changes(base, next_snapshot(snapshot, derivations)), inbox.settled_through
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.annotations import MAX_ANNOTATIONS
 from bot.errors import Problem
@@ -24,8 +24,7 @@ MAX_ROWS = 100
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
 
-@dataclass(frozen=True)
-class RunResult:
+class RunResult(NamedTuple):
     """What one run decided and did, with what it read: the job summary and the outputs report it."""
 
     plan: Plan

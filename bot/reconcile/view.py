@@ -7,8 +7,7 @@ planning any action. Pure: every observation is an argument.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from bot.commands import inbox as commands_inbox
 from bot.commands.effects import Explainer
@@ -40,8 +39,7 @@ def evidence_for(
     )
 
 
-@dataclass(frozen=True)
-class View:
+class View(NamedTuple):
     """The snapshot with every accepted command applied, what derivation saw, and what it derived."""
 
     snapshot: Snapshot

@@ -10,8 +10,7 @@ is not a plain or quoted scalar at column 0) gives None, and the caller rewrites
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import (
@@ -34,8 +33,7 @@ except ImportError:  # no wheel for this platform: every rewrite takes the slow 
     CParser = None
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     """A top-level key's lines, [start, end), and, for a block list of block mappings, the first
     line of each record (a record runs to the next one, the last to the section's end)."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import time
 from collections.abc import Iterator
@@ -32,7 +31,7 @@ def run(
     effect: Effect, situation: Situation, verb: str, target: str, snapshot: Snapshot | None = None, **args: Any
 ) -> Outcome:
     if snapshot is not None:
-        situation = dataclasses.replace(situation, snapshot=snapshot)
+        situation = situation._replace(snapshot=snapshot)
     return enact(effect, situation, Command(verb, 2, "text", target=target, **args), COMMENT)  # type: ignore[arg-type]
 
 

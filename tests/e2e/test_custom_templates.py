@@ -1,0 +1,106 @@
+"""A repository's own templates (`templates:` in the config): they override the shipped ones by name,
+and a broken one is bad input, named by file and line, never a traceback."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from tests.paths import ROOT
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """The repository's config and page, with an empty directory of its own templates."""
+    for name in ("config", "docs"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    (tmp_path / "templates").mkdir()
+    return tmp_path
+
+
+def run(repo: Path, *args: str) -> int:
+    return main([*args, "--config", str(repo / "config" / "perfbot.yaml")])
+
+
+def test_templates_a_repository_lacks_are_the_shipped_ones(repo: Path) -> None:
+    assert run(repo, "render", "--check") == 0
+
+
+def test_a_repository_template_replaces_the_shipped_one_of_its_name(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / "templates" / "page.md.j2").write_text("{{ s.constraints | length }} constraints\n", encoding="utf-8")
+    assert run(repo, "render", "--check") == 1
+    assert "8 constraints" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("source", "where", "says"),
+    [
+        pytest.param("title\n{% if %}\n", "page.md.j2:2: ", "Expected an expression", id="syntax"),
+        pytest.param("a\nb\n{{ nothing.here }}\n", "page.md.j2:3: ", "'nothing' is undefined", id="undefined"),
+        pytest.param("{% include 'absent.j2' %}\n", "page.md.j2:1: ", "cannot render: absent.j2", id="include"),
+        pytest.param("{{ s | no_such_filter }}\n", "page.md.j2:1: ", "No filter named 'no_such_filter'", id="filter"),
+        pytest.param(
+            "{% for x in s.constraints %}\n{{ x.id.nope }}\n{% endfor %}\n",
+            "page.md.j2:2: ",
+            "cannot render:",
+            id="loop",
+        ),
+    ],
+)
+def test_a_broken_template_is_named_by_file_and_line_and_nothing_is_written(
+    repo: Path, capsys: pytest.CaptureFixture[str], source: str, where: str, says: str
+) -> None:
+    (repo / "templates" / "page.md.j2").write_text(source, encoding="utf-8")
+    before = {p: p.read_bytes() for p in (repo / "docs").rglob("*")}
+    assert run(repo, "render") == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    first = err.splitlines()[0]
+    assert first.startswith(f"{repo / 'templates'}/{where}") or first.startswith(f"templates/{where}"), first
+    assert says in first
+    assert {p: p.read_bytes() for p in (repo / "docs").rglob("*")} == before
+
+
+def test_template_errors_echo_the_template_as_one_inert_line(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "templates" / "page.md.j2").write_text("{{ s.constraints | x\n::error::forged }}\n", encoding="utf-8")
+    assert run(repo, "render") == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1
+    assert not any(line.startswith("::") for line in lines)
+
+
+def test_a_missing_templates_directory_is_named(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.rmtree(repo / "templates")
+    assert run(repo, "validate") == 0  # validating needs no template
+    assert run(repo, "render") == 1
+    err = capsys.readouterr().err
+    assert "templates: no such templates directory (the config's `templates`)" in err
+    assert "Traceback" not in err
+
+
+def test_reconcile_with_a_broken_template_exits_1_before_any_write(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = repo / "state.json"
+    shutil.copyfile(ROOT / "examples" / "offline-state.json", state)
+    before = state.read_bytes()
+    (repo / "templates" / "page.md.j2").write_text("{{ missing }}\n", encoding="utf-8")
+    code = main(
+        [
+            "reconcile",
+            "--config",
+            str(repo / "config" / "perfbot.yaml"),
+            "--offline",
+            str(state),
+            "--now",
+            "2026-08-27T17:00:00Z",
+        ]
+    )
+    assert code == 1
+    assert "page.md.j2:1: cannot render: 'missing' is undefined" in capsys.readouterr().err
+    assert state.read_bytes() == before
