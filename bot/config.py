@@ -1,10 +1,9 @@
 """The bot's configuration (config/perfbot.yaml): paths, page texts, wording and rules."""
 
-from __future__ import annotations
-
 import contextlib
 import re
 from pathlib import Path
+from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator, model_validator
 
@@ -81,7 +80,7 @@ class LeaseRules(Strict):
         return pattern
 
     @model_validator(mode="after")
-    def _refresh_before_stale(self) -> LeaseRules:
+    def _refresh_before_stale(self) -> Self:
         if self.readback_refresh_minutes >= self.readback_max_age_minutes:
             raise ValueError(
                 "readback_refresh_minutes must be below readback_max_age_minutes, or an unchanged readback "

@@ -6,8 +6,6 @@ means `waiting-coordination`; else an assigned issue with its own live lease mea
 else `ready`. `complete`, `capacity-hold` and `waiting-evidence` change only by decision.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NamedTuple
 

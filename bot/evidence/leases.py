@@ -9,8 +9,6 @@ ignored, since newer dos versions add fields; every record the fold produces is 
 entry that would make a lease malformed is an error naming its line.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 import re
 from typing import Annotated, Any, Literal, NamedTuple

@@ -11,8 +11,6 @@ command lines, and every command line contains the prefix), and the next event o
 recomputes everything anyway.
 """
 
-from __future__ import annotations
-
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from bot.errors import InputError, validation_problems

@@ -4,8 +4,6 @@ These models are tolerant (unknown fields ignored): they describe what GitHub se
 offline state file that stands in for it uses the same shapes.
 """
 
-from __future__ import annotations
-
 import re
 from typing import Annotated, Literal
 

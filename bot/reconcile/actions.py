@@ -1,7 +1,5 @@
 """The plan: the next snapshot's files and the actions that bring GitHub in line (plan JSON)."""
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field

@@ -1,7 +1,5 @@
 """Field types shared by every snapshot record: the strict base model, ISO dates, id lists."""
 
-from __future__ import annotations
-
 import datetime as dt
 import re
 from typing import Annotated, Any

@@ -1,7 +1,5 @@
 """The typed snapshot: upstream schema /2, the completion extension, levers and our additions."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, get_args
 

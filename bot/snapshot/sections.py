@@ -1,8 +1,6 @@
 """The snapshot's page-table sections beside constraints and packets: ready waves, collisions,
 the OSS walk, and the lever graph the ready arms are derived from."""
 
-from __future__ import annotations
-
 from pydantic import Field, StrictBool, StrictInt, StrictStr
 
 from bot.snapshot.fields import Ids, Model
