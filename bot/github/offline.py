@@ -20,11 +20,11 @@ from pydantic import ValidationError
 
 from bot.errors import BotError, InputError, OutputError, Problem, validation_problems
 from bot.evidence.published import BranchFile
-from bot.files import probe_atomic, read_text, signature, write_atomic
+from bot.files import probe_atomic, write_atomic
 from bot.github import offline_journal
 from bot.github.markers import markers_in
 from bot.github.observed import Observed
-from bot.github.offline_journal import journal_path
+from bot.github.offline_journal import Stamp, journal_path, read_folded, stamp
 from bot.github.offline_native import NativeWrites
 from bot.github.port import GitHubError
 from bot.github.state_json import StateEncoder
@@ -40,14 +40,6 @@ def parse_state(text: str, file: str) -> tuple[dict[str, Any], Observed]:
     refused is refused whole, never after some writes were saved.
     """
     return checked_state(parse_object(text, file, "the state"), file)
-
-
-def read_state(path: Path) -> tuple[str, dict[str, Any], bool]:
-    """The state file's text, its raw state with the journal's writes folded in, and whether a
-    journal that extends the text is there."""
-    text = read_text(path)
-    raw, journalled = offline_journal.fold(parse_object(text, str(path), "the state"), text, journal_path(path))
-    return text, raw, journalled
 
 
 def checked_state(raw: dict[str, Any], file: str) -> tuple[dict[str, Any], Observed]:
@@ -90,14 +82,6 @@ def state_text(observed: Observed) -> str:
     return json.dumps(observed.model_dump(mode="json"), indent=2) + "\n"
 
 
-# The state file's and its journal's signatures: both unchanged, the two hold what was read or written.
-Stamp = tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]
-
-
-def _stamp(path: Path) -> Stamp:
-    return signature(path), signature(journal_path(path))
-
-
 def _repeated(file: str, key: str, ids: Sequence[int], name: str) -> Iterator[Problem]:
     """An id seen twice would let one record stand for another (a command read as someone else's)."""
     first: dict[int, int] = {}
@@ -126,8 +110,8 @@ class OfflineGitHub(NativeWrites):
     ) -> OfflineGitHub:
         """The state file (with the writes a stopped run journalled); `branch_files` are the files on
         other branches a run reads. With `journal`, writes are journalled until `fold`."""
-        before = _stamp(path)
-        text, raw, journalled = read_state(path)
+        before = stamp(path)
+        state_text, raw, journalled = read_folded(path)
         raw, observed = checked_state(raw, str(path))
         found = {b: dict(files) for b, files in observed.branch_files.items()}
         for where in branch_files:
@@ -135,8 +119,8 @@ class OfflineGitHub(NativeWrites):
             if text is not None:
                 found.setdefault(where.branch, {})[where.path] = text
         github = cls(raw, observed.model_copy(update={"branch_files": found}), now, path)
-        github._saved = before if _stamp(path) == before else None  # `raw` is the file, unless it changed
-        github._journal = (text, journalled) if journal else None
+        github._saved = before if stamp(path) == before else None  # `raw` is the file, unless it changed
+        github._journal = (state_text, journalled) if journal else None
         return github
 
     def fold(self) -> None:
@@ -146,7 +130,7 @@ class OfflineGitHub(NativeWrites):
                 self._journal = (self._write_state(self.path), False)
             except OutputError as exc:
                 raise GitHubError(f"cannot write the state file: {exc}") from exc
-            self._saved = _stamp(self.path)
+            self._saved = stamp(self.path)
 
     def observe(self) -> Observed:
         return self.observed
@@ -177,7 +161,7 @@ class OfflineGitHub(NativeWrites):
                     self._append(self.path, self._journal, changed)
             except OutputError as exc:
                 raise GitHubError(f"cannot write the state file: {exc}") from exc
-            self._saved = _stamp(self.path)
+            self._saved = stamp(self.path)
         self.writes += 1
 
     def _write_state(self, path: Path) -> str:
@@ -201,7 +185,7 @@ class OfflineGitHub(NativeWrites):
 
     def _unchanged_since_saved(self) -> bool:
         """The files are the ones this adapter read or wrote last (same inode, size, time), so they hold `raw`."""
-        return self._saved is not None and self.path is not None and _stamp(self.path) == self._saved
+        return self._saved is not None and self.path is not None and stamp(self.path) == self._saved
 
     def _list(self, key: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = self.raw.setdefault(key, [])
@@ -217,7 +201,7 @@ class OfflineGitHub(NativeWrites):
                 self._markers = (count, self._bot_markers(self.raw))
             return set(self._markers[1].get(issue, set()))
         try:
-            _, raw, _ = read_state(self.path)
+            _, raw, _ = read_folded(self.path)
         except BotError as exc:
             raise GitHubError(f"{self.path}: cannot re-read the state file: {exc.user_message()}") from exc
         return self._bot_markers(raw).get(issue, set())

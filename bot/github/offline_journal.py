@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import OutputError, input_error
-from bot.files import read_text
+from bot.files import read_text, signature
+from bot.json_input import parse_object
 
 Path_ = Sequence[str | int]
 
@@ -50,6 +51,22 @@ def entry(raw: dict[str, Any], path: Path_) -> str:
     for part in path:
         value = value[part]
     return json.dumps({"set": list(path), "value": value}) + "\n"
+
+
+def read_folded(path: Path) -> tuple[str, dict[str, Any], bool]:
+    """The state file's text, its raw state with the journal's writes folded in, and whether a
+    journal that extends the text is there."""
+    text = read_text(path)
+    raw, journalled = fold(parse_object(text, str(path), "the state"), text, journal_path(path))
+    return text, raw, journalled
+
+
+# The state file's and its journal's signatures: both unchanged, the two hold what was read or written.
+Stamp = tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]
+
+
+def stamp(path: Path) -> Stamp:
+    return signature(path), signature(journal_path(path))
 
 
 def append(journal: Path, lines: str) -> None:
