@@ -97,5 +97,8 @@ _LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 
 def source_lines(text: str) -> list[str]:
     """The lines of `text`, ends kept, exactly as ruamel numbers them in its marks."""
+    if "\r" not in text:  # the usual case, split in C (the lookbehind split took 0.2 s at 2.5 MB)
+        parts = text.split("\n")
+        return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
     lines = _LINE_END.split(text)
     return lines[:-1] if lines and not lines[-1] else lines
