@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import accumulate
 from typing import Any
 
 from bot.errors import input_error
@@ -21,6 +22,11 @@ MAX_INTEGER_DIGITS = 40
 # Strings are matched whole, so brackets and digits inside them are skipped; a number token that
 # has neither a fraction nor an exponent is an integer.
 _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?', re.DOTALL)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
+_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+# No integer token is longer than MAX_INTEGER_DIGITS when no run of digits anywhere is.
+_LONG_DIGITS = re.compile(rf"[0-9]{{{MAX_INTEGER_DIGITS + 1}}}")
 _KEY = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"(?=\s*:)|[\[\]{}]', re.DOTALL)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 # An escaped backslash is consumed first, so `\\ud800` (a backslash, then text) is left alone.
@@ -77,6 +83,12 @@ def parse_value(text: str, file: str, what: str, syntax_label: str | None = None
 
 
 def _check_bounds(text: str) -> None:
+    if not _LONG_DIGITS.search(text) and _deepest(text) <= MAX_DEPTH:
+        return  # nothing to refuse, told at C speed: the token walk only finds where
+    _walk_bounds(text)
+
+
+def _walk_bounds(text: str) -> None:
     depth = 0
     for match in _TOKENS.finditer(text):
         token = match.group()
@@ -92,6 +104,12 @@ def _check_bounds(text: str) -> None:
                 raise JsonProblem(
                     f"an integer of {digits} digits (at most {MAX_INTEGER_DIGITS})", *_position(text, match.start())
                 )
+
+
+def _deepest(text: str) -> int:
+    """How deeply the brackets outside strings nest (strings found as `_TOKENS` finds them)."""
+    brackets = _NOT_A_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(_BRACKET_STEP[c] for c in brackets), default=0)
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

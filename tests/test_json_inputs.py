@@ -7,11 +7,15 @@ traceback, a silent misreading, or writes made before the failure.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from bot import json_input
 from bot.cli import main
 from bot.errors import InputError
 from bot.github.offline import parse_state
@@ -315,3 +319,21 @@ def test_inputs_are_read_with_universal_newlines(tmp_path: Path) -> None:
     path.write_bytes(b"ok\n\xff")
     with pytest.raises(InputError, match=r"x.txt:2:0: not UTF-8 text \(byte 4: invalid start byte\)"):
         read_text(path)
+
+
+_BOUNDS_PIECES = st.sampled_from(["[", "]", "{", "}", '"', "\\", "-", "1" * 20, "2", ".", "e", " ", "a"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(_BOUNDS_PIECES, max_size=120), deep=st.integers(min_value=0, max_value=70))
+def test_the_quick_bounds_check_refuses_exactly_what_the_token_walk_refuses(pieces: list[str], deep: int) -> None:
+    text = "[" * deep + "".join(pieces)
+
+    def outcome(check: Callable[[str], None]) -> str:
+        try:
+            check(text)
+        except json_input.JsonProblem as problem:
+            return f"{problem.reason} at {problem.line}:{problem.col}"
+        return ""
+
+    assert outcome(json_input._check_bounds) == outcome(json_input._walk_bounds)
