@@ -26,6 +26,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
 _BIDI = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # What a GitHub Actions runner reads as a command when the page or the plan is printed to a log.
 _WORKFLOW_COMMAND = re.compile(r"^\s*::|##\[")
+# Any character or markup a check below looks for: a text without one (almost every text) has no
+# finding but a trailing backslash's, and is passed over with one search instead of six.
+_SUSPECT = re.compile("|".join(p.pattern for p in (_CONTROL, _BIDI, _WORKFLOW_COMMAND, _HTML_TAG)) + r"|[|\n\r]")
 
 
 def validate(snapshot: Snapshot) -> list[Finding]:
@@ -209,6 +212,8 @@ def _text_cells(
     strings: Iterator[tuple[tuple[str | int, ...], str]], name: Callable[[tuple[str | int, ...]], str]
 ) -> Iterator[Finding]:
     for loc, text in strings:
+        if not _SUSPECT.search(text) and not text.endswith("\\"):
+            continue
         yield from (Finding(loc, f"{name(loc)}: {why}") for why in _unprintable(text))
         if loc == ("definition",):
             if "\n" in text or "\r" in text:
