@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from itertools import accumulate
 from typing import Any
 
 from bot.errors import input_error
@@ -22,11 +21,6 @@ MAX_INTEGER_DIGITS = 40
 # Strings are matched whole, so brackets and digits inside them are skipped; a number token that
 # has neither a fraction nor an exponent is an integer.
 _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?', re.DOTALL)
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
-_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-# No integer token is longer than MAX_INTEGER_DIGITS when no run of digits anywhere is.
-_LONG_DIGITS = re.compile(rf"[0-9]{{{MAX_INTEGER_DIGITS + 1}}}")
 _KEY = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"(?=\s*:)|[\[\]{}]', re.DOTALL)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 # An escaped backslash is consumed first, so `\\ud800` (a backslash, then text) is left alone.
@@ -50,10 +44,26 @@ class _DuplicateKey(Exception):
 
 
 def loads(text: str) -> Any:
-    """The value in `text`, or `JsonProblem` naming the first reason it is refused."""
-    _check_bounds(text)
+    """The value in `text`, or `JsonProblem` naming the first reason it is refused.
+
+    The C reader goes first and the value it gives is checked against the bounds; only a text
+    it refuses, or one past the bounds, is walked token by token (in Python, seconds at 10 MB),
+    which names the first bound it passes before any other problem."""
+    original = text
     if _SURROGATE_ESCAPE.search(text):
         text = _ESCAPES.sub(lambda m: "\\ufffd" if m.group(1) else m.group(0), text)
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
+    except (ValueError, _DuplicateKey, RecursionError):
+        _walk_bounds(original)
+        return _reread(text)
+    if not _within_bounds(value):
+        _walk_bounds(original)
+    return value
+
+
+def _reread(text: str) -> Any:
+    """The reason the C reader refuses `text` (within bounds), as a `JsonProblem`."""
     try:
         return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
@@ -82,10 +92,24 @@ def parse_value(text: str, file: str, what: str, syntax_label: str | None = None
         raise input_error(file, f"{label}: {problem.reason}", problem.line, problem.col) from problem
 
 
-def _check_bounds(text: str) -> None:
-    if not _LONG_DIGITS.search(text) and _deepest(text) <= MAX_DEPTH:
-        return  # nothing to refuse, told at C speed: the token walk only finds where
-    _walk_bounds(text)
+def _within_bounds(value: Any) -> bool:
+    """No container nested deeper than MAX_DEPTH and no integer longer than MAX_INTEGER_DIGITS:
+    what `_walk_bounds` checks in the text, checked in the value it reads as."""
+    limit = 10**MAX_INTEGER_DIGITS
+    if type(value) is int and not -limit < value < limit:
+        return False
+    pending: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, dict | list) else []
+    while pending:
+        node, depth = pending.pop()
+        items = node.values() if isinstance(node, dict) else node
+        if depth > MAX_DEPTH:
+            return False
+        for item in items:
+            if isinstance(item, dict | list):
+                pending.append((item, depth + 1))
+            elif type(item) is int and not -limit < item < limit:
+                return False
+    return True
 
 
 def _walk_bounds(text: str) -> None:
@@ -104,12 +128,6 @@ def _walk_bounds(text: str) -> None:
                 raise JsonProblem(
                     f"an integer of {digits} digits (at most {MAX_INTEGER_DIGITS})", *_position(text, match.start())
                 )
-
-
-def _deepest(text: str) -> int:
-    """How deeply the brackets outside strings nest (strings found as `_TOKENS` finds them)."""
-    brackets = _NOT_A_BRACKET.sub("", _STRING.sub("", text))
-    return max(accumulate(_BRACKET_STEP[c] for c in brackets), default=0)
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
