@@ -63,9 +63,24 @@ def write_atomic(path: Path, text: str) -> None:
         raise OutputError(f"{path}: cannot write: {reason}") from exc
 
 
+def probe_atomic(path: Path) -> None:
+    """Fail now, as `write_atomic` would, if its temporary file cannot be made (and leave none)."""
+    target = path.resolve() if path.is_symlink() else path
+    try:
+        with _temporary(target).open("w", encoding="utf-8"):
+            pass
+        _temporary(target).unlink()
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+
+
+def _temporary(target: Path) -> Path:
+    return target.with_name(f".{target.name}.tmp")
+
+
 def _write_through_temporary(target: Path, text: str) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.tmp")
+    temporary = _temporary(target)
     out = temporary.open("w", encoding="utf-8", newline="")
     try:  # from here on the temporary file is ours to remove
         with out:

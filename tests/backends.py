@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -71,7 +71,14 @@ class Offline:
     name = "offline"
 
     def open(self, settings: Settings, path: Path, now: dt.datetime = NOW) -> AbstractContextManager[GitHubPort]:
-        return nullcontext(OfflineGitHub.open(path, now))
+        return self._open(path, now)
+
+    @contextmanager
+    def _open(self, path: Path, now: dt.datetime) -> Iterator[GitHubPort]:
+        """As a run opens it: writes journalled, folded into the state file when the run ends."""
+        github = OfflineGitHub.open(path, now, journal=True)
+        yield github
+        github.fold()
 
 
 class Live:

@@ -7,11 +7,15 @@ traceback, a silent misreading, or writes made before the failure.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
+from bot import json_input
 from bot.cli import main
 from bot.errors import InputError
 from bot.github.offline import parse_state
@@ -320,3 +324,27 @@ def test_inputs_are_read_with_universal_newlines(tmp_path: Path) -> None:
     path.write_bytes(b"ok\n\xff")
     with pytest.raises(InputError, match=r"x.txt:2: not UTF-8 text \(byte 4: invalid start byte\)"):
         read_text(path)
+
+
+_BOUNDS_PIECES = st.sampled_from(["[", "]", "{", "}", '"', "\\", "-", "1" * 20, "2", ".", "e", " ", "a", ",", ":", "0"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(_BOUNDS_PIECES, max_size=120), deep=st.integers(min_value=0, max_value=70))
+@example(pieces=[], deep=65)  # valid JSON one level too deep
+@example(pieces=["1" * 20, "1" * 20, "2"], deep=1)  # valid JSON with a 41-digit integer
+@example(pieces=["-", "1" * 20, "1" * 20], deep=0)  # a 40-digit integer is within bounds
+def test_reading_refuses_what_the_token_walk_would_refuse_first(pieces: list[str], deep: int) -> None:
+    text = "[" * deep + "".join(pieces) + "]" * deep
+
+    def outcome(read: Callable[[str], Any]) -> str:
+        try:
+            return repr(read(text))
+        except json_input.JsonProblem as problem:
+            return f"{problem.reason} at {problem.line}:{problem.col}"
+
+    def walk_first(text: str) -> Any:
+        json_input._walk_bounds(text)
+        return json_input.loads(text)
+
+    assert outcome(json_input.loads) == outcome(walk_first)

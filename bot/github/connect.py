@@ -15,10 +15,14 @@ from bot.github.scope import ReadScope
 
 @contextmanager
 def open_port(context: RunContext, offline: Path | None, now: dt.datetime, scope: ReadScope) -> Iterator[GitHubPort]:
-    """The offline adapter when a state file is given, else the live adapter for the context,
-    open for the run (one HTTP client, closed when the run ends)."""
+    """The offline adapter when a state file is given (its writes journalled and folded into the
+    file when the run ends), else the live adapter for the context, open for the run (one HTTP
+    client, closed when the run ends)."""
     if offline is not None:
-        yield OfflineGitHub.open(offline, now, scope.branch_files)
+        github = OfflineGitHub.open(offline, now, scope.branch_files, journal=True)
+        yield github
+        # Not reached when the run raised: the journal keeps the writes it made for the next reader.
+        github.fold()
         return
     # githubkit takes ~0.3 s to import: only a live run pays for it.
     from bot.github.live.adapter import open_live

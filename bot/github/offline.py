@@ -2,8 +2,10 @@
 
 A file on another branch (the published lease readback) comes from the state's `branch_files`,
 else from the `git` section the GitHub double keeps (`refs` and `objects`), when either has it.
-Each write is made durable on its own (temporary file, then rename), as a real GitHub write
-would be: a run that stops halfway leaves exactly the writes it made, never half a file.
+Each write is made durable on its own, as a real GitHub write would be: a run that stops halfway
+leaves exactly the writes it made, never half a file. Opened for a run (`journal=True`), the
+adapter appends each write to a journal beside the state file and folds it in once, at the end
+(`offline_journal`); otherwise each write rewrites the state file (temporary file, then rename).
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from pydantic import ValidationError
 
 from bot.errors import BotError, InputError, OutputError, Problem, validation_problems
 from bot.evidence.published import BranchFile
-from bot.files import read_text, signature, write_atomic
+from bot.files import probe_atomic, write_atomic
+from bot.github import offline_journal
 from bot.github.markers import markers_in
 from bot.github.observed import Observed
+from bot.github.offline_journal import Stamp, journal_path, read_folded, stamp
 from bot.github.offline_native import NativeWrites
 from bot.github.port import GitHubError
 from bot.github.state_json import StateEncoder
@@ -35,7 +39,11 @@ def parse_state(text: str, file: str) -> tuple[dict[str, Any], Observed]:
     Everything the writes rely on is checked here, before the first write: a state that is
     refused is refused whole, never after some writes were saved.
     """
-    raw = parse_object(text, file, "the state")
+    return checked_state(parse_object(text, file, "the state"), file)
+
+
+def checked_state(raw: dict[str, Any], file: str) -> tuple[dict[str, Any], Observed]:
+    """`parse_state` for a state already read as JSON."""
     try:
         observed = Observed.model_validate(raw)
     except ValidationError as exc:
@@ -90,23 +98,39 @@ class OfflineGitHub(NativeWrites):
     def __init__(self, raw: dict[str, Any], observed: Observed, now: dt.datetime, path: Path | None = None) -> None:
         self.raw, self.observed, self.now, self.path = raw, observed, now, path
         self.writes = 0
-        self._encoder, self._saved = StateEncoder(), cast(tuple[int, int, int] | None, None)
+        self._encoder, self._saved = StateEncoder(), cast(Stamp | None, None)
+        # Journalled: the state text the journal extends, and whether that journal exists yet.
+        self._journal: tuple[str, bool] | None = None
         self._markers: tuple[int, dict[object, set[tuple[str, str]]]] | None = None
         self._next_id: tuple[int, int] | None = None
 
     @classmethod
-    def open(cls, path: Path, now: dt.datetime, branch_files: tuple[BranchFile, ...] = ()) -> OfflineGitHub:
-        """The state file; `branch_files` are the files on other branches a run reads."""
-        before = signature(path)
-        raw, observed = parse_state(read_text(path), str(path))
+    def open(
+        cls, path: Path, now: dt.datetime, branch_files: tuple[BranchFile, ...] = (), *, journal: bool = False
+    ) -> OfflineGitHub:
+        """The state file (with the writes a stopped run journalled); `branch_files` are the files on
+        other branches a run reads. With `journal`, writes are journalled until `fold`."""
+        before = stamp(path)
+        state_text, raw, journalled = read_folded(path)
+        raw, observed = checked_state(raw, str(path))
         found = {b: dict(files) for b, files in observed.branch_files.items()}
         for where in branch_files:
             text = branch_file_text(raw, where)
             if text is not None:
                 found.setdefault(where.branch, {})[where.path] = text
         github = cls(raw, observed.model_copy(update={"branch_files": found}), now, path)
-        github._saved = before if signature(path) == before else None  # `raw` is the file, unless it changed
+        github._saved = before if stamp(path) == before else None  # `raw` is the file, unless it changed
+        github._journal = (state_text, journalled) if journal else None
         return github
+
+    def fold(self) -> None:
+        """The journal written into the state file (one atomic rename) and removed: the run's end."""
+        if self.path is not None and self._journal is not None and self._journal[1]:
+            try:
+                self._journal = (self._write_state(self.path), False)
+            except OutputError as exc:
+                raise GitHubError(f"cannot write the state file: {exc}") from exc
+            self._saved = stamp(self.path)
 
     def observe(self) -> Observed:
         return self.observed
@@ -118,7 +142,7 @@ class OfflineGitHub(NativeWrites):
         """The state keeps the file, not a commit: there is no commit id offline."""
         files: dict[str, dict[str, str]] = self.raw.setdefault("branch_files", {})
         files.setdefault(where.branch, {})[where.path] = text
-        self._save()
+        self._save(("branch_files", where.branch, where.path))
         return ""
 
     def requests(self) -> dict[str, int]:
@@ -128,18 +152,40 @@ class OfflineGitHub(NativeWrites):
         """`json.dumps(raw, indent=2)`: ASCII escapes, as JSON may carry lone surrogates, which UTF-8 cannot encode."""
         return self._encoder.text(self.raw)
 
-    def _save(self) -> None:
+    def _save(self, *changed: tuple[str | int, ...]) -> None:
         if self.path is not None:
             try:
-                write_atomic(self.path, self.text())
-                self._saved = signature(self.path)
+                if self._journal is None:
+                    self._write_state(self.path)
+                else:
+                    self._append(self.path, self._journal, changed)
             except OutputError as exc:
                 raise GitHubError(f"cannot write the state file: {exc}") from exc
+            self._saved = stamp(self.path)
         self.writes += 1
 
+    def _write_state(self, path: Path) -> str:
+        text = self.text()
+        write_atomic(path, text)
+        offline_journal.remove(journal_path(path))  # its writes are in the file now
+        return text
+
+    def _append(self, path: Path, journal: tuple[str, bool], changed: tuple[tuple[str | int, ...], ...]) -> None:
+        """The write's lines added to the journal, which starts by naming the state text it extends.
+        Before the first, the temporary file the fold renames from is made once, so a state file
+        that cannot be written fails the first write, not the fold after all of them."""
+        text, started = journal
+        lines = "".join(offline_journal.entry(self.raw, where) for where in changed)
+        if not started:
+            probe_atomic(path)
+            offline_journal.remove(journal_path(path))  # one already folded into the text, if any
+            lines = offline_journal.header(text) + lines
+        offline_journal.append(journal_path(path), lines)
+        self._journal = (text, True)
+
     def _unchanged_since_saved(self) -> bool:
-        """The file is the one this adapter read or wrote last (same inode, size, time), so it holds `raw`."""
-        return self._saved is not None and self.path is not None and signature(self.path) == self._saved
+        """The files are the ones this adapter read or wrote last (same inode, size, time), so they hold `raw`."""
+        return self._saved is not None and self.path is not None and stamp(self.path) == self._saved
 
     def _list(self, key: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = self.raw.setdefault(key, [])
@@ -155,7 +201,7 @@ class OfflineGitHub(NativeWrites):
                 self._markers = (count, self._bot_markers(self.raw))
             return set(self._markers[1].get(issue, set()))
         try:
-            raw = parse_object(read_text(self.path), str(self.path), "the state")
+            _, raw, _ = read_folded(self.path)
         except BotError as exc:
             raise GitHubError(f"{self.path}: cannot re-read the state file: {exc.user_message()}") from exc
         return self._bot_markers(raw).get(issue, set())
@@ -187,7 +233,7 @@ class OfflineGitHub(NativeWrites):
         if self._markers is not None:
             self._markers[1].setdefault(action.issue, set()).update(markers_in(action.body))
             self._markers = (len(comments), self._markers[1])
-        self._save()
+        self._save(self._last("comments"))
         return comment_id
 
     def react(self, action: ReactAction) -> None:
@@ -195,15 +241,17 @@ class OfflineGitHub(NativeWrites):
         reactions = self._list("reactions")
         if record not in reactions:
             reactions.append(record)
-            self._save()
+            self._save(self._last("reactions"))
 
     def assign(self, action: AssignAction) -> None:
-        for issue in self._list("issues"):
+        changed = []
+        for index, issue in enumerate(self._list("issues")):
             if issue["number"] != action.issue:
                 continue
             names = [n for n in issue.get("assignees", []) if n != action.login]
             issue["assignees"] = [*names, action.login] if action.add else names
-        self._save()
+            changed.append(("issues", index))
+        self._save(*changed)
 
     def pull_request(self, action: PullRequestAction) -> int | None:
         pulls = self._list("pulls")
@@ -225,12 +273,14 @@ class OfflineGitHub(NativeWrites):
                     "files": action.files,
                 }
             )
-        for pull in pulls:
+        changed = []
+        for index, pull in enumerate(pulls):
             if pull["number"] != action.number:
                 continue
             if action.operation == "update":
                 pull.update(title=action.title, body=action.body, files=action.files)
             elif action.operation == "close":
                 pull["state"] = "closed"
-        self._save()
+            changed.append(("pulls", index))
+        self._save(*changed)
         return action.number

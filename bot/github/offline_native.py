@@ -29,8 +29,16 @@ class NativeWrites(ABC):
         """The state's list under `key`, made when absent."""
 
     @abstractmethod
-    def _save(self) -> None:
-        """Make the state durable (one write)."""
+    def _save(self, *changed: tuple[str | int, ...]) -> None:
+        """Make the state durable (one write); `changed` are the paths of the values it set."""
+
+    def _where(self, key: str, record: dict[str, Any]) -> tuple[str, int]:
+        """The path of `record` in the state's list under `key`."""
+        return key, next(i for i, item in enumerate(self._list(key)) if item is record)
+
+    def _last(self, key: str) -> tuple[str, int]:
+        """The path of the record just appended to the list under `key`."""
+        return key, len(self._list(key)) - 1
 
     def _issue(self, number: int) -> dict[str, Any]:
         found = next((i for i in self._list("issues") if i["number"] == number), None)
@@ -52,14 +60,14 @@ class NativeWrites(ABC):
                 "created_at": utc_stamp(self.now),
             }
         )
-        self._save()
+        self._save(self._where("issues", issue), self._last("label_events"))
 
     def create_label(self, action: CreateLabelAction) -> None:
         labels = self._list("labels")
         if any(label["name"] == action.name for label in labels):
             return
         labels.append({"name": action.name, "color": action.color, "description": action.description})
-        self._save()
+        self._save(self._last("labels"))
 
     def link(self, action: LinkAction) -> None:
         issue = self._issue(action.issue)
@@ -78,7 +86,7 @@ class NativeWrites(ABC):
             if issue.get("parent") != action.target:
                 return
             issue["parent"] = None
-        self._save()
+        self._save(self._where("issues", issue))
 
 
 def _toggled(items: list[T], item: T, add: bool) -> bool:

@@ -131,11 +131,14 @@ def _sub_issues(
     notes: list[NativeNote],
 ) -> None:
     parent_of: dict[int, int] = {}
+    packets_of: dict[str, list[WorkPacket]] = {}  # in the snapshot's order, grouped once
+    for packet in following.work_packets:
+        packets_of.setdefault(packet.program_id, []).append(packet)
     for program in following.programs:
         umbrella = program.authority_issue
         if umbrella not in issues:
             continue
-        for packet in (p for p in following.work_packets if p.program_id == program.id):
+        for packet in packets_of.get(program.id, ()):
             child = issues.get(packet.issue)
             if child is None:
                 continue
@@ -217,10 +220,13 @@ def _records(
     following: Snapshot, issues: Mapping[int, Issue], previous: Mapping[str, frozenset[Link]], wanted: _Wanted
 ) -> list[Record]:
     records = []
+    links_of: dict[str, list[Link]] = {}  # in the order they were wanted, grouped once
+    for link, owner in wanted.program.items():
+        links_of.setdefault(owner, []).append(link)
     for program in following.programs:
         if program.authority_issue not in issues:
             continue
-        kept = tuple(link for link, owner in wanted.program.items() if owner == program.id)
+        kept = tuple(links_of.get(program.id, ()))
         before = previous.get(program.id, frozenset())
         if set(kept) != before and (kept or before):
             dropped = tuple(sorted(link for link in before if link not in wanted.program))

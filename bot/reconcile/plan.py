@@ -129,8 +129,10 @@ def proposed_files(inputs: Inputs, following: Snapshot) -> tuple[dict[str, str],
     """The PR's files for `following`, and why they must not be proposed ("" when they may)."""
     text = store_rewrite.save_text(inputs.snapshot, following)
     files = {inputs.snapshot_path: text, inputs.page_path: inputs.renderer.page(following, inputs.config.page_text)}
-    # An unchanged save is the default branch's own text, which was loaded and validated already.
-    refused = "" if text == inputs.snapshot.text else proposal.refusal(text, inputs.snapshot_path, following)
+    # An unchanged save is the default branch's own text, which was loaded and validated already;
+    # `following` was validated by `decide` before this.
+    same = text == inputs.snapshot.text
+    refused = "" if same else proposal.refusal(text, inputs.snapshot_path, following, intended_valid=True)
     return files, refused
 
 

@@ -16,8 +16,11 @@ from bot.snapshot.store import parse_model
 from bot.snapshot.validation import validate
 
 
-def refusal(text: str, file: str, intended: Snapshot) -> str:
-    """Why `text` must not be proposed as `file`, or "" when it reloads to `intended` and validates."""
+def refusal(text: str, file: str, intended: Snapshot, *, intended_valid: bool = False) -> str:
+    """Why `text` must not be proposed as `file`, or "" when it reloads to `intended` and validates.
+
+    `intended_valid`: the caller validated `intended` and found nothing, so a reload equal to it
+    (validation reads nothing but the values) is valid too, and is not validated again."""
     try:
         reloaded = parse_model(text, file, Snapshot).model
     except InputError as exc:
@@ -25,7 +28,7 @@ def refusal(text: str, file: str, intended: Snapshot) -> str:
     if reloaded != intended:
         where = first_difference(reloaded.model_dump(by_alias=True), intended.model_dump(by_alias=True))
         return f"the proposed {file} would reload differently from the decided snapshot (at {where or 'the top'})"
-    findings = validate(reloaded)
+    findings = [] if intended_valid else validate(reloaded)
     if findings:
         return f"the proposed {file} would be invalid ({findings[0].message})"
     return ""

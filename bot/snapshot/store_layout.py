@@ -25,7 +25,7 @@ from ruamel.yaml.events import (
     StreamStartEvent,
 )
 
-from bot.snapshot.store_safe import DIFFERENT_IN_1_1
+from bot.snapshot.store_safe import different_in_1_1
 
 try:
     from _ruamel_yaml import CParser
@@ -54,7 +54,7 @@ class _Unexpected(Exception):
 def sections(text: str, lines: list[str]) -> list[Section] | None:
     """The top-level sections of `text` (split into `lines`) in order, or None when the layout is
     not the plain one."""
-    if CParser is None or DIFFERENT_IN_1_1.search(text):
+    if CParser is None or different_in_1_1(text):
         return None  # libyaml would number lines where ruamel does not
     try:
         return _Walk(CParser(text), lines).document()

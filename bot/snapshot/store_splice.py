@@ -76,6 +76,8 @@ def _whole_section(section: Section, lines: list[str], first: bool, value: Any, 
         return None
     patched = clone_tree(tree)
     patch_map(patched, {section.key: value, _NEXT_KEY: 0}, {section.key: sparse, _NEXT_KEY: 0})
+    if list(patched) != list(tree):
+        return None  # the stand-in was added (the last section): not a piece of the file's shape
     spliced = splice_tree(tree, "".join(piece), patched)
     if spliced is None:
         return None

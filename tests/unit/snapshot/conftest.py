@@ -13,4 +13,4 @@ from bot.snapshot import validation
 
 @pytest.fixture(autouse=True)
 def _empty_cell_check_cache() -> None:
-    validation._record_cells.cache_clear()
+    validation.clear_cell_cache()

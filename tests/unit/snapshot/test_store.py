@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot import files
-from bot.snapshot import store, store_rewrite
+from bot.snapshot import store, store_emit, store_patch, store_rewrite
 from bot.snapshot.model import Constraint, EvidenceRef, LedgerEntry, Lever, Program, Snapshot, WorkPacket
 from tests.paths import FIXTURES, ROOT
 from tests.property_budget import examples
@@ -278,3 +278,17 @@ def test_splicing_gives_the_text_a_full_dump_gives(seed_text: str) -> None:
         assert store.dump_tree(loaded.tree) == seed_text  # the source tree is never touched
 
     check()
+
+
+@pytest.mark.parametrize("tail", ["", "# a note after the last section\n", "  # an indented note\n\n# and another\n"])
+def test_a_first_ledger_entry_is_spliced_as_a_full_dump_writes_it(seed_text: str, tail: str) -> None:
+    loaded = store.parse_model(seed_text + tail, "snapshot.yaml", Snapshot)
+    entry = LedgerEntry(comment_id=5, issue=8325, author="alice", at="2026-08-27T10:00:00Z", effect="m1 complete")
+    edited = loaded.model.model_copy(update={"ledger": (entry,), "commands_settled_through": 3})
+    tree = store_patch.clone_tree(loaded.tree)
+    store_patch.patch_map(tree, *edited.to_data())
+    assert list(tree)[-2:] == ["ledger", "commands_settled_through"]  # added after the last section
+    spliced = store_emit.splice_tree(loaded.tree, loaded.text, tree)
+    assert spliced is not None
+    assert spliced == store_rewrite.save_text(loaded, edited, splice=False)
+    assert spliced.startswith(seed_text[: seed_text.index("\nlevers:")])  # the sections before are the source's
