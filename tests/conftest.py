@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -27,6 +27,18 @@ if TYPE_CHECKING:
 hypothesis_settings.register_profile("bounded", hypothesis_settings(), max_examples=BOUNDED, deadline=None)
 hypothesis_settings.register_profile("thorough", hypothesis_settings(), max_examples=THOROUGH_DEFAULT, deadline=None)
 hypothesis_settings.load_profile(profile())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`-n` alone schedules `load`: each worker is handed its share of the tests up front, so a run
+    can end with one worker alone on a tail of long tests. `worksteal` is the same scheduling plus
+    an idle worker taking queued tests from the other (docs/testing.md); any other `--dist` stands."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)
 
 
 @pytest.fixture(autouse=True)
