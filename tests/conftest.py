@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,15 @@ if TYPE_CHECKING:
 hypothesis_settings.register_profile("bounded", hypothesis_settings(), max_examples=BOUNDED, deadline=None)
 hypothesis_settings.register_profile("thorough", hypothesis_settings(), max_examples=THOROUGH_DEFAULT, deadline=None)
 hypothesis_settings.load_profile(profile())
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What exists once the tests are collected (every module, every collected test) lives until the
+    process ends: frozen out of the cyclic collector, so its full collections stop walking it again
+    and again (they cost seconds per process over the suite). What a test creates is collected as
+    before, so a cycle it leaves behind is still found, and an exception its `__del__` raises still
+    reported."""
+    gc.freeze()
 
 
 @pytest.hookimpl(optionalhook=True)

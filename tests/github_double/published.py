@@ -7,6 +7,7 @@ that GitHub would refuse is refused here too, whoever sends it.
 from __future__ import annotations
 
 import functools
+import gc
 import os
 from pathlib import Path
 
@@ -36,7 +37,13 @@ def _published_document() -> DocumentNode | None:
 
 def _build(document: DocumentNode) -> GraphQLSchema:
     # The published SDL uses directives graphql-core does not define; it is valid as GitHub serves it.
-    return build_ast_schema(document, assume_valid_sdl=True, assume_valid=True)
+    schema = build_ast_schema(document, assume_valid_sdl=True, assume_valid=True)
+    # The schema and its AST are hundreds of thousands of objects kept until the process ends: left
+    # to the cyclic collector, each of its full collections walks them all again (seconds per test
+    # process). Frozen, they are never walked. Whatever else exists at this moment is frozen too: it
+    # is still freed when nothing refers to it, only a cycle among it would wait for the process end.
+    gc.freeze()
+    return schema
 
 
 @functools.cache
