@@ -11,7 +11,14 @@ import gc
 import os
 from pathlib import Path
 
-from graphql import DocumentNode, GraphQLSchema, build_ast_schema, parse
+from graphql import (
+    DocumentNode,
+    GraphQLSchema,
+    ObjectTypeDefinitionNode,
+    ObjectTypeExtensionNode,
+    build_ast_schema,
+    parse,
+)
 
 from tests.paths import ROOT
 
@@ -46,11 +53,20 @@ def _build(document: DocumentNode) -> GraphQLSchema:
     return schema
 
 
-@functools.cache
-def load_published() -> GraphQLSchema | None:
-    """The package's schema exactly as published."""
+def published_fields(type_name: str) -> set[str] | None:
+    """The fields the package's schema, exactly as published, gives the object type `type_name`
+    (None if it has no such type), read from the SDL's definitions and extensions of that type:
+    what a schema built from the published SDL alone would hold, without building one."""
     document = _published_document()
-    return None if document is None else _build(document)
+    assert document is not None, "GitHub's published schema is not fetched"
+    nodes = [
+        node
+        for node in document.definitions
+        if isinstance(node, ObjectTypeDefinitionNode | ObjectTypeExtensionNode) and node.name.value == type_name
+    ]
+    if not any(isinstance(node, ObjectTypeDefinitionNode) for node in nodes):
+        return None
+    return {field.name.value for node in nodes for field in node.fields or ()}
 
 
 @functools.cache
