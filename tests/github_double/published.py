@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import functools
 import gc
+import hashlib
+import json
 import os
 from pathlib import Path
 
+import graphql
 from graphql import (
     DocumentNode,
     GraphQLSchema,
     ObjectTypeDefinitionNode,
     ObjectTypeExtensionNode,
     build_ast_schema,
+    build_client_schema,
+    introspection_from_schema,
     parse,
 )
 
@@ -34,8 +39,8 @@ def location() -> Path:
 
 @functools.cache
 def _published_document() -> DocumentNode | None:
-    """The published SDL, parsed once per process: parsing its 1.2 MB costs three times what
-    building a schema from it does, and both schemas below are built from it (the AST is only read)."""
+    """The published SDL, parsed once per process (the AST is only read): parsing its 1.2 MB costs
+    three times what building a schema from it does."""
     path = location()
     if not path.is_file():
         return None
@@ -44,11 +49,14 @@ def _published_document() -> DocumentNode | None:
 
 def _build(document: DocumentNode) -> GraphQLSchema:
     # The published SDL uses directives graphql-core does not define; it is valid as GitHub serves it.
-    schema = build_ast_schema(document, assume_valid_sdl=True, assume_valid=True)
-    # The schema and its AST are hundreds of thousands of objects kept until the process ends: left
-    # to the cyclic collector, each of its full collections walks them all again (seconds per test
-    # process). Frozen, they are never walked. Whatever else exists at this moment is frozen too: it
-    # is still freed when nothing refers to it, only a cycle among it would wait for the process end.
+    return build_ast_schema(document, assume_valid_sdl=True, assume_valid=True)
+
+
+def _kept(schema: GraphQLSchema) -> GraphQLSchema:
+    """`schema`, kept until the process ends. It is tens of thousands of objects: left to the cyclic
+    collector, each of its full collections walks them all again (seconds per test process).
+    Frozen, they are never walked. Whatever else exists at this moment is frozen too: it is still
+    freed when nothing refers to it, only a cycle among it would wait for the process end."""
     gc.freeze()
     return schema
 
@@ -71,9 +79,36 @@ def published_fields(type_name: str) -> set[str] | None:
 
 @functools.cache
 def load() -> GraphQLSchema | None:
-    """The published schema plus the documented fields it does not carry yet (`documented.graphql`)."""
-    document = _published_document()
-    if document is None:
+    """The published schema plus the documented fields it does not carry yet (`documented.graphql`).
+
+    Built from the SDL, it costs a test process a second or more (the SDL is mostly descriptions,
+    which graphql-core's lexer reads a character at a time); so the first process to build it
+    keeps its introspection, without descriptions, beside the SDL, named after a digest of both
+    texts and graphql-core's version, and later ones build the same schema from that JSON
+    (`build_client_schema`, a fifth of the time). The fidelity tests check every document against
+    it, and the two builds give the same types, fields, arguments and defaults."""
+    path = location()
+    if not path.is_file():
         return None
-    documented = parse(DOCUMENTED.read_text(encoding="utf-8"))
-    return _build(DocumentNode(definitions=(*document.definitions, *documented.definitions)))
+    sdl = path.read_text(encoding="utf-8")
+    documented = DOCUMENTED.read_text(encoding="utf-8")
+    digest = hashlib.sha256("\0".join((graphql.version, sdl, documented)).encode()).hexdigest()[:16]
+    cached = path.with_name(f"{path.stem}.introspection.{digest}.json")
+    if cached.is_file():
+        return _kept(build_client_schema(json.loads(cached.read_text(encoding="utf-8")), assume_valid=True))
+    document = _published_document()
+    assert document is not None
+    schema = _build(DocumentNode(definitions=(*document.definitions, *parse(documented).definitions)))
+    _write_atomic(cached, json.dumps(introspection_from_schema(schema, descriptions=False)))
+    return _kept(schema)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Several test processes may write it at once: each renames its own whole file into place. A
+    place that cannot be written to only means the next process builds from the SDL again."""
+    part = path.with_name(f"{path.name}.{os.getpid()}.part")
+    try:
+        part.write_text(text, encoding="utf-8")
+        part.replace(path)
+    except OSError:
+        part.unlink(missing_ok=True)
