@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from graphql import GraphQLSchema
 from hypothesis import settings as hypothesis_settings
 
-from bot.config import Settings, load_settings
-from bot.render import Renderer
-from tests.github_double import published
-from tests.harness import Repo
 from tests.paths import ROOT
 from tests.property_budget import BOUNDED, THOROUGH_DEFAULT, profile
-from tests.shared_work import share_parsed_trees_and_compiled_templates
+
+# The rest is imported by the fixtures that use it: under `pytest -n`, the controlling process loads
+# this file before it starts the workers but runs no test, so what it imports only delays them.
+if TYPE_CHECKING:
+    from graphql import GraphQLSchema
+
+    from bot.config import Settings
+    from bot.render import Renderer
+    from tests.harness import Repo
 
 # Property tests' example counts (tests/property_budget.py). The parent is the profile hypothesis
 # chose itself (`ci` when CI is set: derandomized, no example database). No deadline: speed is
@@ -25,21 +30,48 @@ hypothesis_settings.register_profile("thorough", hypothesis_settings(), max_exam
 hypothesis_settings.load_profile(profile())
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What exists once the tests are collected (every module, every collected test) lives until the
+    process ends: frozen out of the cyclic collector, so its full collections stop walking it again
+    and again (they cost seconds per process over the suite). What a test creates is collected as
+    before, so a cycle it leaves behind is still found, and an exception its `__del__` raises still
+    reported."""
+    gc.freeze()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`-n` alone schedules `load`: each worker is handed its share of the tests up front, so a run
+    can end with one worker alone on a tail of long tests. `worksteal` is the same scheduling plus
+    an idle worker taking queued tests from the other (docs/testing.md); any other `--dist` stands."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)
+
+
 @pytest.fixture(autouse=True)
 def shared_work(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each snapshot text parsed and rewritten, each template compiled, once per process
     (`tests/shared_work.py`); not for the tests marked `own_work`, which test that work itself."""
     if request.node.get_closest_marker("own_work") is None:
+        from tests.shared_work import share_parsed_trees_and_compiled_templates
+
         share_parsed_trees_and_compiled_templates(monkeypatch)
 
 
 @pytest.fixture(scope="session")
 def settings() -> Settings:
+    from bot.config import load_settings
+
     return load_settings(ROOT / "config" / "perfbot.yaml")
 
 
 @pytest.fixture(scope="session")
 def renderer(settings: Settings) -> Renderer:
+    from bot.render import Renderer
+
     return Renderer.from_directory(settings.templates_path)
 
 
@@ -51,6 +83,8 @@ def seed_text() -> str:
 @pytest.fixture
 def sandbox(tmp_path: Path) -> Repo:
     """A throwaway copy of the repository with the example offline state."""
+    from tests.harness import Repo
+
     return Repo(tmp_path)
 
 
@@ -78,12 +112,16 @@ def adapter(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def either(tmp_path: Path, adapter: str) -> Repo:
     """The sandbox, reconciled through `adapter`."""
+    from tests.harness import Repo
+
     return Repo(tmp_path, adapter)
 
 
 @pytest.fixture(scope="session")
 def github_schema() -> GraphQLSchema:
     """GitHub's published GraphQL schema; with CI=true its absence fails, elsewhere it skips."""
+    from tests.github_double import published
+
     schema = published.load()
     if schema is None:
         why = f"GitHub's GraphQL schema is not at {published.location()}; run .ci/fetch-graphql-schema to fetch it"

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from dos._tree import lane_trees_disjoint
+from dos.cli import main as dos_main
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,31 +30,26 @@ compute = ["internal/compute/**"]
 """
 
 
-def dos_executable() -> str:
-    beside = Path(sys.executable).parent / "dos"
-    found = str(beside) if beside.exists() else shutil.which("dos")
-    assert found, "dos-kernel is a test dependency; install the project with its test extra"
-    return found
-
-
 class Workspace:
-    def __init__(self, root: Path) -> None:
+    """A dos workspace, driven through dos's own command line (`dos.cli.main`, what the `dos`
+    script runs), in this process: a `dos` process costs half a second to start, and what is under
+    test is what dos writes and prints, not how it starts."""
+
+    def __init__(self, root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
         self.root = root
+        self.capsys = capsys
         (root / "dos.toml").write_text(DOS_TOML, encoding="utf-8")
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("DISPATCH_", "JOB_", "CID_"))}
-        self.env["DISPATCH_HOST_ID"] = "test-host"
+        for name in list(os.environ):
+            if name.startswith(("DISPATCH_", "JOB_", "CID_")):
+                monkeypatch.delenv(name)
+        monkeypatch.setenv("DISPATCH_HOST_ID", "test-host")
 
     def dos(self, *args: str) -> Any:
-        result = subprocess.run(
-            [dos_executable(), "--workspace", str(self.root), "lease-lane", *args],
-            capture_output=True,
-            text=True,
-            env=self.env,
-            check=False,
-            timeout=60,
-        )
-        assert result.returncode == 0, result.stdout + result.stderr
-        return json.loads(result.stdout)
+        self.capsys.readouterr()
+        status = dos_main(["--workspace", str(self.root), "lease-lane", *args])
+        printed = self.capsys.readouterr()
+        assert status == 0, printed.out + printed.err
+        return json.loads(printed.out)
 
     @property
     def journal(self) -> Path:
@@ -74,8 +67,10 @@ class Workspace:
         return printed
 
 
-def test_perfbot_reads_what_dos_writes(tmp_path: Path) -> None:
-    ws = Workspace(tmp_path)
+def test_perfbot_reads_what_dos_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = Workspace(tmp_path, monkeypatch, capsys)
     got = ws.dos("acquire", "--lane", "model", "--owner", "issue-9420-cache-weight-residency")
     assert (got["outcome"], got["lane"]) == ("acquire", "model")
     assert [p["lane"] for p in ws.assert_conforms()] == ["model"]

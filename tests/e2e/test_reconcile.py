@@ -32,9 +32,11 @@ def test_seed_readback_derives_every_recorded_state(sandbox: Repo, capsys: pytes
     }
 
 
-def test_released_leases_make_the_gate_ready(sandbox: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_released_leases_make_the_gate_ready(
+    sandbox: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "dos").mkdir()
-    ws = Workspace(tmp_path / "dos")
+    ws = Workspace(tmp_path / "dos", monkeypatch, capsys)
     for lane in ("model", "compute"):
         ws.dos("acquire", "--lane", lane, "--owner", HOLDER)
     held = sandbox.reconcile(capsys, "--now", SEED_DAY, "--leases", str(ws.journal), dry_run=True)
