@@ -81,7 +81,7 @@ OPTIONS: dict[str, Any] = {
 }
 # One environment per set of templates for the whole process: an environment compiles each template
 # once and keeps it, so every renderer of a run (and of a test session) shares the compiled code.
-_ENVIRONMENTS: dict[frozenset[tuple[str, str, str]], Environment] = {}
+_ENVIRONMENTS: dict[frozenset[tuple[str, str]], Environment] = {}
 
 
 def environment(loader: BaseLoader) -> Environment:
@@ -94,15 +94,16 @@ def environment(loader: BaseLoader) -> Environment:
 
 
 class _Loader(BaseLoader):
-    """Templates from memory, each under the file name errors should show (`DictLoader` gives none)."""
+    """Templates from memory, each compiled under its own name as the file name (`DictLoader` gives
+    none), so a traceback through a template names which one: `Renderer` maps it to its file."""
 
-    def __init__(self, templates: dict[str, str], origins: dict[str, str]) -> None:
-        self.templates, self.origins = dict(templates), origins
+    def __init__(self, templates: dict[str, str]) -> None:
+        self.templates = dict(templates)
 
     def get_source(self, environment: Environment, template: str) -> tuple[str, str | None, Callable[[], bool]]:
         if template not in self.templates:
             raise TemplateNotFound(template)
-        return self.templates[template], self.origins[template], lambda: True
+        return self.templates[template], template, lambda: True
 
 
 class Renderer:
@@ -111,9 +112,10 @@ class Renderer:
     def __init__(self, templates: dict[str, str], origins: dict[str, str] | None = None) -> None:
         # Where each template came from, as errors name it (by default, its name).
         self._origins = {name: (origins or {}).get(name, name) for name in templates}
-        key = frozenset((name, source, self._origins[name]) for name, source in templates.items())
+        # Keyed by the sources alone: the same templates from another directory share the compiled code.
+        key = frozenset(templates.items())
         if key not in _ENVIRONMENTS:
-            _ENVIRONMENTS[key] = environment(_Loader(templates, self._origins))
+            _ENVIRONMENTS[key] = environment(_Loader(templates))
         self._env = _ENVIRONMENTS[key]
 
     @classmethod
@@ -141,11 +143,10 @@ class Renderer:
     def _failed_at(self, exc: BaseException, name: str) -> tuple[str, int]:
         """The template file and line an error was raised at: jinja2 puts the template's own
         lines into the traceback, under the file name the loader gave."""
-        files = set(self._origins.values())
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename in files]
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename in self._origins]
         if not frames:
             return self._origins.get(name, name), 0
-        return frames[-1].filename, frames[-1].lineno or 0
+        return self._origins[frames[-1].filename], frames[-1].lineno or 0
 
     def page(self, snapshot: Snapshot, text: PageText) -> str:
         graph = self.graph(packet_graph.build(snapshot), "mermaid") if text.dependency_graph else ""

@@ -104,3 +104,11 @@ def test_reconcile_with_a_broken_template_exits_1_before_any_write(
     assert code == 1
     assert "page.md.j2:1: cannot render: 'missing' is undefined" in capsys.readouterr().err
     assert state.read_bytes() == before
+
+
+def test_an_error_in_an_included_template_names_that_template(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "templates" / "part.j2").write_text("fine\n{{ nope }}\n", encoding="utf-8")
+    (repo / "templates" / "page.md.j2").write_text("top\n{% include 'part.j2' %}\n", encoding="utf-8")
+    assert run(repo, "render") == 1
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith("part.j2:2: cannot render: 'nope' is undefined"), first
