@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path
 
 from bot.snapshot.schema_kinds import KINDS
@@ -16,6 +17,30 @@ LEASES_HELP = "lease readback: a path, or BRANCH:PATH read from GitHub (default:
 def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="perfbot", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    command = _command_maker(sub)
+    command("validate", "check the snapshot against every invariant")
+    render_modes(command("render", "print the page rendered from the snapshot"))
+    reconcile_arguments(command("reconcile", "one full run: gather, decide, act"))
+    export = command("export-state", "write the live repository's state as an offline state file")
+    export.add_argument("--out", type=Path, required=True, metavar="STATE.json", help="the state file to write")
+    export.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: GITHUB_REPOSITORY)")
+    publish_leases(command("publish-leases", "commit the live leases to a branch where runs read them (next to dos)"))
+    init = sub.add_parser("init", help="scaffold a repository that adopts perfbot (writes no existing file)")
+    init.add_argument("--dir", type=Path, default=Path(), help="the repository's root (default: here)")
+    init.add_argument("--action", metavar="OWNER/REPO@SHA", help="the perfbot action the workflow uses, pinned")
+    showing_commands(command)
+    schema = command("schema", "print the JSON Schema of the snapshot (default) or of the config")
+    schema.add_argument("kind", nargs="?", choices=KINDS, help="which schema (--check/--write: default both)")
+    check_or_write(schema, "schema/*.schema.json")
+    check_or_write(command("reference", "print docs/reference.md with its generated parts renewed"), "reference")
+    return parser
+
+
+Maker = Callable[[str, str], argparse.ArgumentParser]
+
+
+def _command_maker(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Maker:
+    """Adds a subcommand that reads the config (every one but `init`)."""
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text)
@@ -27,22 +52,19 @@ def parser() -> argparse.ArgumentParser:
         )
         return p
 
-    def observing(name: str, help_text: str) -> argparse.ArgumentParser:
-        p = command(name, help_text)
-        p.add_argument("--offline", type=Path, metavar="STATE.json", help="a state file standing in for GitHub")
-        p.add_argument("--leases", metavar=LEASES_METAVAR, help=LEASES_HELP)
-        p.add_argument("--now", type=timestamp, help="the current time, ISO-8601 (default: the clock)")
-        return p
+    return command
 
-    command("validate", "check the snapshot against every invariant")
-    render = command("render", "print the page rendered from the snapshot")
-    mode = render.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true", help="exit 1 with a diff when the committed page is stale")
-    mode.add_argument("--write", action="store_true", help="write the page to the path the config names")
-    reconcile = command("reconcile", "one full run: gather, decide, act")
-    reconcile.add_argument("--offline", type=Path, metavar="STATE.json", help="a state file standing in for GitHub")
-    reconcile.add_argument("--leases", metavar=LEASES_METAVAR, help=LEASES_HELP)
-    reconcile.add_argument("--now", type=timestamp, help="the current time, ISO-8601 (default: the clock)")
+
+def observing(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The flags of a command that observes GitHub: the offline state, the leases, the clock."""
+    p.add_argument("--offline", type=Path, metavar="STATE.json", help="a state file standing in for GitHub")
+    p.add_argument("--leases", metavar=LEASES_METAVAR, help=LEASES_HELP)
+    p.add_argument("--now", type=timestamp, help="the current time, ISO-8601 (default: the clock)")
+    return p
+
+
+def reconcile_arguments(reconcile: argparse.ArgumentParser) -> None:
+    observing(reconcile)
     reconcile.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
     reconcile.add_argument("--json", action="store_true", help="print the plan as JSON")
     reconcile.add_argument("--max-writes", type=int, default=50, help="write budget of one run (default 50)")
@@ -51,9 +73,6 @@ def parser() -> argparse.ArgumentParser:
     reconcile.add_argument(
         "--repo", metavar="OWNER/NAME", help="the repository of a live run (default: GITHUB_REPOSITORY)"
     )
-    export = command("export-state", "write the live repository's state as an offline state file")
-    export.add_argument("--out", type=Path, required=True, metavar="STATE.json", help="the state file to write")
-    export.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: GITHUB_REPOSITORY)")
     reconcile.add_argument(
         "--cache",
         type=Path,
@@ -62,23 +81,18 @@ def parser() -> argparse.ArgumentParser:
     )
     reconcile.add_argument("--plan-json", type=Path, metavar="PATH", help="also write the plan JSON to PATH")
     reconcile.add_argument("--outputs", type=Path, metavar="PATH", help="append the action's outputs to PATH")
-    publish_leases(command("publish-leases", "commit the live leases to a branch where runs read them (next to dos)"))
-    init = sub.add_parser("init", help="scaffold a repository that adopts perfbot (writes no existing file)")
-    init.add_argument("--dir", type=Path, default=Path(), help="the repository's root (default: here)")
-    init.add_argument("--action", metavar="OWNER/REPO@SHA", help="the perfbot action the workflow uses, pinned")
-    explain = observing("explain", "say why a packet is in its state and what would make it ready")
+
+
+def showing_commands(command: Maker) -> None:
+    """explain, graph and status: what a run would see, written for people."""
+    explain = observing(command("explain", "say why a packet is in its state and what would make it ready"))
     explain.add_argument("packet", help="a work packet id")
-    graph = observing("graph", "print the work packets as a dependency graph, with derived states")
+    graph = observing(command("graph", "print the work packets as a dependency graph, with derived states"))
     graph.add_argument(
         "--format", choices=("mermaid", "dot"), default="mermaid", help="output syntax (default mermaid)"
     )
-    status = observing("status", "one screen: states, ready packets, overdue reviews, live leases, the PR")
+    status = observing(command("status", "one screen: states, ready packets, overdue reviews, live leases, the PR"))
     status.add_argument("--json", action="store_true", help="print the summary as JSON")
-    schema = command("schema", "print the JSON Schema of the snapshot (default) or of the config")
-    schema.add_argument("kind", nargs="?", choices=KINDS, help="which schema (--check/--write: default both)")
-    check_or_write(schema, "schema/*.schema.json")
-    check_or_write(command("reference", "print docs/reference.md with its generated parts renewed"), "reference")
-    return parser
 
 
 def publish_leases(p: argparse.ArgumentParser) -> None:
@@ -98,6 +112,12 @@ def publish_leases(p: argparse.ArgumentParser) -> None:
     p.add_argument("--offline", type=Path, metavar="STATE.json", help="a state file standing in for GitHub")
     p.add_argument("--now", type=timestamp, help="the readback time, ISO-8601 (default: the clock)")
     p.add_argument("--repo", metavar="OWNER/NAME", help="the repository (default: GITHUB_REPOSITORY)")
+
+
+def render_modes(render: argparse.ArgumentParser) -> None:
+    mode = render.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="exit 1 with a diff when the committed page is stale")
+    mode.add_argument("--write", action="store_true", help="write the page to the path the config names")
 
 
 def check_or_write(p: argparse.ArgumentParser, what: str) -> None:
