@@ -242,3 +242,24 @@ def test_a_record_that_cannot_be_hashed_is_checked_all_the_same() -> None:
 )
 def test_a_location_is_named_for_a_message_by_section_id_and_path(loc: tuple[str | int, ...], name: str) -> None:
     assert _name(valid(), loc) == name
+
+
+def test_the_same_snapshot_validated_again_gives_the_same_findings() -> None:
+    snapshot = edited("work_packets", 1, next_action="x|y")
+    first = validate(snapshot)
+    assert first == [Finding(("work_packets", 1, "next_action"), f'work_packets "w2" next_action: {PIPE}')]
+    assert validate(snapshot) == first  # the second time from what the first worked out
+
+
+def test_a_record_kept_by_the_next_snapshot_is_named_at_its_new_place() -> None:
+    before = edited("work_packets", 1, next_action="x|y")
+    assert validate(before) == [Finding(("work_packets", 1, "next_action"), f'work_packets "w2" next_action: {PIPE}')]
+    kept = before.work_packets
+    after = before.model_copy(update={"work_packets": (kept[0], kept[2], kept[1])})  # the same objects, reordered
+    assert validate(after) == [Finding(("work_packets", 2, "next_action"), f'work_packets "w2" next_action: {PIPE}')]
+
+
+def test_a_field_is_named_by_its_key_in_the_file() -> None:
+    evidence = valid().constraints[1].evidence[0].model_copy(update={"class_": "a|b"})
+    found = validate(edited("constraints", 1, evidence=(evidence,)))
+    assert found == [Finding(("constraints", 1, "evidence", 0, "class"), f'constraints "c2" evidence.0.class: {PIPE}')]
