@@ -12,9 +12,13 @@ import re
 from collections.abc import Mapping, Sequence
 
 # C0 and C1 controls but the tab, and every character something reads as a line break.
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL_CHARS = r"\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029"
+_CONTROL = re.compile(f"[{_CONTROL_CHARS}]")
 # Bidirectional embeddings, overrides, isolates and marks: they reorder the text that follows.
-_BIDI = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_BIDI_CHARS = r"\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_BIDI = re.compile(f"[{_BIDI_CHARS}]")
+# Either of the two: one scan finds whether `one_line` has anything to replace.
+_CONTROL_OR_BIDI = re.compile(f"[{_CONTROL_CHARS}{_BIDI_CHARS}]")
 _ZERO_WIDTH = "\u200b"
 # The Actions runner reads `::command::` after leading spaces, and the legacy `##[command]` anywhere
 # in a line; it ends lines at `\r` as well as `\n`, and every other break a reader may take for the
@@ -38,7 +42,9 @@ def neutral(text: str, limit: int | None = None) -> str:
 
 def one_line(text: str, limit: int | None = None) -> str:
     """`text` as one log-safe line: controls and line breaks become spaces, bidi controls go."""
-    line = _BIDI.sub("", _CONTROL.sub(" ", text))
+    line = text
+    if _CONTROL_OR_BIDI.search(text) is not None:  # most text has neither (the result is the same)
+        line = _BIDI.sub("", _CONTROL.sub(" ", text))
     if limit is not None and len(line) > limit:
         line = line[: limit - 1] + "…"
     return log_safe(line)

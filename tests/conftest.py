@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
     from bot.config import Settings
     from bot.render import Renderer
-    from tests.harness import Repo
+    from tests.harness import Repo, SharedTemplates
 
 # Property tests' example counts (tests/property_budget.py). The parent is the profile hypothesis
 # chose itself (`ci` when CI is set: derandomized, no example database). No deadline: speed is
@@ -80,12 +81,21 @@ def seed_text() -> str:
     return (ROOT / "config" / "snapshot.yaml").read_text(encoding="utf-8")
 
 
+@pytest.fixture(scope="session")
+def shared_templates(tmp_path_factory: pytest.TempPathFactory) -> SharedTemplates:
+    """The templates every sandbox of this process links to (`tests/harness.py`)."""
+    from tests.harness import SharedTemplates
+
+    return SharedTemplates(tmp_path_factory.mktemp("shared") / "templates")
+
+
 @pytest.fixture
-def sandbox(tmp_path: Path) -> Repo:
+def sandbox(tmp_path: Path, shared_templates: SharedTemplates) -> Iterator[Repo]:
     """A throwaway copy of the repository with the example offline state."""
     from tests.harness import Repo
 
-    return Repo(tmp_path)
+    yield Repo(tmp_path, templates=shared_templates.path)
+    shared_templates.check()
 
 
 @pytest.fixture(autouse=True)
@@ -110,11 +120,12 @@ def adapter(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def either(tmp_path: Path, adapter: str) -> Repo:
+def either(tmp_path: Path, adapter: str, shared_templates: SharedTemplates) -> Iterator[Repo]:
     """The sandbox, reconciled through `adapter`."""
     from tests.harness import Repo
 
-    return Repo(tmp_path, adapter)
+    yield Repo(tmp_path, adapter, templates=shared_templates.path)
+    shared_templates.check()
 
 
 @pytest.fixture(scope="session")

@@ -14,15 +14,41 @@ from tests.backends import cli_over, double_on, live_environ
 from tests.paths import ROOT
 
 
+class SharedTemplates:
+    """One copy of the repository's templates per test process, which every sandbox links to instead
+    of copying its thirty files (and removing them again) per test: no test that uses a sandbox
+    writes a template (`tests/e2e/test_custom_templates.py` changes its own copy). The copy is not
+    the repository's own directory, so perfbot reads it as a custom templates directory, as it read
+    each sandbox's copy. `check` fails a test that changed it, before another test could read it."""
+
+    def __init__(self, where: Path) -> None:
+        self.path = where
+        shutil.copytree(ROOT / "templates", where)
+        self.stamps = self._stamps()
+
+    def _stamps(self) -> dict[str, tuple[int, int]]:
+        found = [self.path, *self.path.rglob("*")]
+        return {p.as_posix(): (p.lstat().st_size, p.lstat().st_mtime_ns) for p in found}
+
+    def check(self) -> None:
+        if self._stamps() != self.stamps:
+            pytest.fail(f"the test changed the templates every sandbox shares ({self.path}): copy them instead")
+
+
 class Repo:
     """`adapter` is how `reconcile` reaches GitHub: `offline` (the state file) or `live` (the
-    GitHub double started on the same state file, reached over HTTP by the live adapter)."""
+    GitHub double started on the same state file, reached over HTTP by the live adapter).
+    `templates`, if given, is a `SharedTemplates` copy linked to rather than copied."""
 
-    def __init__(self, root: Path, adapter: str = "offline") -> None:
+    def __init__(self, root: Path, adapter: str = "offline", templates: Path | None = None) -> None:
         self.root = root
         self.adapter = adapter
-        for name in ("config", "templates", "docs", "examples"):
+        for name in ("config", "docs", "examples"):
             shutil.copytree(ROOT / name, root / name)
+        if templates is None:
+            shutil.copytree(ROOT / "templates", root / "templates")
+        else:
+            (root / "templates").symlink_to(templates, target_is_directory=True)
         self.state_path = root / "examples" / "offline-state.json"
 
     @property

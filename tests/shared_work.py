@@ -1,6 +1,6 @@
 """Work the suite does once per process instead of once per test: reading a YAML file's text into
-its validated model and its round-trip tree, writing a changed snapshot back into that text, and
-compiling a template.
+its validated model and its round-trip tree, writing a changed snapshot back into that text,
+compiling a template, and building the command line's parser.
 
 Hundreds of tests run `perfbot reconcile` in-process on the same few snapshots and templates; each
 run parsed the snapshot with ruamel's pure-Python round-trip loader, emitted the proposed snapshot
@@ -17,7 +17,10 @@ it is computed from, and sharing it hides no behaviour:
   (frozen, so hashable) and its options, and returns an immutable string (a `Loaded` built by
   hand from a tree without its text is not shared);
 - a compiled template is an immutable code object, built from the template's text, its names and
-  the environment's syntax settings, and bound to each environment when a template is loaded.
+  the environment's syntax settings, and bound to each environment when a template is loaded;
+- the command line's parser (`bot.cli.arguments.parser`, 3 ms to build, once per `main` call) takes
+  no argument and is only read by `parse_args`, which builds a new namespace each time (argparse
+  copies the defaults it appends to): one parser serves every in-process `main`.
 
 Errors are never stored: a text that fails to parse or compile fails again each time.
 """
@@ -32,6 +35,7 @@ from typing import Any
 import pytest
 from jinja2 import Environment
 
+from bot.cli import arguments
 from bot.snapshot import store, store_rewrite
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import Loaded
@@ -80,6 +84,17 @@ def _saved_once(save_text: Callable[..., str]) -> Callable[..., str]:
         return text
 
     return save_text_once
+
+
+def _built_once(build: Callable[[], Any]) -> Callable[[], Any]:
+    built: list[Any] = []
+
+    def build_once() -> Any:
+        if not built:
+            built.append(build())
+        return built[0]
+
+    return build_once
 
 
 def _syntax(env: Environment) -> tuple[Any, ...]:
@@ -158,5 +173,6 @@ _SHARED: dict[int, tuple[Any, Any]] = {
         (store.parse_tree, _by_text(store.parse_tree, lambda tree, _: tree)),
         (store.parse_model, _by_text(store.parse_model, lambda loaded, file: dataclasses.replace(loaded, file=file))),
         (store_rewrite.save_text, _saved_once(store_rewrite.save_text)),
+        (arguments.parser, _built_once(arguments.parser)),
     ]
 }

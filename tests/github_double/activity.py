@@ -27,8 +27,11 @@ def sidecar(state: Path | None) -> Path | None:
     return None if state is None else state.with_name(state.name + ".activity.json")
 
 
-def fingerprints(raw: dict[str, Any]) -> dict[int, str]:
-    """A digest per issue of everything perfbot reads of it, reactions excepted."""
+def fingerprints(raw: dict[str, Any], memo: dict[int, tuple[str, str]] | None = None) -> dict[int, str]:
+    """A digest per issue of everything perfbot reads of it, reactions excepted. With `memo`, an
+    issue whose parts have the same `repr` as when its digest was last made (the same values, keys
+    in the same order) keeps that digest: the double looks before and after every request, and
+    most issues have not changed; only those that did are encoded and hashed again."""
     parts: dict[int, list[Any]] = {int(i["number"]): [i] for i in raw.get("issues", [])}
     for comment in sorted(raw.get("comments", []), key=lambda c: c["id"]):
         parts.setdefault(int(comment["issue"]), []).append(comment)
@@ -37,16 +40,27 @@ def fingerprints(raw: dict[str, Any]) -> dict[int, str]:
     for issue in raw.get("issues", []):
         if issue.get("parent") is not None:
             parts.setdefault(int(issue["parent"]), []).append({"sub_issue": issue["number"]})
-    return {
-        n: hashlib.sha256(json.dumps(found, sort_keys=True, default=str).encode()).hexdigest()
-        for n, found in parts.items()
-    }
+    if memo is None:
+        return {n: _digest(found) for n, found in parts.items()}
+    digests: dict[int, str] = {}
+    for n, found in parts.items():
+        shown = repr(found)
+        known = memo.get(n)
+        if known is None or known[0] != shown:
+            known = memo[n] = (shown, _digest(found))
+        digests[n] = known[1]
+    return digests
+
+
+def _digest(found: list[Any]) -> str:
+    return hashlib.sha256(json.dumps(found, sort_keys=True, default=str).encode()).hexdigest()
 
 
 class Activity:
     def __init__(self, path: Path | None, clock: Callable[[], dt.datetime]) -> None:
         self.path, self.clock = path, clock
         self.known: dict[int, tuple[str, str]] = {}  # number -> (fingerprint, updatedAt)
+        self.digests: dict[int, tuple[str, str]] = {}  # number -> (repr of its parts, fingerprint)
         if path is not None and path.is_file():
             found = json.loads(path.read_text(encoding="utf-8"))
             self.known = {int(n): (str(v["seen"]), str(v["at"])) for n, v in found.items()}
@@ -56,7 +70,7 @@ class Activity:
         now = self.clock().astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         given = {int(i["number"]): i.get("updated_at") for i in raw.get("issues", [])}
         changed = False
-        for number, seen in fingerprints(raw).items():
+        for number, seen in fingerprints(raw, self.digests).items():
             before = self.known.get(number)
             if before is not None and before[0] == seen:
                 continue
