@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import traceback
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -56,6 +57,12 @@ def read_templates(directory: Path) -> dict[str, str]:
     if not directory.is_dir():
         raise input_error(str(directory), "no such templates directory (the config's `templates`)")
     return {path.relative_to(directory).as_posix(): read_text(path) for path in sorted(directory.rglob("*.j2"))}
+
+
+@functools.cache
+def _shipped_templates() -> dict[str, str]:
+    """The templates installed with perfbot, read once per process: they do not change while it runs."""
+    return read_templates(SHIPPED_TEMPLATES)
 
 
 # The filters templates use, by the name a template calls them by.
@@ -121,7 +128,7 @@ class Renderer:
     @classmethod
     def from_directory(cls, directory: Path) -> Renderer:
         """The shipped templates, each replaced by the one of the same name in `directory`, if any."""
-        templates = read_templates(SHIPPED_TEMPLATES)
+        templates = dict(_shipped_templates())
         origins = {name: f"bot/templates/{name}" for name in templates}  # as perfbot ships it
         if directory.resolve() != SHIPPED_TEMPLATES.resolve():
             custom = read_templates(directory)
