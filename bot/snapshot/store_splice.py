@@ -24,6 +24,7 @@ from bot.errors import InputError
 from bot.snapshot.model import LIST_KEYS, Snapshot
 from bot.snapshot.store import dump_tree, parse_tree
 from bot.snapshot.store_emit import group_records, source_lines, splice_tree
+from bot.snapshot.store_flat import flat_record
 from bot.snapshot.store_layout import Section, sections
 from bot.snapshot.store_patch import clone_tree, patch_map, patch_records
 
@@ -100,8 +101,12 @@ def _records(section: Section, lines: list[str], old: Any, new: Any, sparse: Any
         if old[i] == new[i] and not grows:
             out += lines[first:end]
             continue
-        upto = len(new) if i == last else i + 1
-        piece = _record(section, lines, i, new[i:upto], sparse[i:upto])
+        if not _isolated(section, lines, i):
+            return None  # comments there may belong to this record, or the header's to the first one
+        piece = None if grows else flat_record(lines[first:end], old[i], new[i], sparse[i])
+        if piece is None:
+            upto = len(new) if i == last else i + 1
+            piece = _record(section, lines, i, new[i:upto], sparse[i:upto])
         if piece is None:
             return None
         out += piece
@@ -126,8 +131,6 @@ def _record(section: Section, lines: list[str], i: int, new: Sequence[Any], spar
     header = lines[section.start : records[0]]
     first, end = records[i], section.record_ends()[i]
     last = i == len(records) - 1
-    if i > 0 and (len(header) != 1 or "#" in header[0] or _has_comment_line(lines[records[i - 1] : first])):
-        return None  # comments there may belong to this record, or the header's to the first one
     text = "".join([*header, *lines[first:end], *_following(lines, end, last)])
     tree = _parse(text)
     if tree is None or list(tree)[:1] != [key] or not isinstance(tree[key], CommentedSeq):
@@ -145,6 +148,17 @@ def _record(section: Section, lines: list[str], i: int, new: Sequence[Any], spar
     holder = CommentedMap()
     holder[key] = group_records(patched, 0, last)
     return source_lines(dump_tree(holder))[1:]
+
+
+def _isolated(section: Section, lines: list[str], i: int) -> bool:
+    """Record `i` can be rewritten alone: for any but the first, the list's header is one line with
+    no comment and the record above has no comment line (which ruamel may attach to this one)."""
+    if i == 0:
+        return True
+    assert section.records is not None
+    header = lines[section.start : section.records[0]]
+    previous = lines[section.records[i - 1] : section.records[i]]
+    return len(header) == 1 and "#" not in header[0] and not _has_comment_line(previous)
 
 
 def _following(lines: list[str], end: int, last: bool) -> list[str]:
