@@ -50,11 +50,12 @@ def written(value: Any, style: str) -> str:
         return "True" if style == "plain" and value else str(value).lower()
     if isinstance(value, int | dt.date) or style == "plain":
         return str(value.isoformat() if isinstance(value, dt.date) else value)
+    text = str(value)
     if style == "single":
-        return "'" + value.replace("'", "''") + "'"
+        return "'" + text.replace("'", "''") + "'"
     if style == "double":
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return " " + value if style == "spaced" else value
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return " " + text if style == "spaced" else text
 
 
 def canonical(record: Mapping[str, Any]) -> list[str]:
