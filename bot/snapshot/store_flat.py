@@ -56,6 +56,25 @@ def flat_record(
     return _write(node)
 
 
+def new_section(key: str, value: Any, sparse: Any) -> list[str] | None:
+    """The lines ruamel writes for top-level `key` added with `value`: a one-line value, or a list
+    of flat records (a first ledger entry); None for anything else."""
+    if not _plain_key(key):
+        return None
+    if isinstance(value, list | tuple) and value and isinstance(value[0], Mapping):
+        out = [f"{key}:\n"]
+        for record, kept in zip(value, sparse, strict=True):
+            lines = flat_record([], {}, record, kept) if isinstance(record, Mapping) else None
+            if lines is None:
+                return None
+            out += lines
+        return out
+    node = CommentedMap()
+    patch_map(node, {key: value}, {key: sparse})
+    text = _value_text(node[key]) if key in node else None
+    return None if text is None else [f"{key}: {text}\n"]
+
+
 def _read(lines: list[str], old: Mapping[str, Any]) -> CommentedMap | None:
     """The record's round-trip tree, when every line is ruamel's own text for the value it holds."""
     node = CommentedMap()

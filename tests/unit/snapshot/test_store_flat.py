@@ -20,7 +20,7 @@ from ruamel.yaml.scalarstring import ScalarString
 
 from bot.errors import InputError
 from bot.snapshot import store, store_splice
-from bot.snapshot.model import Snapshot
+from bot.snapshot.model import LedgerEntry, Snapshot
 from bot.snapshot.store_emit import source_lines
 from bot.snapshot.store_flat import flat_record
 from bot.snapshot.store_patch import patch_map
@@ -157,3 +157,51 @@ def test_state_changes_of_the_seed_are_written_without_a_round_trip(
     monkeypatch.setattr(store_splice, "_record", no_round_trip)
     edited = edited_packets(loaded.model, 1, 2, 5)
     assert agrees(loaded, edited) == expected
+
+
+def ledger(count: int, start: int = 1) -> tuple[LedgerEntry, ...]:
+    effects = ["`m1` blocked: `waiting for review`", "re-observed 2026-08-27", "it's done", "#9420: done", "x|y"]
+    return tuple(
+        LedgerEntry(
+            comment_id=start + n,
+            line=1 + n % 2,
+            issue=9000 + n,
+            author=f"writer{n}",
+            at="2026-08-27T09:00:00Z",
+            effect=effects[n % len(effects)],
+        )
+        for n in range(count)
+    )
+
+
+@pytest.mark.parametrize("tail", ["", "\n", "# after the levers\n"])
+@pytest.mark.parametrize("settled", [0, 7])
+def test_a_first_ledger_is_appended_without_a_round_trip(seed_text: str, tail: str, settled: int) -> None:
+    """Keys added after the file's last section: the last one is written again, the new ones alone."""
+    loaded = store.parse_model(seed_text + tail, "snapshot.yaml", Snapshot)
+    edited = loaded.model.model_copy(update={"ledger": ledger(5), "commands_settled_through": settled})
+    fast = agrees(loaded, edited)
+    assert (fast is not None) is (tail == "")  # a line after the last section: ruamel moves it
+    assert fast is None or fast.startswith(seed_text)
+
+
+def test_ledger_entries_appended_to_a_ledger_are_written_without_a_round_trip(
+    seed_text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = store.parse_model(seed_text, "snapshot.yaml", Snapshot)
+    text = store_splice.fast_save_text(seed_text, first.model, first.model.model_copy(update={"ledger": ledger(2)}))
+    assert text is not None
+    loaded = store.parse_model(text, "snapshot.yaml", Snapshot)
+    monkeypatch.setattr(store_splice, "_record", lambda *args: pytest.fail("a flat record was round-tripped"))
+    grown = loaded.model.model_copy(update={"ledger": ledger(2) + ledger(40, start=100)})
+    assert agrees(loaded, grown) is not None
+
+
+def test_a_first_ledger_before_another_new_key_is_not_spliced(seed_text: str) -> None:
+    """Keys added before the file's last section would go in the middle: the slow path places them."""
+    lines = source_lines(seed_text)
+    as_of = next(i for i, line in enumerate(lines) if line.startswith("as_of:"))
+    loaded = store.parse_model("".join([*lines[as_of:], *lines[:as_of]]), "snapshot.yaml", Snapshot)
+    edited = loaded.model.model_copy(update={"ledger": ledger(3)})
+    assert store_splice.fast_save_text(loaded.text, loaded.model, edited) is None
+    agrees(loaded, edited)
