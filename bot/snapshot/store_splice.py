@@ -28,16 +28,18 @@ from bot.snapshot.store_emit import group_records, source_lines, splice_tree
 from bot.snapshot.store_flat import flat_record, new_section
 from bot.snapshot.store_layout import Section, sections
 from bot.snapshot.store_patch import clone_tree, patch_map, patch_records
+from bot.snapshot.store_safe import Seen
 
 # Stands in for the section after a piece: a top-level key no snapshot has.
 _NEXT_KEY = "perfbot-splice-next"
 _NEXT = f"{_NEXT_KEY}: 0\n"
 
 
-def fast_save_text(text: str, old: Snapshot, new: Snapshot) -> str | None:
-    """`save_text`'s text for `new` over `text` (which loaded as `old`), or None to take the slow path."""
+def fast_save_text(text: str, old: Snapshot, new: Snapshot, seen: Seen | None = None) -> str | None:
+    """`save_text`'s text for `new` over `text` (which loaded as `old`, `seen` laid out), or None
+    to take the slow path."""
     lines = source_lines(text)
-    found = sections(text, lines)
+    found = sections(text, lines, seen)
     old_data, _ = old.to_data()
     data, sparse = new.to_data()
     added = _added_keys([s.key for s in found], old_data, data, sparse) if found else None
