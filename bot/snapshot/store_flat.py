@@ -100,7 +100,8 @@ def _node_value(value: Any, text: str) -> Any:
         if items is None:
             return None
         sequence = CommentedSeq(items)
-        sequence.fa.set_flow_style()
+        if items:  # ruamel reads `[]` with no style: given items, it writes them as a block list
+            sequence.fa.set_flow_style()
         return sequence
     node = _scalar_node(value, text.startswith("'"))
     return node if node is not None and _scalar_text(node, flow=False) == text else None
@@ -158,6 +159,8 @@ def _value_text(value: Any) -> str | None:
     if isinstance(value, CommentedMap):
         return None
     if isinstance(value, CommentedSeq):
+        if not value:
+            return "[]"
         if not value.fa.flow_style():
             return None
         items = [_scalar_text(item, flow=True) for item in value]
