@@ -205,3 +205,15 @@ def test_a_first_ledger_before_another_new_key_is_not_spliced(seed_text: str) ->
     edited = loaded.model.model_copy(update={"ledger": ledger(3)})
     assert store_splice.fast_save_text(loaded.text, loaded.model, edited) is None
     agrees(loaded, edited)
+
+
+def test_an_empty_flow_list_given_items_is_left_to_ruamel() -> None:
+    """ruamel reads `[]` with no style and writes it back as a block list once it has items."""
+    lines = ["  - id: x\n", "    paths: []\n"]
+    old = {"id": "x", "paths": ()}
+    assert flat_record(lines, old, old, old) == lines
+    assert flat_record(lines, old, {"id": "x", "paths": ("a",)}, {"id": "x", "paths": ("a",)}) is None
+    assert oracle(lines, {"id": "x", "paths": ("a",)}, {"id": "x", "paths": ("a",)})[1:] == [
+        "    paths:\n",
+        "      - a\n",
+    ]
