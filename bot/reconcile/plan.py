@@ -142,17 +142,17 @@ def next_snapshot(snapshot: Snapshot, derivations: list[Derivation]) -> Snapshot
     packets = []
     for packet in snapshot.work_packets:
         d = by_id[packet.id]
-        packets.append(
-            packet.model_copy(
-                update={
-                    "state": d.derived_state,
-                    "owner": d.derived_owner,
-                    "blocked_by_ids": tuple(b for b in packet.blocked_by_ids if b not in d.cleared_blockers),
-                    "hard_dependency_ids": tuple(x for x in packet.hard_dependency_ids if x not in d.newly_satisfied),
-                    "satisfied_dependency_ids": (*packet.satisfied_dependency_ids, *d.newly_satisfied),
-                }
-            )
-        )
+        update = {
+            "state": d.derived_state,
+            "owner": d.derived_owner,
+            "blocked_by_ids": tuple(b for b in packet.blocked_by_ids if b not in d.cleared_blockers),
+            "hard_dependency_ids": tuple(x for x in packet.hard_dependency_ids if x not in d.newly_satisfied),
+            "satisfied_dependency_ids": (*packet.satisfied_dependency_ids, *d.newly_satisfied),
+        }
+        # A packet nothing changes stays the same object, so what was worked out for it (its
+        # validation findings) is known again.
+        same = all(getattr(packet, name) == value for name, value in update.items())
+        packets.append(packet if same else packet.model_copy(update=update))
     return snapshot.model_copy(update={"work_packets": tuple(packets)})
 
 

@@ -132,6 +132,8 @@ class Loaded(Generic[T]):
     parsed_tree: Any
     file: str
     text: str = ""
+    # What the C parser saw of the text's layout while loading it (`store_safe.Seen`), for a rewrite.
+    seen: store_safe.Seen | None = None
 
     @property
     def tree(self) -> Any:
@@ -203,10 +205,11 @@ def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
     Valid text is read by the C parser (`store_safe`); the round-trip tree is built only when
     something is wrong, to name where, or later, when the file is rewritten."""
     if len(text) <= MAX_INPUT_BYTES and not _opener_run(text):
-        read, data = load_data(text, max_depth=MAX_DEPTH, max_digits=MAX_INTEGER_DIGITS, date=PlainDate)
+        seen: store_safe.Seen = []
+        read, data = load_data(text, max_depth=MAX_DEPTH, max_digits=MAX_INTEGER_DIGITS, date=PlainDate, seen=seen)
         if read and isinstance(data, Mapping):
             try:
-                return Loaded(model.model_validate(data), None, file, text)
+                return Loaded(model.model_validate(data), None, file, text, seen)
             except ValidationError:
                 pass  # read again below, so every problem is located
     tree = parse_tree(text, file)

@@ -25,7 +25,7 @@ from ruamel.yaml.events import (
     StreamStartEvent,
 )
 
-from bot.snapshot.store_safe import different_in_1_1
+from bot.snapshot.store_safe import Seen, different_in_1_1
 
 try:
     from _ruamel_yaml import CParser
@@ -51,15 +51,33 @@ class _Unexpected(Exception):
     """The text is not laid out the way the fast rewrite assumes."""
 
 
-def sections(text: str, lines: list[str]) -> list[Section] | None:
+def sections(text: str, lines: list[str], seen: Seen | None = None) -> list[Section] | None:
     """The top-level sections of `text` (split into `lines`) in order, or None when the layout is
-    not the plain one."""
+    not the plain one. `seen`, what loading the text saw, saves reading it again."""
+    if seen:
+        return _from_seen(seen, lines)
     if CParser is None or different_in_1_1(text):
         return None  # libyaml would number lines where ruamel does not
     try:
         return _Walk(CParser(text), lines).document()
     except (_Unexpected, YAMLError):
         return None
+
+
+def _from_seen(seen: Seen, lines: list[str]) -> list[Section]:
+    starts = [line for _, line, _ in seen]
+    ends = [*starts[1:], len(lines)]
+    found = []
+    for (key, start, items), end in zip(seen, ends, strict=True):
+        records = [line for line, column, mapping in items or () if mapping and _at_dash(lines, line, column)]
+        whole = items is not None and len(records) == len(items) and records
+        found.append(Section(key, start, end, tuple(records) if whole else None))
+    return found
+
+
+def _at_dash(lines: list[str], line: int, column: int) -> bool:
+    """A block mapping that starts on its item's `- ` line, so its lines start at the dash."""
+    return line < len(lines) and lines[line][:column].strip(" ") == "-"
 
 
 class _Walk:
@@ -115,9 +133,7 @@ class _Walk:
         """A block mapping that starts on its item's `- ` line, so its lines start at the dash."""
         if not isinstance(item, MappingStartEvent) or item.flow_style:
             return False
-        line: int = item.start_mark.line
-        column: int = item.start_mark.column
-        return line < len(self.lines) and self.lines[line][:column].strip(" ") == "-"
+        return _at_dash(self.lines, item.start_mark.line, item.start_mark.column)
 
     def skip(self, event: Any) -> None:
         """Consume the rest of the node `event` starts."""

@@ -29,7 +29,7 @@ def save_text(loaded: Loaded[Snapshot], snapshot: Snapshot, *, splice: bool = Tr
     if loaded.text and snapshot == loaded.model:
         return loaded.text  # unchanged: the source bytes, without paying for a re-emit
     if splice and fast and loaded.text:
-        text = fast_save_text(loaded.text, loaded.model, snapshot)
+        text = fast_save_text(loaded.text, loaded.model, snapshot, loaded.seen)
         if text is not None:
             return text
     tree = clone_tree(loaded.tree)

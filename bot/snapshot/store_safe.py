@@ -57,6 +57,10 @@ _DECIMAL = re.compile("[-+]?(?:0|[1-9][0-9]*)")
 
 # (0-based line, column) of each key or item, by the id of the dict or list that holds it.
 Marks = dict[int, dict[Any, tuple[int, int]]]
+# What loading saw of the text's layout, for a rewrite (`store_layout.sections`): each top-level
+# key with its line and, when its value is a block list, the (line, column, is a block mapping)
+# of each item; kept only for a plain document (one block mapping, no `---` or `...`).
+Seen = list[tuple[str, int, list[tuple[int, int, bool]] | None]]
 
 
 class _Refused(Exception):
@@ -66,8 +70,12 @@ class _Refused(Exception):
 class _Builder:
     """Data from one document's events, with the round-trip loader's refusals."""
 
-    def __init__(self, text: str, max_depth: int, max_digits: int, date: type[str], marks: Marks | None = None) -> None:
+    def __init__(
+        self, text: str, max_depth: int, max_digits: int, date: type[str], marks: Marks | None, seen: Seen | None
+    ) -> None:
         self.parser = CParser(text)
+        self.seen, self.plain = seen, True
+        self.items: list[tuple[int, int, bool]] | None = None  # the items of the top-level block list being read
         # Where each key and item starts (0-based line, column), by the id of the dict or list
         # holding it: the positions the round-trip tree keeps, for locating a problem.
         self.marks = marks
@@ -89,10 +97,14 @@ class _Builder:
         start = events.get_event()
         if not isinstance(start, DocumentStartEvent) or start.version is not None or start.tags:
             raise _Refused
+        top = events.peek_event()
         value = self.node(1)
-        events.get_event()  # document end
+        end = events.get_event()  # document end
         if not isinstance(events.get_event(), StreamEndEvent):
             raise _Refused  # a second document
+        plain = self.plain and not (start.explicit or end.explicit) and type(top) is MappingStartEvent
+        if self.seen is not None and not (plain and not top.flow_style):
+            self.seen.clear()
         return value
 
     def node(self, depth: int) -> Any:
@@ -113,9 +125,19 @@ class _Builder:
     def sequence(self, depth: int) -> list[Any]:
         items: list[Any] = []
         peek, marks = self.parser.peek_event, self.marks
+        seen = self.items if depth == 2 else None
         while type(peek()) is not SequenceEndEvent:
             if marks is not None:
                 self.keep(items, len(items), self.start())
+            if seen is not None:
+                item = peek()
+                seen.append(
+                    (
+                        item.start_mark.line,
+                        item.start_mark.column,
+                        type(item) is MappingStartEvent and not item.flow_style,
+                    )
+                )
             items.append(self.node(depth + 1))
         self.parser.get_event()
         return items
@@ -127,14 +149,28 @@ class _Builder:
             if kind is not ScalarEvent:
                 raise _Refused  # a complex key, or an alias as a key
             start = self.start() if marks is not None else None
+            line = self.parser.peek_event().start_mark if depth == 1 and self.seen is not None else None
             key = self.node(depth + 1)
             if key in mapping:
                 raise _Refused
             if marks is not None:
                 self.keep(mapping, key, start)
-            mapping[key] = self.node(depth + 1)
+            mapping[key] = self.node(depth + 1) if line is None else self.top_value(key, line)
         self.parser.get_event()
         return mapping
+
+    def top_value(self, key: Any, mark: Any) -> Any:
+        """A top-level value, with what `seen` keeps of its layout."""
+        assert self.seen is not None
+        event = self.parser.peek_event()
+        items: list[tuple[int, int, bool]] | None = None
+        if type(event) is SequenceStartEvent and not event.flow_style:
+            items = self.items = []
+        value = self.node(2)
+        self.items = None
+        self.plain = self.plain and isinstance(key, str) and mark.column == 0
+        self.seen.append((str(key), mark.line, items))
+        return value
 
     def start(self) -> tuple[int, int] | None:
         """Where the next node starts, if marks are kept."""
@@ -198,16 +234,22 @@ def has_lone_surrogate(text: str) -> bool:
 
 
 def load_data(
-    text: str, *, max_depth: int, max_digits: int, date: type[str], marks: Marks | None = None
+    text: str,
+    *,
+    max_depth: int,
+    max_digits: int,
+    date: type[str],
+    marks: Marks | None = None,
+    seen: Seen | None = None,
 ) -> tuple[bool, Any]:
     """(True, data) when the C parser reads `text` the way the round-trip loader would;
     (False, None) when the round-trip loader must decide (it also locates what it refuses).
     Given `marks`, it is filled with where each key and item of `data` starts, as the round-trip
-    tree would place them (`locate`)."""
+    tree would place them (`locate`); given `seen`, with the layout of a plain document (`Seen`)."""
     if CParser is None or different_in_1_1(text) or has_lone_surrogate(text):
         return False, None
     try:
-        return True, _Builder(text, max_depth, max_digits, date, marks).document()
+        return True, _Builder(text, max_depth, max_digits, date, marks, seen).document()
     except (_Refused, YAMLError):
         return False, None
 

@@ -25,9 +25,14 @@ def _needs_escapes() -> re.Pattern[str]:
     return re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 
 
+def needs_escapes(value: str) -> bool:
+    """Whether only a double-quoted scalar, with escapes, carries `value` unchanged."""
+    return _needs_escapes().search(value) is not None
+
+
 def text_scalar(value: str) -> str:
     """A new text value: plain (ruamel quotes it if it must), or double-quoted when only escapes carry it."""
-    if _needs_escapes().search(value):
+    if needs_escapes(value):
         quoted: str = DoubleQuotedScalarString(value)
         return quoted
     return value

@@ -15,6 +15,7 @@ the whole tree. A property test holds the two paths to the same text.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,25 +25,33 @@ from bot.errors import InputError
 from bot.snapshot.model import LIST_KEYS, Snapshot
 from bot.snapshot.store import dump_tree, parse_tree
 from bot.snapshot.store_emit import group_records, source_lines, splice_tree
+from bot.snapshot.store_flat import flat_record, new_section
 from bot.snapshot.store_layout import Section, sections
 from bot.snapshot.store_patch import clone_tree, patch_map, patch_records
+from bot.snapshot.store_safe import Seen
 
 # Stands in for the section after a piece: a top-level key no snapshot has.
 _NEXT_KEY = "perfbot-splice-next"
 _NEXT = f"{_NEXT_KEY}: 0\n"
 
 
-def fast_save_text(text: str, old: Snapshot, new: Snapshot) -> str | None:
-    """`save_text`'s text for `new` over `text` (which loaded as `old`), or None to take the slow path."""
+def fast_save_text(text: str, old: Snapshot, new: Snapshot, seen: Seen | None = None) -> str | None:
+    """`save_text`'s text for `new` over `text` (which loaded as `old`, `seen` laid out), or None
+    to take the slow path."""
     lines = source_lines(text)
-    found = sections(text, lines)
+    found = sections(text, lines, seen)
     old_data, _ = old.to_data()
     data, sparse = new.to_data()
-    if not found or not _same_top_level_keys([s.key for s in found], old_data, data, sparse):
+    added = _added_keys([s.key for s in found], old_data, data, sparse) if found else None
+    if not found or added is None:
         return None
     out = lines[: found[0].start]
     for index, section in enumerate(found):
         key = section.key
+        # The new keys follow the last section, and `save_text` writes it again: it must come out as it is.
+        moved = bool(added) and index == len(found) - 1
+        if moved and (old_data[key] != data[key] or not _written_as_is(section, lines, data[key], sparse.get(key))):
+            return None
         if old_data[key] == data[key]:
             out += lines[section.start : section.end]
             continue
@@ -54,16 +63,45 @@ def fast_save_text(text: str, old: Snapshot, new: Snapshot) -> str | None:
         if piece is None:
             return None
         out += piece
+    for key in added:
+        piece = new_section(key, data[key], sparse[key])
+        if piece is None:
+            return None
+        out += piece
     return "".join(out)
 
 
-def _same_top_level_keys(
+def _added_keys(
     keys: list[str], old: Mapping[str, Any], new: Mapping[str, Any], sparse: Mapping[str, Any]
-) -> bool:
-    """True when patching keeps the file's top-level keys as they are: none added, none dropped."""
-    if len(set(keys)) != len(keys) or any(k not in new for k in keys) or any(k not in keys for k in sparse):
+) -> list[str] | None:
+    """The top-level keys patching adds, all after the file's last one (the ledger's first entry);
+    None when it would add one elsewhere, or drop or empty one of the file's."""
+    if len(set(keys)) != len(keys) or any(k not in new for k in keys):
+        return None
+    if not all(k in sparse or (old[k] == new[k] and new[k] in ((), [], None, "")) for k in keys):
+        return None
+    order = [k for k in new if k in keys or k in sparse]
+    added = [k for k in order if k not in keys]
+    # `patch_map` puts a new key after the one before it in the model's order: that must be the
+    # file's last key, or a key it added there just before.
+    for previous, key in itertools.pairwise(order):
+        if key in added and previous != keys[-1] and previous not in added:
+            return None
+    return added if not added or order[0] not in added else None
+
+
+def _written_as_is(section: Section, lines: list[str], value: Any, sparse: Any) -> bool:
+    """Whether ruamel writes this section of flat records (or one-line value) as its lines are."""
+    piece = lines[section.start : section.end]
+    if section.records is None:
+        return len(piece) == 1 and new_section(section.key, value, sparse) == piece
+    header = lines[section.start : section.records[0]]
+    if header != [f"{section.key}:\n"] or sparse is None or len(value) != len(section.records):
         return False
-    return all(k in sparse or (old[k] == new[k] and new[k] in ((), [], None, "")) for k in keys)
+    spans = zip(section.records, section.record_ends(), strict=True)
+    return all(
+        flat_record(lines[a:b], v, v, s) == lines[a:b] for (a, b), v, s in zip(spans, value, sparse, strict=True)
+    )
 
 
 def _whole_section(section: Section, lines: list[str], first: bool, value: Any, sparse: Any) -> list[str] | None:
@@ -100,12 +138,24 @@ def _records(section: Section, lines: list[str], old: Any, new: Any, sparse: Any
         if old[i] == new[i] and not grows:
             out += lines[first:end]
             continue
-        upto = len(new) if i == last else i + 1
-        piece = _record(section, lines, i, new[i:upto], sparse[i:upto])
+        if not _isolated(section, lines, i):
+            return None  # comments there may belong to this record, or the header's to the first one
+        piece = _flat(lines[first:end], old[i], new[i:] if grows else new[i : i + 1], sparse[i:])
+        if piece is None:
+            upto = len(new) if i == last else i + 1
+            piece = _record(section, lines, i, new[i:upto], sparse[i:upto])
         if piece is None:
             return None
         out += piece
     return out
+
+
+def _flat(lines: list[str], old: Any, new: Sequence[Any], sparse: Sequence[Any]) -> list[str] | None:
+    """A flat record rewritten, and the records appended after it written, without a round trip
+    (`store_flat`); None if any of them is not flat."""
+    pieces = [flat_record(lines, old, new[0], sparse[0])]
+    pieces += [flat_record([], {}, record, kept) for record, kept in zip(new[1:], sparse[1:], strict=False)]
+    return None if None in pieces else [line for piece in pieces for line in piece or ()]
 
 
 def _kept_in_order(old: Any, new: Any, ident: str, count: int) -> bool:
@@ -126,8 +176,6 @@ def _record(section: Section, lines: list[str], i: int, new: Sequence[Any], spar
     header = lines[section.start : records[0]]
     first, end = records[i], section.record_ends()[i]
     last = i == len(records) - 1
-    if i > 0 and (len(header) != 1 or "#" in header[0] or _has_comment_line(lines[records[i - 1] : first])):
-        return None  # comments there may belong to this record, or the header's to the first one
     text = "".join([*header, *lines[first:end], *_following(lines, end, last)])
     tree = _parse(text)
     if tree is None or list(tree)[:1] != [key] or not isinstance(tree[key], CommentedSeq):
@@ -145,6 +193,17 @@ def _record(section: Section, lines: list[str], i: int, new: Sequence[Any], spar
     holder = CommentedMap()
     holder[key] = group_records(patched, 0, last)
     return source_lines(dump_tree(holder))[1:]
+
+
+def _isolated(section: Section, lines: list[str], i: int) -> bool:
+    """Record `i` can be rewritten alone: for any but the first, the list's header is one line with
+    no comment and the record above has no comment line (which ruamel may attach to this one)."""
+    if i == 0:
+        return True
+    assert section.records is not None
+    header = lines[section.start : section.records[0]]
+    previous = lines[section.records[i - 1] : section.records[i]]
+    return len(header) == 1 and "#" not in header[0] and not _has_comment_line(previous)
 
 
 def _following(lines: list[str], end: int, last: bool) -> list[str]:

@@ -6,9 +6,11 @@ carries the key path of the offending value so the store can name its line and c
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from functools import cache
+from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -152,8 +154,8 @@ def _cells(s: Snapshot) -> Iterator[Finding]:
 
     A record's findings depend on the record and its place alone, so they are worked out once
     per section and record object (cached, `_section_cells`)."""
-    records = {name for name, value in s if isinstance(value, tuple) and all(isinstance(x, BaseModel) for x in value)}
-    rest = s.model_dump(by_alias=True, exclude=records)
+    records = _record_fields()
+    rest = s.model_dump(by_alias=True, exclude=set(records))
     for name, field in Snapshot.model_fields.items():
         key = field.alias or name
         if name not in records:
@@ -170,19 +172,42 @@ def _cells(s: Snapshot) -> Iterator[Finding]:
 _SECTIONS: dict[int, tuple[tuple[BaseModel, ...], str, tuple[Finding, ...]]] = {}
 _RECORDS: dict[int, tuple[BaseModel, tuple[str, int], tuple[Finding, ...]]] = {}
 _MAX_CACHED = 8192
+# The last list of each section worked out, with each record's findings.
+_LAST: dict[str, tuple[tuple[BaseModel, ...], tuple[tuple[Finding, ...], ...]]] = {}
 
 
 def clear_cell_cache() -> None:
     """Forget every cached finding (tests start from nothing)."""
     _SECTIONS.clear()
     _RECORDS.clear()
+    _LAST.clear()
+
+
+@cache
+def _record_fields() -> frozenset[str]:
+    """The snapshot's lists of records (`tuple[SomeModel, ...]`), whose cells are checked per record."""
+    return frozenset(
+        name
+        for name, field in Snapshot.model_fields.items()
+        if get_origin(field.annotation) is tuple
+        and (args := get_args(field.annotation))
+        and isinstance(args[0], type)
+        and issubclass(args[0], BaseModel)
+    )
 
 
 def _section_cells(key: str, records: tuple[BaseModel, ...]) -> tuple[Finding, ...]:
     cached = _SECTIONS.get(id(records))
     if cached is not None and cached[0] is records and cached[1] == key:
         return cached[2]
-    found = tuple(finding for index, record in enumerate(records) for finding in _record_cells(key, index, record))
+    # A list that grew or changed since the last one of this section (the ledger, after each
+    # command) keeps the findings of the records it shares at its start, told by identity.
+    previous, findings = _LAST.get(key, ((), ()))
+    same = list(map(operator.is_, records, previous))
+    kept = same.index(False) if False in same else len(same)
+    per_record = findings[:kept] + tuple(_record_cells(key, i, records[i]) for i in range(kept, len(records)))
+    _LAST[key] = (records, per_record)
+    found = tuple(finding for record_findings in per_record for finding in record_findings)
     if len(_SECTIONS) >= _MAX_CACHED:
         _SECTIONS.clear()
     _SECTIONS[id(records)] = (records, key, found)

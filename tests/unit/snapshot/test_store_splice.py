@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from bot.snapshot import store, store_rewrite
 from bot.snapshot.model import Snapshot, WorkPacket
 from bot.snapshot.store_emit import source_lines
-from bot.snapshot.store_layout import sections
+from bot.snapshot.store_layout import Section, sections
+from bot.snapshot.store_safe import Seen, load_data
 from bot.snapshot.store_splice import _records, fast_save_text
 from tests.malformed import SMALL_SNAPSHOT
 from tests.property_budget import examples
@@ -192,3 +193,47 @@ def test_a_record_split_after_its_dash_still_gives_the_oracles_text(seed_text: s
     loaded = store.parse_model("".join(lines), "snapshot.yaml", Snapshot)
     for index in (1, 2, 3):
         assert agrees(loaded, edited_packets(loaded.model, index, state="capacity-hold")) is not None
+
+
+def seen_layout(text: str) -> list[Section] | None:
+    """The sections as loading saw them (`store_safe.Seen`), rather than by reading the text again."""
+    seen: Seen = []
+    read, _ = load_data(
+        text, max_depth=store.MAX_DEPTH, max_digits=store.MAX_INTEGER_DIGITS, date=store.PlainDate, seen=seen
+    )
+    return sections(text, source_lines(text), seen) if read else sections(text, source_lines(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 1\nb:\n  - id: x\n    v: 2\n  - id: y\n",
+        "b:\n- id: x\n- id: y\nc: [1]\n",
+        "b:\n  - id: x\n  -\n    id: y\n",
+        "b:\n  - # note\n    id: x\n",
+        "b:\n  - {id: x}\n",
+        "b: [{id: x}]\n",
+        "b:\n  - id: x\n  - 3\nc:\n  - [1]\n",
+        "---\na: 1\n",
+        "a: 1\n...\n",
+        "{a: 1}\n",
+        "- 1\n",
+        "1: x\nb: 2\n",
+        '"q": 1\nb:\n  - x: 1\n',
+        "",
+    ],
+)
+def test_the_layout_seen_while_loading_is_the_one_read_again(text: str) -> None:
+    assert seen_layout(text) == sections(text, source_lines(text))
+
+
+def test_the_seed_layout_seen_while_loading_is_the_one_read_again(seed_text: str) -> None:
+    @settings(max_examples=examples(50, bounded=10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(seed_texts(seed_text))
+    def check(text: str) -> None:
+        found = seen_layout(text)
+        assert found is not None
+        assert found == sections(text, source_lines(text))
+        assert store.parse_model(text, "s.yaml", Snapshot).seen  # a snapshot keeps what loading saw
+
+    check()
