@@ -263,3 +263,21 @@ def test_a_field_is_named_by_its_key_in_the_file() -> None:
     evidence = valid().constraints[1].evidence[0].model_copy(update={"class_": "a|b"})
     found = validate(edited("constraints", 1, evidence=(evidence,)))
     assert found == [Finding(("constraints", 1, "evidence", 0, "class"), f'constraints "c2" evidence.0.class: {PIPE}')]
+
+
+def test_a_record_kept_in_place_behind_a_changed_one_keeps_its_findings() -> None:
+    before = edited("work_packets", 2, next_action="x|y")
+    finding = Finding(("work_packets", 2, "next_action"), f'work_packets "w3" next_action: {PIPE}')
+    assert validate(before) == [finding]
+    kept = before.work_packets
+    after = before.model_copy(update={"work_packets": (kept[0].model_copy(update={"lane": "other"}), *kept[1:])})
+    assert validate(after) == [finding]  # the first record is new; the third is the same object, in place
+
+
+def test_a_section_that_grew_reports_the_findings_of_its_first_records_once() -> None:
+    before = edited("work_packets", 0, next_action="x|y")
+    finding = Finding(("work_packets", 0, "next_action"), f'work_packets "w1" next_action: {PIPE}')
+    assert validate(before) == [finding]
+    added = before.work_packets[1].model_copy(update={"id": "w9", "issue": 99})
+    after = before.model_copy(update={"work_packets": (*before.work_packets, added)})
+    assert validate(after).count(finding) == 1
