@@ -52,17 +52,19 @@ def dependency_cell(packet: WorkPacket) -> str:
     return "<br>".join(parts) or "—"
 
 
-def read_templates(directory: Path) -> dict[str, str]:
+def read_templates(
+    directory: Path, missing: str = "no such templates directory (the config's `templates`)"
+) -> dict[str, str]:
     """Every template under `directory`, read up front so rendering does no I/O."""
     if not directory.is_dir():
-        raise input_error(str(directory), "no such templates directory (the config's `templates`)")
+        raise input_error(str(directory), missing)
     return {path.relative_to(directory).as_posix(): read_text(path) for path in sorted(directory.rglob("*.j2"))}
 
 
 @functools.cache
 def _shipped_templates() -> dict[str, str]:
     """The templates installed with perfbot, read once per process: they do not change while it runs."""
-    return read_templates(SHIPPED_TEMPLATES)
+    return read_templates(SHIPPED_TEMPLATES, "perfbot's own templates are missing: reinstall perfbot")
 
 
 # The filters templates use, by the name a template calls them by.

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import render
 from bot.cli import main
 from tests.paths import ROOT
 
@@ -112,3 +113,15 @@ def test_an_error_in_an_included_template_names_that_template(repo: Path, capsys
     assert run(repo, "render") == 1
     first = capsys.readouterr().err.splitlines()[0]
     assert first.endswith("part.j2:2: cannot render: 'nope' is undefined"), first
+
+
+def test_an_install_without_its_own_templates_says_so(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(render, "SHIPPED_TEMPLATES", repo / "no-such-install")
+    render._shipped_templates.cache_clear()
+    try:
+        assert run(repo, "render") == 1
+    finally:
+        render._shipped_templates.cache_clear()
+    assert "no-such-install: perfbot's own templates are missing: reinstall perfbot" in capsys.readouterr().err
