@@ -12,7 +12,7 @@ from jinja2 import BaseLoader, Environment, StrictUndefined, TemplateError, Temp
 
 from bot import template_cache
 from bot.config import SHIPPED_TEMPLATES, PageText
-from bot.errors import input_error
+from bot.errors import BotError, input_error
 from bot.evidence import graph as packet_graph
 from bot.files import read_text
 from bot.snapshot.model import Snapshot, WorkPacket
@@ -148,6 +148,12 @@ class Renderer:
         except TemplateError as exc:
             file, line = self._failed_at(exc, name)
             raise input_error(file, f"cannot render: {exc.message or type(exc).__name__}", line) from None
+        except BotError:
+            raise
+        except (ArithmeticError, LookupError, RecursionError, TypeError, ValueError) as exc:
+            # What a template's own expression raises (`1/0`, `list + 1`, an include of itself).
+            file, line = self._failed_at(exc, name)
+            raise input_error(file, f"cannot render: {type(exc).__name__}: {exc}", line) from None
 
     def _failed_at(self, exc: BaseException, name: str) -> tuple[str, int]:
         """The template file and line an error was raised at: jinja2 puts the template's own

@@ -51,6 +51,9 @@ def test_a_repository_template_replaces_the_shipped_one_of_its_name(
             "cannot render:",
             id="loop",
         ),
+        pytest.param("a\n{{ 1 / 0 }}\n", "page.md.j2:2: ", "ZeroDivisionError", id="arithmetic"),
+        pytest.param("{{ s.constraints + 1 }}\n", "page.md.j2:1: ", "TypeError", id="type"),
+        pytest.param("{% include 'page.md.j2' %}\n", "page.md.j2:1: ", "RecursionError", id="self-include"),
     ],
 )
 def test_a_broken_template_is_named_by_file_and_line_and_nothing_is_written(
