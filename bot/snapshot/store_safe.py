@@ -220,8 +220,10 @@ class _Builder:
 
 def different_in_1_1(text: str) -> bool:
     """True when libyaml may read `text` otherwise than ruamel (one combined pattern scanned a
-    2.5 MB snapshot three times slower than these)."""
-    return any(c in text for c in _LINE_BREAKS_IN_1_1) or _COMMENT_ON_HEADER.search(text) is not None
+    2.5 MB snapshot three times slower than these). A tab is one: libyaml takes tabs around plain
+    values and before comments that ruamel's scanner refuses, so a text with one is left to ruamel,
+    which names where it is."""
+    return "\t" in text or any(c in text for c in _LINE_BREAKS_IN_1_1) or _COMMENT_ON_HEADER.search(text) is not None
 
 
 def has_lone_surrogate(text: str) -> bool:

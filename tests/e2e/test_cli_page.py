@@ -116,3 +116,17 @@ def test_render_check_passes_then_fails_with_a_diff(repo: Path, capsys: pytest.C
 
 def test_check_on_the_repository_itself(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["render", "--check", "--config", str(ROOT / "config" / "perfbot.yaml")]) == 0
+
+
+@pytest.mark.parametrize("tabbed", ["    lane: metal\t\n", "    lane:\tmetal\n", "    lane: metal\t# why\n"])
+def test_a_tab_libyaml_would_take_is_refused_where_it_stands(
+    repo: Path, capsys: pytest.CaptureFixture[str], tabbed: str
+) -> None:
+    path = repo / "config" / "snapshot.yaml"
+    text = path.read_text(encoding="utf-8")
+    line = text[: text.index("    lane: metal\n")].count("\n") + 1
+    path.write_text(text.replace("    lane: metal\n", tabbed, 1), encoding="utf-8")
+    assert run(repo, "validate") == 1
+    err = capsys.readouterr().err
+    assert f"snapshot.yaml:{line}:" in err
+    assert "'\\t'" in err

@@ -11,11 +11,11 @@ from bot.snapshot import store, store_emit, store_safe
 
 # Texts built from the characters the scans look at, so the cases they tell apart come up often.
 _PIECES = st.sampled_from(
-    ["[", "{", " ", ",", "\n", "\r", "|", ">", "-", "+", "7", "#", "a", "\x85", "\u2028", "\ud800"]
+    ["[", "{", " ", ",", "\n", "\r", "\t", "|", ">", "-", "+", "7", "#", "a", "\x85", "\u2028", "\ud800"]
 )
 _TEXTS = st.lists(_PIECES, max_size=80).map("".join)
 
-_DIFFERENT_IN_1_1 = re.compile("[\x85\u2028\u2029]|[|>][-+0-9]*#")
+_DIFFERENT_IN_1_1 = re.compile("[\t\x85\u2028\u2029]|[|>][-+0-9]*#")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 
