@@ -35,9 +35,10 @@ HIDING = frozenset(
 )  # fmt: skip
 _TAG_START = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
 # A line that holds only a tag (loosely: `<` and a name first, `>` last), indented 0-3 spaces.
-# cmark-gfm (CommonMark 0.29) reads a declaration only after `<!` and an uppercase letter; markdown-it-py
-# (0.31) after any letter, so `<!x <code>` hides the `<code>` on GitHub but not in markdown-it-py.
-_TEXT_BANG = re.compile(r"<![a-z]")
+# cmark-gfm (CommonMark 0.29) reads a declaration only as `<!`, uppercase letters and a white space;
+# any other `<!` is text there (markdown-it-py 0.31 takes any letter), so in `<!x <code>` and in
+# `<!X<code>` GitHub hides the `<code>` rather than reading it as part of a declaration.
+_DECLARATION = re.compile(r"<![A-Z]+\s")
 _LONE_TAG = re.compile(r" {0,3}</?[A-Za-z][^\n]*>[ \t]*")
 _HIDDEN_ATTRIBUTE = re.compile(r"(?:^|\s)hidden(?:\s|=|/|$)", re.IGNORECASE)
 
@@ -69,10 +70,10 @@ class RawHtml:
                 self.in_comment, at = True, start + 4
             elif (tag := _TAG_START.match(html, start)) is not None:
                 at = self._tag(html, tag)
-            elif _TEXT_BANG.match(html, start):
-                at = start + 2  # GitHub's CommonMark takes `<!` + a lowercase letter as text, not a declaration
-            elif html.startswith(("<!", "<?"), start):  # a declaration, CDATA or instruction: to the next `>`
-                at = self._past(html, html.find(">", start))
+            elif html.startswith(("<![CDATA[", "<?"), start) or _DECLARATION.match(html, start):
+                at = self._past(html, html.find(">", start))  # CDATA, an instruction or a declaration
+            elif html.startswith("<!", start):
+                at = start + 2  # any other `<!` is text to GitHub's CommonMark
             else:
                 at = start + 1
 

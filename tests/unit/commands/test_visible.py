@@ -116,6 +116,9 @@ HIDDEN = [
     pytest.param("> > quote\n    <pre>\n/perf help", id="lazy quote continuation past an indented line"),
     pytest.param("<!x <code>\n/perf help", id="lowercase <! is text on GitHub, so its <code> opens"),
     pytest.param("a <!x <code>\n/perf help", id="lowercase <! inline, its <code> opens"),
+    pytest.param("a <!X<code>\n/perf help", id="<! and a capital without a space is text, its <code> opens"),
+    pytest.param("a <!A-b <code>\n/perf help", id="<! and capitals then a dash is text, its <code> opens"),
+    pytest.param("a <!ABC x> <code>\n/perf help", id="a declaration ends at its >, then <code> opens"),
 ]
 
 
