@@ -52,8 +52,11 @@ def perfbot(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 def settle(args: Sequence[str], cwd: Path, runs: int = 10) -> None:
     """Run until a run writes nothing (every reply, label, link and the PR written)."""
     for _ in range(runs):
-        found = APPLIED.search(perfbot([*args, "--max-writes", "1000000"], cwd).stderr)
-        if found is None or (found.group(1) == "0" and found.group(2) == "0"):
+        stderr = perfbot([*args, "--max-writes", "1000000"], cwd).stderr
+        found = APPLIED.search(stderr)
+        if found is None:  # the summary line is what tells a settled world: without it, nothing is known
+            raise SystemExit(f"perfbot {' '.join(args)} printed no `applied … actions` line:\n{stderr[-2000:]}")
+        if found.group(1) == "0" and found.group(2) == "0":
             return
     raise SystemExit(f"perfbot {' '.join(args)} still writes after {runs} runs")
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from bot.reconcile.proposal import refusal
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import parse_model
+from tests.paths import ROOT
 
-SEED = Path("config/snapshot.yaml").read_text(encoding="utf-8")
+SEED = (ROOT / "config" / "snapshot.yaml").read_text(encoding="utf-8")
 FILE = "config/snapshot.yaml"
 
 
