@@ -124,7 +124,9 @@ class OfflineGitHub(NativeWrites):
         return github
 
     def fold(self) -> None:
-        """The journal written into the state file (one atomic rename) and removed: the run's end."""
+        """The journal written into the state file (one atomic rename) and removed: the run's end.
+        A stopped run's journal is folded in even by a run that writes nothing (a dry run): the
+        state it stands for is the same, only no longer in two files."""
         if self.path is not None and self._journal is not None and self._journal[1]:
             try:
                 self._journal = (self._write_state(self.path), False)
@@ -176,6 +178,8 @@ class OfflineGitHub(NativeWrites):
         that cannot be written fails the first write, not the fold after all of them."""
         text, started = journal
         lines = "".join(offline_journal.entry(self.raw, where) for where in changed)
+        if started and self.writes == 0:
+            offline_journal.trim_partial(journal_path(path))  # a stopped run's cut-off last write
         if not started:
             probe_atomic(path)
             offline_journal.remove(journal_path(path))  # one already folded into the text, if any

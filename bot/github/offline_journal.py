@@ -27,7 +27,7 @@ from typing import Any
 
 from bot.errors import OutputError, input_error
 from bot.files import read_text, signature
-from bot.json_input import parse_object
+from bot.json_input import JsonProblem, loads, parse_object
 
 Path_ = Sequence[str | int]
 
@@ -88,9 +88,11 @@ def fold(raw: dict[str, Any], state_text: str, journal: Path) -> tuple[dict[str,
     if not complete:
         return raw, False
     try:
-        extends = json.loads(complete[0])["extends"]
-        entries = [json.loads(line) for line in complete[1:]]
-    except (ValueError, KeyError, TypeError) as exc:
+        extends = loads(complete[0])["extends"]
+        entries = [loads(line) for line in complete[1:]]
+    except JsonProblem as problem:
+        raise input_error(str(journal), f"not a journal of state writes: {problem.reason}") from problem
+    except (KeyError, TypeError) as exc:
         raise input_error(str(journal), f"not a journal of state writes: {exc}") from exc
     if extends == digest(state_text):
         return _applied(raw, entries, journal), True
@@ -128,6 +130,20 @@ def _set(raw: dict[str, Any], path: list[Any], value: Any) -> None:
         node[last] = value
     else:
         raise TypeError(f"{type(node).__name__} at {path[:-1]}")
+
+
+def trim_partial(journal: Path) -> None:
+    """Cut a last line that has no line break (a write a stopped run never finished), so the next
+    write starts a line of its own instead of running on from the cut-off text."""
+    try:
+        with journal.open("r+b") as handle:
+            data = handle.read()
+            if data and not data.endswith(b"\n"):
+                handle.truncate(data.rfind(b"\n") + 1)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise OutputError(f"{journal}: cannot trim: {exc.strerror or exc}") from exc
 
 
 def remove(journal: Path) -> None:

@@ -135,3 +135,27 @@ def test_a_state_file_that_cannot_be_written_fails_the_first_write(tmp_path: Pat
     with pytest.raises(Exception, match="cannot write the state file"):
         github.react(ReactAction(issue=6, comment_id=3, content="eyes"))
     assert not journal_path(path).exists()
+
+
+def test_a_run_after_a_cut_off_write_starts_its_own_line(tmp_path: Path) -> None:
+    path = stopped_run(tmp_path)
+    journal = journal_path(path)
+    lines = journal.read_text(encoding="utf-8").splitlines(keepends=True)
+    journal.write_text("".join(lines[:2]) + lines[2][:7], encoding="utf-8")
+    github = OfflineGitHub.open(path, NOW, journal=True)
+    github.react(ReactAction(issue=6, comment_id=3, content="rocket"))  # the run stops before folding
+    reread = OfflineGitHub.open(path, NOW)
+    assert [c["id"] for c in reread.raw["comments"]] == [3, 4]
+    assert [r["content"] for r in reread.raw["reactions"]] == ["rocket"]
+
+
+@pytest.mark.parametrize(
+    "line", ['{"set": ["issues", 0, "title"], "value": NaN}\n', "[" * 100_000 + "]" * 100_000 + "\n"]
+)
+def test_a_journal_line_outside_what_json_inputs_take_is_refused_naming_it(tmp_path: Path, line: str) -> None:
+    path = stopped_run(tmp_path)
+    with journal_path(path).open("a", encoding="ascii") as handle:
+        handle.write(line)
+    with pytest.raises(InputError) as refused:
+        OfflineGitHub.open(path, NOW)
+    assert str(journal_path(path)) in str(refused.value)
