@@ -79,6 +79,12 @@ def test_validate_imports_no_github_client_renderer_markdown_reader_or_reconcile
     assert under(names, "githubkit", "httpx", "jinja2", "markdown_it", "bot.reconcile", "bot.commands") == set()
 
 
+ACTION_LINE = [
+    *("reconcile", "--config", "config/perfbot.yaml", "--max-writes", "50", "--cache", "c.json"),
+    *("--plan-json", "p.json", "--outputs", "o.txt", "--leases", "perfbot/leases:leases.json"),
+]
+
+
 def test_a_plain_comment_ends_before_argparse_pathlib_or_typing(tmp_path: Path) -> None:
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"action": "created", "comment": {"id": 1, "body": "thanks!"}}), encoding="utf-8")
@@ -86,6 +92,8 @@ def test_a_plain_comment_ends_before_argparse_pathlib_or_typing(tmp_path: Path) 
     for argv in (
         ["reconcile", "--config", "config/perfbot.yaml", "--max-writes", "50", "--dry-run"],
         ["reconcile", "--now", "2026-08-27T17:00:00Z", "--dry-run"],
+        # The line action.yml writes, observation cache included.
+        ACTION_LINE,
     ):
         code, names = modules_after(argv, env)
         assert code == 0
@@ -112,6 +120,8 @@ def test_the_early_reader_knows_only_flags_that_argparse_takes_as_they_are() -> 
         assert action.nargs is None
         assert action.choices is None
         assert action.type in ((int,) if flag in INTEGERS else (timestamp,) if flag in TIMES else (None, Path))
+    plain_values = {f for f, a in actions.items() if type(a) is argparse._StoreAction and a.nargs is None}
+    assert plain_values == TAKEN_AS_IS | INTEGERS | TIMES  # every flag a plain line may carry, both ways
     positional = [a for a in actions.values() if not a.option_strings]
     assert positional == []
     assert not any(a.required for a in actions.values())

@@ -20,7 +20,17 @@ if TYPE_CHECKING:
 SWITCHES = frozenset({"--dry-run", "--json"})
 # Flags whose value argparse takes as it is (a string or a path, neither ever refused).
 TAKEN_AS_IS = frozenset(
-    {"--config", "--offline", "--leases", "--event-name", "--event-path", "--repo", "--plan-json", "--outputs"}
+    {
+        "--config",
+        "--offline",
+        "--leases",
+        "--event-name",
+        "--event-path",
+        "--repo",
+        "--plan-json",
+        "--outputs",
+        "--cache",
+    }
 )
 INTEGERS = frozenset({"--max-writes"})
 # Flags whose value argparse reads as a time (`arguments.timestamp`): taken when it would accept it.
