@@ -150,8 +150,9 @@ class Renderer:
             raise input_error(file, f"cannot render: {exc.message or type(exc).__name__}", line) from None
         except BotError:
             raise
-        except (ArithmeticError, LookupError, RecursionError, TypeError, ValueError) as exc:
-            # What a template's own expression raises (`1/0`, `list + 1`, an include of itself).
+        except Exception as exc:
+            # What a template's own expressions raise: `1/0`, `list + 1`, a filter given another type.
+            # Rendering reads only the values passed in, so the template is what to name.
             file, line = self._failed_at(exc, name)
             raise input_error(file, f"cannot render: {type(exc).__name__}: {exc}", line) from None
 

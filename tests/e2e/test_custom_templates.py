@@ -54,6 +54,7 @@ def test_a_repository_template_replaces_the_shipped_one_of_its_name(
         pytest.param("a\n{{ 1 / 0 }}\n", "page.md.j2:2: ", "ZeroDivisionError", id="arithmetic"),
         pytest.param("{{ s.constraints + 1 }}\n", "page.md.j2:1: ", "TypeError", id="type"),
         pytest.param("{% include 'page.md.j2' %}\n", "page.md.j2:1: ", "RecursionError", id="self-include"),
+        pytest.param("{{ 5 | issue_chain }}\n", "page.md.j2:1: ", "AttributeError", id="filter-type"),
     ],
 )
 def test_a_broken_template_is_named_by_file_and_line_and_nothing_is_written(
@@ -71,7 +72,7 @@ def test_a_broken_template_is_named_by_file_and_line_and_nothing_is_written(
 
 
 def test_template_errors_echo_the_template_as_one_inert_line(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (repo / "templates" / "page.md.j2").write_text("{{ s.constraints | x\n::error::forged }}\n", encoding="utf-8")
+    (repo / "templates" / "page.md.j2").write_text('{% include "a\n::error::forged" %}\n', encoding="utf-8")
     assert run(repo, "render") == 1
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1
