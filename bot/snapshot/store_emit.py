@@ -17,6 +17,7 @@ from ruamel.yaml.tag import Tag
 
 from bot.snapshot.model import LIST_KEYS
 from bot.snapshot.store import dump_tree
+from bot.snapshot.store_layout import at_dash
 
 
 def splice_tree(original: Any, text: str, tree: Any) -> str | None:
@@ -67,7 +68,7 @@ def _splice_records(key: str, old: Any, new: Any, lines: list[str], start: int, 
     if ident and any(old[i].get(ident) != new[i].get(ident) for i in range(len(old))):
         return None
     firsts = [old.lc.item(i)[0] for i in range(len(old))]
-    if any(lines[line][:column].strip(" ") != "-" for line, column in map(old.lc.item, range(len(old)))):
+    if not all(at_dash(lines, line, column) for line, column in map(old.lc.item, range(len(old)))):
         return None  # a record starts below its dash (`- # note`): its lines would lose the dash
     lasts = [*firsts[1:], end]
     appended = len(new) > len(old)

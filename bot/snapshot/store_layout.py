@@ -69,13 +69,13 @@ def _from_seen(seen: Seen, lines: list[str]) -> list[Section]:
     ends = [*starts[1:], len(lines)]
     found = []
     for (key, start, items), end in zip(seen, ends, strict=True):
-        records = [line for line, column, mapping in items or () if mapping and _at_dash(lines, line, column)]
+        records = [line for line, column, mapping in items or () if mapping and at_dash(lines, line, column)]
         whole = items is not None and len(records) == len(items) and records
         found.append(Section(key, start, end, tuple(records) if whole else None))
     return found
 
 
-def _at_dash(lines: list[str], line: int, column: int) -> bool:
+def at_dash(lines: list[str], line: int, column: int) -> bool:
     """A block mapping that starts on its item's `- ` line, so its lines start at the dash."""
     return line < len(lines) and lines[line][:column].strip(" ") == "-"
 
@@ -133,7 +133,7 @@ class _Walk:
         """A block mapping that starts on its item's `- ` line, so its lines start at the dash."""
         if not isinstance(item, MappingStartEvent) or item.flow_style:
             return False
-        return _at_dash(self.lines, item.start_mark.line, item.start_mark.column)
+        return at_dash(self.lines, item.start_mark.line, item.start_mark.column)
 
     def skip(self, event: Any) -> None:
         """Consume the rest of the node `event` starts."""
