@@ -17,7 +17,7 @@ from typing import Literal, NamedTuple
 from bot.config import LeaseRules
 from bot.evidence.derive import Derivation
 from bot.evidence.leases import Lease
-from bot.evidence.overlap import overlaps
+from bot.evidence.overlap import LeaseIndex
 from bot.snapshot.model import Program, Snapshot, WorkPacket
 
 EdgeKind = Literal["hard", "blocked-by", "satisfied"]
@@ -147,14 +147,16 @@ def _prerequisites(packet: WorkPacket, kind: EdgeKind) -> tuple[str, ...]:
 
 def lease_notes(snapshot: Snapshot, leases: Iterable[Lease], rules: LeaseRules) -> dict[str, tuple[LeaseNote, ...]]:
     """Per packet that is not complete: the live leases held for another issue that overlap its paths."""
-    held = [(lease, lease.issue(rules.holder_issue_pattern)) for lease in leases]
+    index = LeaseIndex(leases)  # the leases overlapping each packet found by prefix, not one test per lease
+    issues = [lease.issue(rules.holder_issue_pattern) for lease in index.leases]
     notes: dict[str, tuple[LeaseNote, ...]] = {}
     for packet in snapshot.work_packets:
         if packet.state == "complete":
             continue
         lanes: dict[str, list[str]] = {}
-        for lease, issue in held:
-            if issue != packet.issue and overlaps(packet.paths, lease.tree):
+        for position in sorted(index.positions(packet.paths)):
+            lease = index.leases[position]
+            if issues[position] != packet.issue:
                 lanes.setdefault(lease.holder, []).append(lease.lane)
         if lanes:
             notes[packet.id] = tuple(LeaseNote(holder, tuple(dict.fromkeys(ls))) for holder, ls in lanes.items())
