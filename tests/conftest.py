@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,14 @@ if TYPE_CHECKING:
 hypothesis_settings.register_profile("bounded", hypothesis_settings(), max_examples=BOUNDED, deadline=None)
 hypothesis_settings.register_profile("thorough", hypothesis_settings(), max_examples=THOROUGH_DEFAULT, deadline=None)
 hypothesis_settings.load_profile(profile())
+
+# Thousands of sandboxes are written, read and removed per run: on a machine with a RAM-backed
+# /dev/shm they go there (about 8% of the suite's time), unless TMPDIR says where. Set before
+# pytest first asks for its temporary root, and inherited by the workers and every child process.
+_MEMORY = Path("/dev/shm")
+if "TMPDIR" not in os.environ and _MEMORY.is_dir() and os.access(_MEMORY, os.W_OK | os.X_OK):
+    os.environ["TMPDIR"] = str(_MEMORY)
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

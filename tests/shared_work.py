@@ -44,12 +44,23 @@ from bot.snapshot.store import Loaded
 def share_parsed_trees_and_compiled_templates(patch: pytest.MonkeyPatch) -> None:
     """For one test: `patch` puts the shared versions in place, wherever a module of `bot` bound
     the original (`from bot.snapshot.store import parse_model` too), and takes them away after it."""
-    for name, module in list(sys.modules.items()):
-        if name == "bot" or name.startswith("bot."):
+    for name in _bot_modules():
+        module = sys.modules.get(name)
+        if module is not None:
             for attribute, original, shared in _bindings(name, module):
                 if getattr(module, attribute, None) is original:
                     patch.setattr(module, attribute, shared)
     patch.setattr(Environment, "compile", _COMPILE)
+
+
+def _bot_modules() -> list[str]:
+    """The names of `bot`'s imported modules, found again only when the number of modules changed
+    (the scan of some thousand names before each test cost about a millisecond)."""
+    if _BOT_MODULES[0] != len(sys.modules):
+        found = [name for name in list(sys.modules) if name == "bot" or name.startswith("bot.")]
+        _BOT_MODULES[:] = [len(sys.modules), found]
+    names: list[str] = _BOT_MODULES[1]
+    return names
 
 
 def _bindings(name: str, module: Any) -> list[tuple[str, Any, Any]]:
@@ -164,6 +175,8 @@ def _by_text(parse: Callable[..., Any], rename: Callable[[Any, str], Any]) -> Ca
 
 
 _COMPILE = _compile_once(Environment.compile)
+# How many modules were imported when `bot`'s were last listed, and their names (`_bot_modules`).
+_BOT_MODULES: list[Any] = [-1, []]
 # Each module of `bot` by name, with the attributes where it binds an original (see `_bindings`).
 _BINDINGS: dict[str, tuple[Any, list[tuple[str, Any, Any]]]] = {}
 # Each original, by id, with the shared version that stands in for it.

@@ -97,8 +97,8 @@ class _Builder:
         start = events.get_event()
         if not isinstance(start, DocumentStartEvent) or start.version is not None or start.tags:
             raise _Refused
-        top = events.peek_event()
-        value = self.node(1)
+        top = events.get_event()
+        value = self.node(top, 1)
         end = events.get_event()  # document end
         if not isinstance(events.get_event(), StreamEndEvent):
             raise _Refused  # a second document
@@ -107,12 +107,13 @@ class _Builder:
             self.seen.clear()
         return value
 
-    def node(self, depth: int) -> Any:
-        # The hottest loop of a run at scale (one call per node): event types are compared exactly
-        # (the C parser makes no subclasses) and marks are looked at only when they are kept.
-        event = self.parser.get_event()
+    def node(self, event: Any, depth: int) -> Any:
+        # The hottest code of a run at scale (one call per collection, and the scalars inline in
+        # `sequence` and `mapping`): each event is fetched once and handed down, event types are
+        # compared exactly (the C parser makes no subclasses), marks are read only when kept, and
+        # `ctag` is read rather than `tag`, a property that converts it for every scalar.
         kind = type(event)
-        if kind is AliasEvent or event.anchor is not None or event.tag is not None or depth > self.max_depth:
+        if kind is AliasEvent or event.anchor is not None or event.ctag is not None or depth > self.max_depth:
             raise _Refused
         if kind is ScalarEvent:
             return self.scalar(event)
@@ -124,60 +125,56 @@ class _Builder:
 
     def sequence(self, depth: int) -> list[Any]:
         items: list[Any] = []
-        peek, marks = self.parser.peek_event, self.marks
+        get, marks, node, scalar = self.parser.get_event, self.marks, self.node, self.scalar
         seen = self.items if depth == 2 else None
-        while type(peek()) is not SequenceEndEvent:
+        deep = depth >= self.max_depth
+        while (kind := type(event := get())) is not SequenceEndEvent:
             if marks is not None:
-                self.keep(items, len(items), self.start())
+                self.keep(items, len(items), (event.start_mark.line, event.start_mark.column))
             if seen is not None:
-                item = peek()
-                seen.append(
-                    (
-                        item.start_mark.line,
-                        item.start_mark.column,
-                        type(item) is MappingStartEvent and not item.flow_style,
-                    )
-                )
-            items.append(self.node(depth + 1))
-        self.parser.get_event()
+                mark = event.start_mark
+                seen.append((mark.line, mark.column, kind is MappingStartEvent and not event.flow_style))
+            if kind is ScalarEvent and event.anchor is None and event.ctag is None and not deep:
+                items.append(scalar(event))
+            else:
+                items.append(node(event, depth + 1))
         return items
 
     def mapping(self, depth: int) -> dict[Any, Any]:
         mapping: dict[Any, Any] = {}
-        peek, marks = self.parser.peek_event, self.marks
-        while (kind := type(peek())) is not MappingEndEvent:
+        get, marks, node, scalar = self.parser.get_event, self.marks, self.node, self.scalar
+        top = depth == 1 and self.seen is not None
+        deep = depth >= self.max_depth
+        while (kind := type(event := get())) is not MappingEndEvent:
             if kind is not ScalarEvent:
                 raise _Refused  # a complex key, or an alias as a key
-            start = self.start() if marks is not None else None
-            line = self.parser.peek_event().start_mark if depth == 1 and self.seen is not None else None
-            key = self.node(depth + 1)
+            key = scalar(event) if event.anchor is None and event.ctag is None and not deep else node(event, depth + 1)
             if key in mapping:
                 raise _Refused
             if marks is not None:
-                self.keep(mapping, key, start)
-            mapping[key] = self.node(depth + 1) if line is None else self.top_value(key, line)
-        self.parser.get_event()
+                self.keep(mapping, key, (event.start_mark.line, event.start_mark.column))
+            if top:
+                mapping[key] = self.top_value(key, event.start_mark)
+                continue
+            value = get()
+            if type(value) is ScalarEvent and value.anchor is None and value.ctag is None and not deep:
+                mapping[key] = scalar(value)
+            else:
+                mapping[key] = node(value, depth + 1)
         return mapping
 
     def top_value(self, key: Any, mark: Any) -> Any:
         """A top-level value, with what `seen` keeps of its layout."""
         assert self.seen is not None
-        event = self.parser.peek_event()
+        event = self.parser.get_event()
         items: list[tuple[int, int, bool]] | None = None
         if type(event) is SequenceStartEvent and not event.flow_style:
             items = self.items = []
-        value = self.node(2)
+        value = self.node(event, 2)
         self.items = None
         self.plain = self.plain and isinstance(key, str) and mark.column == 0
         self.seen.append((str(key), mark.line, items))
         return value
-
-    def start(self) -> tuple[int, int] | None:
-        """Where the next node starts, if marks are kept."""
-        if self.marks is None:
-            return None
-        mark = self.parser.peek_event().start_mark
-        return mark.line, mark.column
 
     def keep(self, container: dict[Any, Any] | list[Any], key: Any, start: tuple[int, int] | None) -> None:
         if self.marks is not None and start is not None:
