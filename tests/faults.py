@@ -6,12 +6,13 @@ offline adapter and the live one.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from bot.github.observed import Observed
-from bot.github.port import GitHubError, GitHubPort
+from bot.github.port import GitHubError, GitHubPort, WriteAnnouncer
 from bot.reconcile.actions import (
+    Action,
     AssignAction,
     CommentAction,
     CreateLabelAction,
@@ -40,6 +41,10 @@ class Forwarding:
 
     def requests(self) -> dict[str, int]:
         return self.port.requests()
+
+    def before_writes(self, actions: Sequence[Action]) -> None:
+        if isinstance(self.port, WriteAnnouncer):
+            self.port.before_writes(actions)
 
     def _write(self, call: Callable[[], T]) -> T:
         return call()

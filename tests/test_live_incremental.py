@@ -18,13 +18,23 @@ from typing import Any
 import httpx
 import pytest
 
+from bot import files
 from bot.config import Settings, load_settings
 from bot.context import RunContext
 from bot.github.live import cache, query
 from bot.github.live.adapter import Hooks, LiveGitHub, open_live
 from bot.github.observed import Observed
 from bot.reconcile import executor, gather
-from bot.reconcile.actions import Plan
+from bot.reconcile.actions import (
+    AssignAction,
+    CommentAction,
+    CreateLabelAction,
+    LabelAction,
+    LinkAction,
+    Plan,
+    PullRequestAction,
+    ReactAction,
+)
 from bot.reconcile.plan import decide
 from tests.backends import API_URL, NOW, FakeClock
 from tests.faults import Crash, Faulty
@@ -234,20 +244,56 @@ def test_a_cache_that_cannot_be_used_is_a_full_read_with_a_warning(
     assert json.loads(site.cache_file.read_text(encoding="utf-8"))["format"] == cache.FORMAT  # renewed
 
 
-def test_a_run_marks_each_issue_it_writes_to_stale_before_writing(site: Site) -> None:
+def test_every_issue_a_run_will_write_to_is_marked_stale_in_one_save_before_its_first_write(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site.later()
+    site.repo.add_comment(101, 8325, "alice", "/perf complete mac.m1-streamed-q4k-no-copy result: accepted")
+    site.repo.add_comment(102, 8324, "alice", COMMAND)
+    saves: list[Path] = []
+    with site._port(site.cache_file) as port:
+        assert isinstance(port, LiveGitHub)
+        plan = decide(gather.inputs(site.settings, port.observe(), NOW))
+        save = files.write_atomic
+
+        def counted(path: Path, text: str) -> None:
+            saves.append(path)
+            save(path, text)
+
+        monkeypatch.setattr(cache, "write_atomic", counted)
+        with pytest.raises(Crash):
+            executor.apply(plan, Faulty(port, crash_after=0), budget=1000)  # stopped before any write
+    later = {d.index for d in plan.deferred}
+    targets = {str(n) for i, a in enumerate(plan.actions) if i not in later for n in cache.written_issues(a)}
+    assert len(targets) > 2  # m1's issue, the review's, and those whose labels or links change
+    entries = json.loads(site.cache_file.read_text(encoding="utf-8"))["issues"]
+    assert {n for n, e in entries.items() if e["stale"]} == targets
+    assert len(saves) == 1
+
+
+def test_a_write_no_run_announced_still_marks_its_issue_stale_first(site: Site) -> None:
     site.later()
     site.repo.add_comment(102, 8324, "alice", COMMAND)
     with site._port(site.cache_file) as port:
         assert isinstance(port, LiveGitHub)
         plan = decide(gather.inputs(site.settings, port.observe(), NOW))
-        written = Faulty(port, crash_after=1)
-        with pytest.raises(Crash):
-            executor.apply(plan, written, budget=1000)
+        first = next(a for a in plan.actions if a.kind == "react")
+        port.react(first)  # straight to the adapter: no `before_writes`
     entries = json.loads(site.cache_file.read_text(encoding="utf-8"))["issues"]
-    targets = {str(n) for a in plan.actions for n in (getattr(a, "issue", None), getattr(a, "target", None)) if n}
-    stale = [n for n, e in entries.items() if e["stale"]]
-    assert len(stale) == 1  # the one write made: the crash came before the second
-    assert set(stale) <= targets
+    assert [n for n, e in entries.items() if e["stale"]] == [str(first.issue)]
+
+
+def test_each_write_names_the_issues_it_changes() -> None:
+    comment = CommentAction(issue=3, topic="command-reply", body="x")
+    link = LinkAction(relation="blocked_by", issue=4, target=5, add=True)
+    label = LabelAction(issue=6, name="perf/ready", add=True)
+    assert cache.written_issues(comment) == (3,)
+    assert cache.written_issues(link) == (4, 5)
+    assert cache.written_issues(label) == (6,)
+    assert cache.written_issues(ReactAction(issue=7, comment_id=1, content="eyes")) == (7,)
+    assert cache.written_issues(AssignAction(issue=8, login="a", add=False)) == (8,)
+    assert cache.written_issues(CreateLabelAction(name="perf/ready", color="0e8a16", description="d")) == ()
+    assert cache.written_issues(PullRequestAction(operation="create", branch="b")) == ()
 
 
 def test_changed_issues_past_one_page_are_paged(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:

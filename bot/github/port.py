@@ -7,12 +7,14 @@ which one it talks to, so every exactly-once and crash test can run against both
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from bot.errors import BotError
 from bot.evidence.published import BranchFile
 from bot.github.observed import Observed
 from bot.reconcile.actions import (
+    Action,
     AssignAction,
     CommentAction,
     CreateLabelAction,
@@ -85,6 +87,16 @@ class MarkerRereader(Protocol):
     def markers_now(self, issue: int) -> set[tuple[str, str]]:
         """(topic, key) of every marker in the header of the bot's own comments on `issue`, as of now."""
         ...
+
+
+@runtime_checkable
+class WriteAnnouncer(Protocol):
+    """An optional capability: told once, before a run's first write, every write the run may make.
+
+    The live adapter marks each issue those writes touch stale in its observation cache in one
+    save, rather than saving the whole cache again before the first write to each issue."""
+
+    def before_writes(self, actions: Sequence[Action]) -> None: ...
 
 
 class GitHubPort(GitHubReader, GitHubWriter, Protocol):

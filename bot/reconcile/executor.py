@@ -3,6 +3,7 @@
 Before each comment, a port that can re-read markers (`MarkerRereader`) is asked whether the
 comment's markers are on the issue already: then another run wrote it since this run read
 GitHub, and this run stops writing, leaving the rest for the next run, which plans afresh.
+A port that wants to know (`WriteAnnouncer`) is told every write the run may make, once, first.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.github.markers import markers_in
-from bot.github.port import GitHubError, GitHubWriter, MarkerRereader, NativeRefused
+from bot.github.port import GitHubError, GitHubWriter, MarkerRereader, NativeRefused, WriteAnnouncer
 from bot.reconcile.actions import (
     NATIVE_KINDS,
     NATIVE_TOPICS,
@@ -58,6 +59,8 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
     The report is returned even when a write fails, so the caller can say what was done."""
     report = Report()
     later = {d.index for d in plan.deferred}
+    if isinstance(port, WriteAnnouncer):
+        port.before_writes([action for index, action in enumerate(plan.actions) if index not in later])
     # The PR carries commands whose replies record their decisions (and claims that assign
     # people); it waits until none of those is deferred, so a merge never outruns its record.
     waiting_for_answers = False

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -26,7 +26,7 @@ from bot.github.live.writes import IssueWrites
 from bot.github.observed import Observed
 from bot.github.port import GitHubError
 from bot.github.scope import ReadScope
-from bot.reconcile.actions import PullRequestAction
+from bot.reconcile.actions import Action, PullRequestAction
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,9 @@ class LiveGitHub(IssueWrites, NativeWrites):
 
     def requests(self) -> dict[str, int]:
         return self.session.traffic.summary()
+
+    def before_writes(self, actions: Sequence[Action]) -> None:
+        self.keeper.touch_for(*actions)
 
     def pull_request(self, action: PullRequestAction) -> None:
         if self.branch is None:

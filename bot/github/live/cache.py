@@ -25,7 +25,6 @@ state, assignee and label changes are relied on), and how it is covered:
 from __future__ import annotations
 
 import datetime as dt
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,9 +32,11 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
 
-from bot.errors import BotError
-from bot.files import write_atomic
+from bot.errors import BotError, InputError
+from bot.files import read_text, write_atomic
 from bot.github.observed import Comment, Issue, LabelEvent, Reaction
+from bot.json_input import parse_object
+from bot.reconcile.actions import Action, AssignAction, CommentAction, LabelAction, LinkAction, ReactAction
 from bot.untrusted import log_safe, neutral
 
 FORMAT: Literal[1] = 1
@@ -88,25 +89,19 @@ def warn(message: str) -> None:
 
 
 def load(path: Path, expected: Expected) -> ObservationCache | None:
-    """The cache at `path` when it can be used, else None (a warning unless the file is absent)."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        warn(f"observation cache {path}: cannot read it ({exc.strerror or exc}); reading every issue")
+    """The cache at `path` when it can be used, else None (a warning unless the file is absent).
+    It is read as every JSON input is (`files.read_text`, `json_input`: bounded size, depth and
+    integers, duplicate keys refused), since a restored cache is a file like any other."""
+    if not path.exists():
         return None
     reason = ""
-    cache = None
     try:
-        if len(data) > MAX_BYTES:
-            raise ValueError(f"larger than {MAX_BYTES:,} bytes")
-        cache = ObservationCache.model_validate(json.loads(data.decode("utf-8")))
-    except (ValueError, ValidationError, RecursionError) as exc:  # JSON and UTF-8 errors are ValueErrors
-        reason = f"unreadable ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
-    if cache is not None:
+        cache = ObservationCache.model_validate(parse_object(read_text(path, MAX_BYTES), str(path), "the cache"))
         reason = _mismatch(cache, expected)
+    except InputError as exc:
+        reason = f"unreadable ({exc.problems[0].message})"
+    except ValidationError as exc:
+        reason = f"unreadable ({str(exc).splitlines()[0]})"
     if reason:
         warn(f"observation cache {path}: {reason}; reading every issue")
         return None
@@ -121,6 +116,16 @@ def _mismatch(cache: ObservationCache, expected: Expected) -> str:
     if abs(expected.now - cache.watermark) > MAX_AGE:
         return f"its read at {cache.watermark.isoformat()} is more than {MAX_AGE} away"
     return ""
+
+
+def written_issues(action: Action) -> tuple[int, ...]:
+    """The issues a write changes, whose next read must not come from the cache: a link changes
+    both ends; a new label and the PR change no tracked issue's observed fields."""
+    if isinstance(action, LinkAction):
+        return (action.issue, action.target)
+    if isinstance(action, CommentAction | ReactAction | AssignAction | LabelAction):
+        return (action.issue,)
+    return ()
 
 
 @dataclass
@@ -139,6 +144,10 @@ class Keeper:
             self._drop()
         else:
             self._save()
+
+    def touch_for(self, *actions: Action) -> None:
+        """Mark stale every issue `actions` write to (one save for all those not marked yet)."""
+        self.touch(*(number for action in actions for number in written_issues(action)))
 
     def touch(self, *numbers: int) -> None:
         fresh = set(numbers) - self.marked

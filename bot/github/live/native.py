@@ -41,7 +41,7 @@ class NativeWrites:
     keeper: Keeper
 
     def label(self, action: LabelAction) -> None:
-        self.keeper.touch(action.issue)
+        self.keeper.touch_for(action)
         session = self.session
         conn, issues = session.conn, session.github.rest.issues
         what = f"{'adding' if action.add else 'removing'} label {action.name} on #{action.issue}"
@@ -74,7 +74,7 @@ class NativeWrites:
             raise _failure(exc, what, session) from exc
 
     def link(self, action: LinkAction) -> None:
-        self.keeper.touch(action.issue, action.target)
+        self.keeper.touch_for(action)
         session = self.session
         conn, issues = session.conn, session.github.rest.issues
         verb = "adding" if action.add else "removing"

@@ -19,7 +19,7 @@ class IssueWrites:
 
     def comment(self, action: CommentAction) -> int:
         """A comment is not repeatable: a lost answer stops the run (the next run finds its marker)."""
-        self.keeper.touch(action.issue)
+        self.keeper.touch_for(action)
         session = self.session
         conn = session.conn
         try:
@@ -30,7 +30,7 @@ class IssueWrites:
 
     def react(self, action: ReactAction) -> None:
         """A repeated reaction is harmless: GitHub answers 200 with the existing one."""
-        self.keeper.touch(action.issue)
+        self.keeper.touch_for(action)
         session = self.session
         conn = session.conn
         try:
@@ -41,7 +41,7 @@ class IssueWrites:
             raise failure(exc, f"reacting {action.content} to comment {action.comment_id}", session.now) from exc
 
     def assign(self, action: AssignAction) -> None:
-        self.keeper.touch(action.issue)
+        self.keeper.touch_for(action)
         session = self.session
         conn = session.conn
         verb = "assigning" if action.add else "unassigning"
