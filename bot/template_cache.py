@@ -18,6 +18,7 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -63,11 +64,47 @@ class TolerantCache(FileSystemBytecodeCache):
             super().dump_bytecode(bucket)
 
 
-def bytecode_cache(options: dict[str, Any], root: Path | None = None) -> TolerantCache | None:
+class DeferredCache(TolerantCache):
+    """The file cache read up front (`preload`) and written at the end (`flush`): a run compiles its
+    templates while it decides, and deciding does no I/O, so what compiling would read is already in
+    memory and what it would write waits for the run to end."""
+
+    def __init__(self, directory: str, pattern: str) -> None:
+        super().__init__(directory, pattern)
+        self._read: dict[str, bytes] = {}
+        self._pending: dict[str, Bucket] = {}
+
+    def preload(self, keys: Iterable[str]) -> None:
+        """Read the entries of `keys` (from `get_cache_key`) that exist; a missing or unreadable one is compiled."""
+        for key in keys:
+            if key not in self._read:
+                with contextlib.suppress(OSError):
+                    self._read[key] = Path(self.directory, self.pattern % (key,)).read_bytes()
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        data = self._read.get(bucket.key)
+        if data is None:
+            return
+        try:
+            bucket.bytecode_from_string(data)  # a source that changed since resets the bucket itself
+        except Exception:  # pickle and marshal raise many kinds of error on damaged data
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self._pending[bucket.key] = bucket
+
+    def flush(self) -> None:
+        """Write what was compiled since the last flush (each entry atomically, as jinja2 writes it)."""
+        pending, self._pending = self._pending, {}
+        for bucket in pending.values():
+            super().dump_bytecode(bucket)
+
+
+def bytecode_cache(options: dict[str, Any], root: Path | None = None) -> DeferredCache | None:
     """The per-user cache for templates compiled with `options`, or None when there is no safe place."""
     getuid = getattr(os, "getuid", None)
     parent = Path(tempfile.gettempdir()) if root is None else root
     directory = private_directory(parent, f"perfbot-templates-{getuid() if getuid else 'user'}")
     if directory is None:
         return None
-    return TolerantCache(str(directory), f"{fingerprint(options)}-%s.cache")
+    return DeferredCache(str(directory), f"{fingerprint(options)}-%s.cache")

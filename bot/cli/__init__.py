@@ -52,6 +52,16 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except BotError as error:
         _report(error, context)
         return EXIT_FAILED
+    finally:
+        _keep_compiled_templates()
+
+
+def _keep_compiled_templates() -> None:
+    """The templates this run compiled, written for the next run; a command that made no renderer
+    never imported `bot.render` (nor jinja2), and has nothing to write."""
+    render = sys.modules.get("bot.render")
+    if render is not None:
+        render.flush()
 
 
 def _run(args: argparse.Namespace, context: RunContext) -> int:

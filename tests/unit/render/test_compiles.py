@@ -3,6 +3,9 @@ unchanged (the bytecode cache); a cache that is unsafe, damaged or stale never c
 
 from __future__ import annotations
 
+import builtins
+import io
+import os
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -12,9 +15,13 @@ import pytest
 
 from bot import render, template_cache
 from bot.config import Settings
+from bot.github.offline import OfflineGitHub
 from bot.reconcile import gather
+from bot.reconcile.plan import decide
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
+from tests.backends import NOW
+from tests.paths import ROOT
 
 
 @pytest.fixture
@@ -54,6 +61,7 @@ def test_a_process_compiles_each_template_once(compiles: Counter[str], settings:
 def test_a_later_process_compiles_nothing_unchanged(compiles: Counter[str], settings: Settings, seed: Snapshot) -> None:
     first = pages(settings, seed)
     assert compiles["page.md.j2"] == 1
+    render.flush()  # as the process ends
     render._ENVIRONMENTS.clear()  # as a new process starts: only the files on disk remain
     compiles.clear()
     assert pages(settings, seed) == first
@@ -63,10 +71,12 @@ def test_a_later_process_compiles_nothing_unchanged(compiles: Counter[str], sett
 def test_a_changed_template_is_compiled_again(compiles: Counter[str], settings: Settings, seed: Snapshot) -> None:
     templates = render.read_templates(settings.templates_path)
     before = Renderer(templates).page(seed, settings.config.page_text)
+    render.flush()
     render._ENVIRONMENTS.clear()
     changed = {**templates, "page.md.j2": "{{ s.constraints | length }} constraints\n"}
     assert Renderer(changed).page(seed, settings.config.page_text) == f"{len(seed.constraints)} constraints\n"
     assert compiles["page.md.j2"] == 2
+    render.flush()
     render._ENVIRONMENTS.clear()
     assert Renderer(templates).page(seed, settings.config.page_text) == before
     assert compiles["page.md.j2"] == 3  # one cache entry per name: the changed source replaced it
@@ -74,6 +84,7 @@ def test_a_changed_template_is_compiled_again(compiles: Counter[str], settings: 
 
 def test_a_damaged_cache_file_is_compiled_over(compiles: Counter[str], settings: Settings, seed: Snapshot) -> None:
     first = pages(settings, seed, renderers=1)
+    render.flush()
     cache = next(Path(tempfile.gettempdir()).glob("perfbot-templates-*"))
     for entry in cache.iterdir():
         entry.write_bytes(entry.read_bytes()[:40])  # right header, truncated code
@@ -112,3 +123,31 @@ def test_the_fingerprint_follows_the_options() -> None:
     options = dict(render.OPTIONS)
     assert template_cache.fingerprint(options) == template_cache.fingerprint(dict(reversed(options.items())))
     assert template_cache.fingerprint(options) != template_cache.fingerprint({**options, "trim_blocks": False})
+
+
+def test_deciding_reads_and_writes_no_file_even_with_nothing_compiled_yet(
+    compiles: Counter[str], monkeypatch: pytest.MonkeyPatch, settings: Settings
+) -> None:
+    """The cache is read when the renderer is made (gathering) and written by `flush` (the run's end)."""
+    observed = OfflineGitHub.open(ROOT / "examples" / "offline-state.json", NOW).observe()
+    inputs = gather.inputs(settings, observed, NOW)
+    opened: list[object] = []
+
+    def no_file(*args: object, **kwargs: object) -> object:
+        opened.append(args[0] if args else kwargs)
+        raise AssertionError("deciding opened a file")
+
+    with monkeypatch.context() as files:
+        for module, name in [(builtins, "open"), (io, "open"), (os, "open"), (os, "replace"), (os, "rename")]:
+            files.setattr(module, name, no_file)
+        plan = decide(inputs)
+    assert opened == []
+    assert compiles["page.md.j2"] == 1  # compiled while deciding, into memory
+    cache = next(Path(tempfile.gettempdir()).glob("perfbot-templates-*"))
+    assert list(cache.iterdir()) == []
+    render.flush()
+    assert len(list(cache.glob("*.cache"))) == len(compiles)
+    render._ENVIRONMENTS.clear()
+    compiles.clear()
+    assert decide(gather.inputs(settings, observed, NOW)) == plan
+    assert compiles == Counter()  # the next run read them all back
