@@ -59,9 +59,16 @@ class EvidenceRef(Model):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
-class Constraint(Model):
-    id: StrictStr = Field(description="Stable constraint id, unique, e.g. `cuda-cold-decode`.")
+class Named(Model):
+    """A record people refer to by its id and read by its name; each kind's description gives an id."""
+
+    id: StrictStr = Field(description="Stable id, unique among records of its kind (see the kind's example).")
     name: HumanName
+
+
+class Constraint(Named):
+    """What limits an outcome now; an id looks like `cuda-cold-decode`."""
+
     type: ConstraintType = Field(description="What kind of limit this is.")
     horizon: ConstraintHorizon = Field(description="Whether time alone may clear it.")
     state: ConstraintState = Field(description="The constraint's current state.")
@@ -86,9 +93,9 @@ class Constraint(Model):
     )
 
 
-class Program(Model):
-    id: StrictStr = Field(description="Program id, unique, e.g. `mac-top10`.")
-    name: HumanName
+class Program(Named):
+    """A program of work against constraints; an id looks like `mac-top10`."""
+
     authority_issue: StrictInt = Field(description="The umbrella issue (> 0).")
     constraint_ids: ConstraintIds = ()
     hero_metric: StrictStr = Field(description="The program's target.")
@@ -96,9 +103,9 @@ class Program(Model):
     sequence_rule: StrictStr = Field(description="How its packets are ordered.")
 
 
-class WorkPacket(Model):
-    id: StrictStr = Field(description="Packet id, unique, e.g. `mac.m1-streamed-q4k-no-copy`.")
-    name: HumanName
+class WorkPacket(Named):
+    """A work packet of a program; an id looks like `mac.m1-streamed-q4k-no-copy`."""
+
     program_id: StrictStr = Field(description="The program the packet belongs to; must be a program id.")
     constraint_ids: ConstraintIds = ()
     issue: StrictInt = Field(description="The owning issue (> 0); commands and nudges go there.")
