@@ -22,6 +22,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.paths import REPOSITORY
 from bot.cli import main as perfbot
 from tests import malformed
 from tests.test_fuzz_readers import CONFIG, WORST
@@ -37,8 +38,8 @@ print(status, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stder
 
 def repository(root: Path) -> tuple[Path, Path]:
     """A repository with a short config over the small snapshot (`fuzz.yaml`) and over `broken.yaml`."""
-    shutil.copytree(Path("config"), root / "config")
-    shutil.copytree(Path("templates"), root / "templates")
+    shutil.copytree(REPOSITORY / "config", root / "config")
+    shutil.copytree(REPOSITORY / "templates", root / "templates")
     (root / "config" / "fuzz.yaml").write_text(CONFIG.replace("{snapshot}", "config/snapshot.yaml"), encoding="utf-8")
     (root / "config" / "fuzz-snapshot.yaml").write_text(CONFIG.replace("{snapshot}", "broken.yaml"), encoding="utf-8")
     (root / "config" / "snapshot.yaml").write_text(malformed.VALID_SNAPSHOT, encoding="utf-8")

@@ -11,9 +11,11 @@ import datetime as dt
 import resource
 import subprocess
 import sys
+import tempfile
 from functools import partial
 from pathlib import Path
 
+from benchmarks.paths import REPOSITORY
 from benchmarks.render import best_of
 from benchmarks.synthetic import place, scaled
 from bot.config import load_settings
@@ -54,11 +56,12 @@ def main() -> None:
     parser.add_argument("--factor", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    settings = load_settings(Path("config/perfbot.yaml"))
+    settings = load_settings(REPOSITORY / "config" / "perfbot.yaml")
     renderer = Renderer.from_directory(settings.templates_path)
     loaded = gather.snapshot(settings)
     readback = gather.leases(settings.leases_path)
-    observed = Observed.model_validate_json(Path("examples/offline-state.json").read_text(encoding="utf-8"))
+    example = REPOSITORY / "examples" / "offline-state.json"
+    observed = Observed.model_validate_json(example.read_text(encoding="utf-8"))
     now = dt.datetime(2026, 8, 27, 12, tzinfo=dt.UTC)
     big, big_leases, big_observed = world(loaded.model, args.factor, readback.live, observed)
     big_loaded = store.parse_model(store_rewrite.dump_new(big), "big.yaml", Snapshot)
@@ -85,15 +88,17 @@ def main() -> None:
             f"{label:>25}: {len(source.model.work_packets):>5} packets, {len(leases.live):>4} leases, "
             f"{len(seen.issues):>5} issues  decide {best * 1000:8.1f} ms"
         )
-    state = Path("/tmp/perfbot-bench-state.json")
-    state.write_text(Path("examples/offline-state.json").read_text(encoding="utf-8"), encoding="utf-8")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(
-        [sys.executable, "-m", "bot", "reconcile", "--offline", str(state), "--dry-run", "--now", "2026-08-27"],
-        check=True,
-        capture_output=True,
-    )
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with tempfile.TemporaryDirectory() as scratch:
+        state = Path(scratch) / "state.json"
+        state.write_text((REPOSITORY / "examples" / "offline-state.json").read_text(encoding="utf-8"), encoding="utf-8")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(
+            [sys.executable, "-m", "bot", "reconcile", "--offline", str(state), "--dry-run", "--now", "2026-08-27"],
+            check=True,
+            capture_output=True,
+            cwd=REPOSITORY,
+        )
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     print(f"seed CLI run (python -m bot reconcile --dry-run): {cpu:.2f} s of process time")
 

@@ -9,8 +9,8 @@ import argparse
 import time
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 
+from benchmarks.paths import REPOSITORY
 from benchmarks.synthetic import scaled
 from bot.config import load_settings
 from bot.reconcile import gather
@@ -32,7 +32,7 @@ def main() -> None:
     parser.add_argument("--factor", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    settings = load_settings(Path("config/perfbot.yaml"))
+    settings = load_settings(REPOSITORY / "config" / "perfbot.yaml")
     renderer = Renderer.from_directory(settings.templates_path)
     seed = gather.snapshot(settings).model
     big = scaled(seed, args.factor)

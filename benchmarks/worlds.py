@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from benchmarks.paths import REPOSITORY
 from benchmarks.synthetic import place, scaled
 from bot.config import load_settings
 from bot.reconcile import gather
@@ -27,7 +28,7 @@ COMMAND_EVERY = 10  # one comment in ten is a command
 def repository(root: Path, factor: int) -> Path:
     """A repository whose snapshot, page, leases and issues are `factor` times the seed's; its state file."""
     for name in ("config", "templates", "docs"):
-        shutil.copytree(Path(name), root / name)
+        shutil.copytree(REPOSITORY / name, root / name)
     settings = load_settings(root / "config" / "perfbot.yaml")
     big = scaled(gather.snapshot(settings).model, factor)
     if factor > 1:
@@ -37,7 +38,7 @@ def repository(root: Path, factor: int) -> Path:
     leases_path = root / "config" / "leases.json"
     leases = json.loads(leases_path.read_text(encoding="utf-8"))
     leases_path.write_text(json.dumps([_lease_copy(lease, n) for n in range(factor) for lease in leases]))
-    state = json.loads(Path("examples/offline-state.json").read_text(encoding="utf-8"))
+    state = json.loads((REPOSITORY / "examples" / "offline-state.json").read_text(encoding="utf-8"))
     tracked = gather.tracked_issues(big)
     copies = [_issue_copy(issue, n) for n in range(1, factor) for issue in state["issues"]]
     state["issues"] += [issue for issue in copies if issue["number"] in tracked]

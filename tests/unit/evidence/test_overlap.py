@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from bot.evidence.leases import Lease
 from bot.evidence.overlap import LeaseIndex, collide, colliding, normalise, overlapping_pairs, overlaps
+from tests.property_budget import examples
 
 
 @pytest.mark.parametrize(
@@ -50,7 +51,7 @@ def test_empty_regions_are_never_disjoint() -> None:
 _PATH_PARTS = st.sampled_from(["", "a", "ab", "a/", "a/b", "A\\b", "b/*", "a/b/**", " a", "[x]", "?", "*", "ab/c?"])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     paths=st.lists(_PATH_PARTS, max_size=3),
     trees=st.lists(st.lists(_PATH_PARTS, max_size=3), max_size=6),
