@@ -95,10 +95,20 @@ class OfflineGitHub(NativeWrites):
     """The GitHub port over a state file (or, without a path, over state held in memory); its writes
     on labels and links are `NativeWrites`."""
 
-    def __init__(self, raw: dict[str, Any], observed: Observed, now: dt.datetime, path: Path | None = None) -> None:
+    def __init__(
+        self,
+        raw: dict[str, Any],
+        observed: Observed,
+        now: dt.datetime,
+        path: Path | None = None,
+        *,
+        encoder: StateEncoder | None = None,
+    ) -> None:
+        """`encoder`: one shared by every adapter that saves the same state in turn (the GitHub
+        double's writes), so each save re-encodes only the records that changed."""
         self.raw, self.observed, self.now, self.path = raw, observed, now, path
         self.writes = 0
-        self._encoder, self._saved = StateEncoder(), cast(Stamp | None, None)
+        self._encoder, self._saved = encoder or StateEncoder(), cast(Stamp | None, None)
         # Journalled: the state text the journal extends, and whether that journal exists yet.
         self._journal: tuple[str, bool] | None = None
         self._markers: tuple[int, dict[object, set[tuple[str, str]]]] | None = None

@@ -5,7 +5,8 @@ The offline adapter writes the whole file after every write (each write is durab
 as on GitHub), and `json.dumps` with an indent runs in pure Python: re-encoding 10,000 comments
 for each of a run's 50 writes took seconds. The records of the top-level lists are encoded once,
 kept with a copy of what they held, and encoded again only when they no longer equal that copy
-(comparing is done in C), so each save costs the new records plus a comparison.
+(comparing is done in C), so each save costs the new records plus a comparison. The members of a
+top-level object are records in the same way.
 """
 
 from __future__ import annotations
@@ -37,9 +38,16 @@ class StateEncoder:
     def _value(self, value: Any) -> str:
         if isinstance(value, list) and value:
             return "[\n" + ",\n".join("    " + self._record(item) for item in value) + "\n  ]"
+        if isinstance(value, dict) and value and all(type(key) is str for key in value):
+            # A top-level object (the branch files, the GitHub double's git store): its members are
+            # records too, so a change to one re-encodes that one only.
+            members = (f"    {json.dumps(key)}: {self._record(item)}" for key, item in value.items())
+            return "{\n" + ",\n".join(members) + "\n  }"
         return _indented(json.dumps(value, indent=2), "  ")
 
     def _record(self, item: Any) -> str:
+        if not isinstance(item, dict | list):
+            return json.dumps(item)  # a scalar: quicker to encode than to remember
         known = self._records.get(id(item))
         if known is not None and known[0] is item and known[1] == item:
             return known[2]

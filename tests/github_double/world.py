@@ -114,12 +114,10 @@ class World:
     def apply(self, viewer: str, write: Callable[[OfflineGitHub], T]) -> T:
         """Run one of `OfflineGitHub`'s writes as `viewer`; it saves the state file itself."""
         self._sync_git()
-        offline = OfflineGitHub(
-            self.raw, Observed(repository=self.repository, bot_login=viewer), self.clock(), self.path
-        )
         # One encoder for every write, as one offline run has: each save re-encodes only the
         # records that changed, instead of the whole state again (the text is the same).
-        offline._encoder = self.encoder
+        observed = Observed(repository=self.repository, bot_login=viewer)
+        offline = OfflineGitHub(self.raw, observed, self.clock(), self.path, encoder=self.encoder)
         result = write(offline)
         self._stamp = self._file_stamp()
         return result

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bot.github.markers import marker
@@ -25,18 +25,22 @@ _JSON = st.recursive(
 
 @settings(max_examples=60, deadline=None)
 @given(raw=st.dictionaries(st.text(max_size=5), _JSON, max_size=4), key=st.text(max_size=5), value=_JSON)
+@example(raw={"git": {"a": {"b": 1}, "c": [1]}, "d": {}}, key="b", value=[2])
 def test_the_state_text_is_json_dumps_before_and_after_a_change_in_place(
     raw: dict[str, Any], key: str, value: Any
 ) -> None:
     encoder = StateEncoder()
     assert encoder.text(raw) == json.dumps(raw, indent=2) + "\n"
-    for item in [v for v in raw.values() if isinstance(v, list)]:
-        for record in item:
+    for item in [v for v in raw.values() if isinstance(v, list | dict)]:
+        for record in item if isinstance(item, list) else item.values():
             if isinstance(record, dict):
                 record[key] = value  # a record changed in place is encoded again
             elif isinstance(record, list):
                 record.append(value)
-        item.append(value)
+        if isinstance(item, list):
+            item.append(value)
+        else:
+            item[key] = value
     raw[key] = value
     assert encoder.text(raw) == json.dumps(raw, indent=2) + "\n"
 
