@@ -226,9 +226,7 @@ def _record_cells(key: str, index: int, record: BaseModel) -> tuple[Finding, ...
 
 
 def _worked_out_cells(key: str, index: int, record: BaseModel) -> tuple[Finding, ...]:
-    # A route has a state too, but its source is what names it.
-    ident = getattr(record, "id", None) or getattr(record, "source", None) or getattr(record, "state", None)
-    named = f'{key} "{ident if ident is not None else index}" '
+    named = _record_name(key, index, record) + " "
     strings = _strings(record.model_dump(by_alias=True), (key, index))
     return tuple(_text_cells(strings, lambda loc: named + ".".join(map(str, loc[2:]))))
 
@@ -278,8 +276,13 @@ def _strings(value: Any, loc: tuple[str | int, ...]) -> Iterator[tuple[tuple[str
 def _name(s: Snapshot, loc: tuple[str | int, ...]) -> str:
     """`section "id" field` for a message, e.g. `work_packets "m1" next_action`."""
     if len(loc) >= 3 and isinstance(loc[1], int):
-        item = getattr(s, str(loc[0]))[loc[1]]
-        # A route has a state too, but its source is what names it.
-        ident = getattr(item, "id", None) or getattr(item, "source", None) or getattr(item, "state", None)
-        return f'{loc[0]} "{ident if ident is not None else loc[1]}" {".".join(map(str, loc[2:]))}'
+        key, index = str(loc[0]), loc[1]
+        return f"{_record_name(key, index, getattr(s, key)[index])} {'.'.join(map(str, loc[2:]))}"
     return ".".join(map(str, loc))
+
+
+def _record_name(key: str, index: int, record: BaseModel) -> str:
+    """`section "id"`: a record by its id, else its source or state, else its place in the list."""
+    # A route has a state too, but its source is what names it.
+    ident = getattr(record, "id", None) or getattr(record, "source", None) or getattr(record, "state", None)
+    return f'{key} "{ident if ident is not None else index}"'
