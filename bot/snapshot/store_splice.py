@@ -2,7 +2,7 @@
 
 `store_rewrite.save_text` patches the round-trip tree of the whole file and re-emits only the
 changed sections and records; building that tree is most of a rewrite's cost. Here the sections
-and records are found in the source text from the C parser's marks (`store_layout`), and each
+and records are found in the source text from the marks loading kept (`store_layout`), and each
 changed one is round-tripped alone: its lines, with the list's header and what follows it (the
 next record's first line, or a stand-in for the next section) so ruamel attaches comments as it
 does in the whole file, are parsed, patched and emitted with the same code, and spliced in.
@@ -35,11 +35,11 @@ _NEXT_KEY = "perfbot-splice-next"
 _NEXT = f"{_NEXT_KEY}: 0\n"
 
 
-def fast_save_text(text: str, old: Snapshot, new: Snapshot, seen: Seen | None = None) -> str | None:
-    """`save_text`'s text for `new` over `text` (which loaded as `old`, `seen` laid out), or None
-    to take the slow path."""
+def fast_save_text(text: str, old: Snapshot, new: Snapshot, seen: Seen | None) -> str | None:
+    """`save_text`'s text for `new` over `text` (which loaded as `old`, laid out as loading saw it,
+    `seen`), or None to take the slow path."""
     lines = source_lines(text)
-    found = sections(text, lines, seen)
+    found = sections(lines, seen)
     old_data, _ = old.to_data()
     data, sparse = new.to_data()
     added = _added_keys([s.key for s in found], old_data, data, sparse) if found else None

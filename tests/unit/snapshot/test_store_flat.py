@@ -153,7 +153,7 @@ def test_state_changes_of_the_seed_are_written_without_a_round_trip(
     def no_round_trip(*args: object) -> None:
         raise AssertionError("a flat record was round-tripped")
 
-    expected = store_splice.fast_save_text(seed_text, loaded.model, edited_packets(loaded.model, 1, 2, 5))
+    expected = store_splice.fast_save_text(seed_text, loaded.model, edited_packets(loaded.model, 1, 2, 5), loaded.seen)
     assert expected is not None  # the fast rewrite takes these changes at all
     monkeypatch.setattr(store_splice, "_record", no_round_trip)
     edited = edited_packets(loaded.model, 1, 2, 5)
@@ -190,7 +190,9 @@ def test_ledger_entries_appended_to_a_ledger_are_written_without_a_round_trip(
     seed_text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = store.parse_model(seed_text, "snapshot.yaml", Snapshot)
-    text = store_splice.fast_save_text(seed_text, first.model, first.model.model_copy(update={"ledger": ledger(2)}))
+    text = store_splice.fast_save_text(
+        seed_text, first.model, first.model.model_copy(update={"ledger": ledger(2)}), first.seen
+    )
     assert text is not None
     loaded = store.parse_model(text, "snapshot.yaml", Snapshot)
     monkeypatch.setattr(store_splice, "_record", lambda *args: pytest.fail("a flat record was round-tripped"))
@@ -204,7 +206,7 @@ def test_a_first_ledger_before_another_new_key_is_not_spliced(seed_text: str) ->
     as_of = next(i for i, line in enumerate(lines) if line.startswith("as_of:"))
     loaded = store.parse_model("".join([*lines[as_of:], *lines[:as_of]]), "snapshot.yaml", Snapshot)
     edited = loaded.model.model_copy(update={"ledger": ledger(3)})
-    assert store_splice.fast_save_text(loaded.text, loaded.model, edited) is None
+    assert store_splice.fast_save_text(loaded.text, loaded.model, edited, loaded.seen) is None
     agrees(loaded, edited)
 
 

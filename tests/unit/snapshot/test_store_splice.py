@@ -28,7 +28,7 @@ pytestmark = pytest.mark.own_work
 
 def agrees(loaded: store.Loaded[Snapshot], edited: Snapshot) -> str | None:
     """The fast text, after checking it against the oracle and that it loads back as `edited`."""
-    fast = fast_save_text(loaded.text, loaded.model, edited)
+    fast = fast_save_text(loaded.text, loaded.model, edited, loaded.seen)
     oracle = store_rewrite.save_text(loaded, edited, fast=False)  # a pure function of its arguments
     if fast is not None:
         assert fast == oracle
@@ -143,7 +143,7 @@ def test_a_comment_line_before_a_changed_record_re_emits_its_section(seed_text: 
     lines = source_lines(seed_text)
     lines.insert(second, "  # about the next packet\n")
     loaded = store.parse_model("".join(lines), "snapshot.yaml", Snapshot)
-    section = next(s for s in sections(loaded.text, lines) or [] if s.key == "work_packets")
+    section = next(s for s in sections(lines, loaded.seen) or [] if s.key == "work_packets")
     old, _ = loaded.model.to_data()
     for index, declines in ((1, True), (2, False)):
         edited = edited_packets(loaded.model, index, state="capacity-hold")
@@ -173,7 +173,7 @@ def test_a_line_separator_in_the_file_takes_the_slow_path() -> None:
     ],
 )
 def test_records_are_found_only_where_their_lines_start_at_the_dash(text: str, records: tuple[int, ...] | None) -> None:
-    found = sections(text, source_lines(text))
+    found = layout(text)
     assert found is not None
     assert found[-1 if text.startswith("a") else 0].records == records
 
@@ -182,7 +182,7 @@ def test_records_are_found_only_where_their_lines_start_at_the_dash(text: str, r
     "text", ["---\na: 1\n", "a: 1\n...\n", "a: 1\n---\nb: 2\n", "%YAML 1.1\n---\na: 1\n", "- 1\n", "{a: 1}\n"]
 )
 def test_anything_but_one_plain_block_mapping_has_no_layout(text: str) -> None:
-    assert sections(text, source_lines(text)) is None
+    assert layout(text) is None
 
 
 def test_a_record_split_after_its_dash_still_gives_the_oracles_text(seed_text: str) -> None:
@@ -195,45 +195,51 @@ def test_a_record_split_after_its_dash_still_gives_the_oracles_text(seed_text: s
         assert agrees(loaded, edited_packets(loaded.model, index, state="capacity-hold")) is not None
 
 
-def seen_layout(text: str) -> list[Section] | None:
-    """The sections as loading saw them (`store_safe.Seen`), rather than by reading the text again."""
+def layout(text: str) -> list[Section] | None:
+    """The sections as loading saw them (`store_safe.Seen`)."""
     seen: Seen = []
     read, _ = load_data(
         text, max_depth=store.MAX_DEPTH, max_digits=store.MAX_INTEGER_DIGITS, date=store.PlainDate, seen=seen
     )
-    return sections(text, source_lines(text), seen) if read else sections(text, source_lines(text))
+    return sections(source_lines(text), seen if read else None)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "a: 1\nb:\n  - id: x\n    v: 2\n  - id: y\n",
-        "b:\n- id: x\n- id: y\nc: [1]\n",
-        "b:\n  - id: x\n  -\n    id: y\n",
-        "b:\n  - # note\n    id: x\n",
-        "b:\n  - {id: x}\n",
-        "b: [{id: x}]\n",
-        "b:\n  - id: x\n  - 3\nc:\n  - [1]\n",
-        "---\na: 1\n",
-        "a: 1\n...\n",
-        "{a: 1}\n",
-        "- 1\n",
-        "1: x\nb: 2\n",
-        '"q": 1\nb:\n  - x: 1\n',
-        "",
-    ],
-)
-def test_the_layout_seen_while_loading_is_the_one_read_again(text: str) -> None:
-    assert seen_layout(text) == sections(text, source_lines(text))
+def test_a_plain_document_is_laid_out_by_key_and_record() -> None:
+    text = "a: 1\nb:\n  - id: x\n    v: 2\n  - id: y\n# end\n"
+    assert layout(text) == [Section("a", 0, 1, None), Section("b", 1, 6, (2, 4))]
+    assert layout('"q": 1\nb:\n- x: 1\nc: [1]\n') == [
+        Section("q", 0, 1, None),
+        Section("b", 1, 3, (2,)),
+        Section("c", 3, 4, None),
+    ]
+    assert layout("b:\n  - id: x\n  - 3\n") == [Section("b", 0, 3, None)]  # not every item is a record
 
 
-def test_the_seed_layout_seen_while_loading_is_the_one_read_again(seed_text: str) -> None:
+@pytest.mark.parametrize("text", ["1: x\nb: 2\n", "", "a: &x 1\nb: *x\n", "a:\tb\n"])
+def test_a_text_loading_did_not_lay_out_has_no_layout(text: str) -> None:
+    """A key that is not text, no document, or a text only the round-trip loader reads."""
+    assert layout(text) is None
+
+
+def test_the_seed_is_laid_out_where_its_keys_and_packets_start(seed_text: str) -> None:
     @settings(max_examples=examples(50, bounded=10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(seed_texts(seed_text))
     def check(text: str) -> None:
-        found = seen_layout(text)
+        found = layout(text)
         assert found is not None
-        assert found == sections(text, source_lines(text))
+        lines = source_lines(text)
+        keys = [(line.split(":")[0], i) for i, line in enumerate(lines) if line[:1].isalpha()]
+        assert [(s.key, s.start) for s in found] == keys
+        assert [s.end for s in found] == [start for _, start in keys[1:]] + [len(lines)]
+        packets = next(s for s in found if s.key == "work_packets")
+        below = any(line.startswith("  - # below the dash") for line in lines)
+        assert packets.records == (
+            None
+            if below
+            else tuple(
+                i for i, line in enumerate(lines) if line.startswith("  - id: ") and packets.start < i < packets.end
+            )
+        )
         assert store.parse_model(text, "s.yaml", Snapshot).seen  # a snapshot keeps what loading saw
 
     check()
