@@ -26,6 +26,8 @@ import jinja2
 from jinja2.bccache import Bucket, FileSystemBytecodeCache
 
 PRIVATE = stat.S_IRWXU  # rwx for the owner only
+# The caches of this process, by directory and options fingerprint (`bytecode_cache`).
+_CACHES: dict[tuple[str, str], DeferredCache] = {}
 
 
 def private_directory(parent: Path, name: str) -> Path | None:
@@ -50,24 +52,11 @@ def fingerprint(options: dict[str, Any]) -> str:
     return hashlib.sha256(facts.encode("utf-8")).hexdigest()[:16]
 
 
-class TolerantCache(FileSystemBytecodeCache):
-    """jinja2's file cache, where an unreadable or unwritable entry means "compile", never an error."""
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        try:
-            super().load_bytecode(bucket)
-        except Exception:  # pickle and marshal raise many kinds of error on damaged data
-            bucket.reset()  # a damaged entry: compile, and the dump that follows replaces it
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        with contextlib.suppress(OSError):  # a full or read-only disk: this run compiled; a later one may store it
-            super().dump_bytecode(bucket)
-
-
-class DeferredCache(TolerantCache):
-    """The file cache read up front (`preload`) and written at the end (`flush`): a run compiles its
-    templates while it decides, and deciding does no I/O, so what compiling would read is already in
-    memory and what it would write waits for the run to end."""
+class DeferredCache(FileSystemBytecodeCache):
+    """jinja2's file cache, read up front (`preload`) and written at the end (`flush`): a run compiles
+    its templates while it decides, and deciding does no I/O, so what compiling would read is
+    already in memory and what it would write waits for the run to end. An unreadable, damaged or
+    unwritable entry means "compile", never an error."""
 
     def __init__(self, directory: str, pattern: str) -> None:
         super().__init__(directory, pattern)
@@ -78,7 +67,7 @@ class DeferredCache(TolerantCache):
         """Read the entries of `keys` (from `get_cache_key`) that exist; a missing or unreadable one is compiled."""
         for key in keys:
             if key not in self._read:
-                with contextlib.suppress(OSError):
+                with contextlib.suppress(OSError):  # the file name is jinja2's documented `pattern % key`
                     self._read[key] = Path(self.directory, self.pattern % (key,)).read_bytes()
 
     def load_bytecode(self, bucket: Bucket) -> None:
@@ -88,23 +77,29 @@ class DeferredCache(TolerantCache):
         try:
             bucket.bytecode_from_string(data)  # a source that changed since resets the bucket itself
         except Exception:  # pickle and marshal raise many kinds of error on damaged data
-            bucket.reset()
+            bucket.reset()  # a damaged entry: compile, and the dump that follows replaces it
 
     def dump_bytecode(self, bucket: Bucket) -> None:
+        self._read[bucket.key] = bucket.bytecode_to_string()  # another environment of this process finds it
         self._pending[bucket.key] = bucket
 
     def flush(self) -> None:
         """Write what was compiled since the last flush (each entry atomically, as jinja2 writes it)."""
         pending, self._pending = self._pending, {}
         for bucket in pending.values():
-            super().dump_bytecode(bucket)
+            with contextlib.suppress(OSError):  # a full or read-only disk: a later run may store it
+                super().dump_bytecode(bucket)
 
 
 def bytecode_cache(options: dict[str, Any], root: Path | None = None) -> DeferredCache | None:
-    """The per-user cache for templates compiled with `options`, or None when there is no safe place."""
+    """The per-user cache for templates compiled with `options`, or None when there is no safe place;
+    one per directory and options in a process, so its environments share what each compiled."""
     getuid = getattr(os, "getuid", None)
     parent = Path(tempfile.gettempdir()) if root is None else root
     directory = private_directory(parent, f"perfbot-templates-{getuid() if getuid else 'user'}")
     if directory is None:
         return None
-    return DeferredCache(str(directory), f"{fingerprint(options)}-%s.cache")
+    key = (str(directory), fingerprint(options))
+    if key not in _CACHES:
+        _CACHES[key] = DeferredCache(key[0], f"{key[1]}-%s.cache")
+    return _CACHES[key]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,7 +36,12 @@ hypothesis_settings.load_profile(profile())
 # /dev/shm they go there (about 8% of the suite's time), unless TMPDIR says where. Set before
 # pytest first asks for its temporary root, and inherited by the workers and every child process.
 _MEMORY = Path("/dev/shm")
-if "TMPDIR" not in os.environ and _MEMORY.is_dir() and os.access(_MEMORY, os.W_OK | os.X_OK):
+if (
+    "TMPDIR" not in os.environ
+    and _MEMORY.is_dir()
+    and os.access(_MEMORY, os.W_OK | os.X_OK)
+    and shutil.disk_usage(_MEMORY).free >= 2**30  # a container's default 64 MB is too small
+):
     os.environ["TMPDIR"] = str(_MEMORY)
     tempfile.tempdir = None  # gettempdir() reads TMPDIR again
 

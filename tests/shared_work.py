@@ -55,7 +55,8 @@ def share_parsed_trees_and_compiled_templates(patch: pytest.MonkeyPatch) -> None
 
 def _bot_modules() -> list[str]:
     """The names of `bot`'s imported modules, found again only when the number of modules changed
-    (the scan of some thousand names before each test cost about a millisecond)."""
+    (the scan of some thousand names before each test cost about a millisecond). A `bot` module
+    imported as another is removed, at the same count, would only go unshared: nothing is hidden."""
     if _BOT_MODULES[0] != len(sys.modules):
         found = [name for name in list(sys.modules) if name == "bot" or name.startswith("bot.")]
         _BOT_MODULES[:] = [len(sys.modules), found]

@@ -24,6 +24,7 @@ from bot.context import RunContext
 from bot.github.live import cache, query
 from bot.github.live.adapter import Hooks, LiveGitHub, open_live
 from bot.github.observed import Observed
+from bot.github.port import GitHubError
 from bot.reconcile import executor, gather
 from bot.reconcile.actions import (
     AssignAction,
@@ -271,16 +272,29 @@ def test_every_issue_a_run_will_write_to_is_marked_stale_in_one_save_before_its_
     assert len(saves) == 1
 
 
-def test_a_write_no_run_announced_still_marks_its_issue_stale_first(site: Site) -> None:
+class Unreachable(httpx.BaseTransport):
+    """GitHub gone: every request fails before an answer."""
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("unreachable", request=request)
+
+
+@pytest.mark.parametrize("kind", ["comment", "react", "label", "link"])
+def test_a_write_no_run_announced_marks_its_issues_stale_before_it_is_sent(site: Site, kind: str) -> None:
+    """Even a write whose request never got an answer has its issues re-read by the next run."""
     site.later()
+    site.repo.add_comment(101, 8325, "alice", "/perf complete mac.m1-streamed-q4k-no-copy result: accepted")
     site.repo.add_comment(102, 8324, "alice", COMMAND)
     with site._port(site.cache_file) as port:
         assert isinstance(port, LiveGitHub)
         plan = decide(gather.inputs(site.settings, port.observe(), NOW))
-        first = next(a for a in plan.actions if a.kind == "react")
-        port.react(first)  # straight to the adapter: no `before_writes`
+        action = next(a for a in plan.actions if a.kind == kind)
+        assert site.last is not None
+        site.last.inner = Unreachable()
+        with pytest.raises(GitHubError):
+            getattr(port, kind)(action)  # straight to the adapter: no `before_writes`
     entries = json.loads(site.cache_file.read_text(encoding="utf-8"))["issues"]
-    assert [n for n, e in entries.items() if e["stale"]] == [str(first.issue)]
+    assert sorted(n for n, e in entries.items() if e["stale"]) == sorted(map(str, cache.written_issues(action)))
 
 
 def test_each_write_names_the_issues_it_changes() -> None:

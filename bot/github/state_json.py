@@ -22,6 +22,19 @@ def _indented(text: str, indent: str) -> str:
     return text.replace("\n", "\n" + indent)
 
 
+def _alike(copy_: Any, value: Any) -> bool:
+    """Equal values that JSON also writes alike: `==` takes `0` for `False`, `1` for `1.0` and two
+    objects with their keys in another order as the same, which JSON does not (only called once
+    `==` said equal, so this only tells those apart)."""
+    if type(copy_) is not type(value):
+        return False
+    if isinstance(value, dict):
+        return list(copy_) == list(value) and all(_alike(copy_[key], item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(map(_alike, copy_, value))
+    return True
+
+
 class StateEncoder:
     """Encodes one state dict again and again, remembering the text of each list record."""
 
@@ -49,7 +62,7 @@ class StateEncoder:
         if not isinstance(item, dict | list):
             return json.dumps(item)  # a scalar: quicker to encode than to remember
         known = self._records.get(id(item))
-        if known is not None and known[0] is item and known[1] == item:
+        if known is not None and known[0] is item and known[1] == item and _alike(known[1], item):
             return known[2]
         text = _indented(json.dumps(item, indent=2), "    ")
         self._records[id(item)] = (item, copy.deepcopy(item), text)

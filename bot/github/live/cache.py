@@ -28,7 +28,7 @@ import datetime as dt
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, assert_never
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
 
@@ -36,7 +36,16 @@ from bot.errors import BotError, InputError
 from bot.files import read_text, write_atomic
 from bot.github.observed import Comment, Issue, LabelEvent, Reaction
 from bot.json_input import parse_object
-from bot.reconcile.actions import Action, AssignAction, CommentAction, LabelAction, LinkAction, ReactAction
+from bot.reconcile.actions import (
+    Action,
+    AssignAction,
+    CommentAction,
+    CreateLabelAction,
+    LabelAction,
+    LinkAction,
+    PullRequestAction,
+    ReactAction,
+)
 from bot.untrusted import log_safe, neutral
 
 FORMAT: Literal[1] = 1
@@ -125,7 +134,9 @@ def written_issues(action: Action) -> tuple[int, ...]:
         return (action.issue, action.target)
     if isinstance(action, CommentAction | ReactAction | AssignAction | LabelAction):
         return (action.issue,)
-    return ()
+    if isinstance(action, CreateLabelAction | PullRequestAction):
+        return ()
+    assert_never(action)  # a new kind of write says which issues it changes, or mypy fails
 
 
 @dataclass

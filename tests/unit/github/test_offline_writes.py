@@ -26,6 +26,8 @@ _JSON = st.recursive(
 @settings(max_examples=60, deadline=None)
 @given(raw=st.dictionaries(st.text(max_size=5), _JSON, max_size=4), key=st.text(max_size=5), value=_JSON)
 @example(raw={"git": {"a": {"b": 1}, "c": [1]}, "d": {}}, key="b", value=[2])
+@example(raw={"issues": [{"draft": 0, "n": 1.0}], "git": {"f": {"draft": 1}}}, key="draft", value=False)
+@example(raw={"issues": [{"n": 1}]}, key="n", value=1.0)
 def test_the_state_text_is_json_dumps_before_and_after_a_change_in_place(
     raw: dict[str, Any], key: str, value: Any
 ) -> None:
@@ -42,6 +44,12 @@ def test_the_state_text_is_json_dumps_before_and_after_a_change_in_place(
         else:
             item[key] = value
     raw[key] = value
+    assert encoder.text(raw) == json.dumps(raw, indent=2) + "\n"
+    for item in [v for v in raw.values() if isinstance(v, list)]:
+        for record in item:
+            if isinstance(record, dict) and len(record) > 1:
+                first = next(iter(record))
+                record[first] = record.pop(first)  # the same keys and values, in another order
     assert encoder.text(raw) == json.dumps(raw, indent=2) + "\n"
 
 

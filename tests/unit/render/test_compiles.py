@@ -30,6 +30,7 @@ def compiles(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Counter[str]:
     empty cache of its own."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(render, "_ENVIRONMENTS", {})
+    monkeypatch.setattr(template_cache, "_CACHES", {})
     counted: Counter[str] = Counter()
     compile_source = jinja2.Environment.compile
 
@@ -39,6 +40,12 @@ def compiles(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Counter[str]:
 
     monkeypatch.setattr(jinja2.Environment, "compile", counting)
     return counted
+
+
+def new_process() -> None:
+    """As a new process starts: no environment and no cache in memory, only the files on disk."""
+    render._ENVIRONMENTS.clear()
+    template_cache._CACHES.clear()
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +69,7 @@ def test_a_later_process_compiles_nothing_unchanged(compiles: Counter[str], sett
     first = pages(settings, seed)
     assert compiles["page.md.j2"] == 1
     render.flush()  # as the process ends
-    render._ENVIRONMENTS.clear()  # as a new process starts: only the files on disk remain
+    new_process()
     compiles.clear()
     assert pages(settings, seed) == first
     assert compiles == Counter()
@@ -72,12 +79,12 @@ def test_a_changed_template_is_compiled_again(compiles: Counter[str], settings: 
     templates = render.read_templates(settings.templates_path)
     before = Renderer(templates).page(seed, settings.config.page_text)
     render.flush()
-    render._ENVIRONMENTS.clear()
+    new_process()
     changed = {**templates, "page.md.j2": "{{ s.constraints | length }} constraints\n"}
     assert Renderer(changed).page(seed, settings.config.page_text) == f"{len(seed.constraints)} constraints\n"
     assert compiles["page.md.j2"] == 2
     render.flush()
-    render._ENVIRONMENTS.clear()
+    new_process()
     assert Renderer(templates).page(seed, settings.config.page_text) == before
     assert compiles["page.md.j2"] == 3  # one cache entry per name: the changed source replaced it
 
@@ -88,7 +95,7 @@ def test_a_damaged_cache_file_is_compiled_over(compiles: Counter[str], settings:
     cache = next(Path(tempfile.gettempdir()).glob("perfbot-templates-*"))
     for entry in cache.iterdir():
         entry.write_bytes(entry.read_bytes()[:40])  # right header, truncated code
-    render._ENVIRONMENTS.clear()
+    new_process()
     compiles.clear()
     assert pages(settings, seed, renderers=1) == first
     assert compiles["page.md.j2"] == 1
@@ -114,7 +121,7 @@ def test_without_a_cache_templates_render_the_same(
     compiles: Counter[str], monkeypatch: pytest.MonkeyPatch, settings: Settings, seed: Snapshot
 ) -> None:
     cached = pages(settings, seed, renderers=1)
-    render._ENVIRONMENTS.clear()
+    new_process()
     monkeypatch.setattr(template_cache, "private_directory", lambda parent, name: None)
     assert pages(settings, seed, renderers=1) == cached
 
@@ -147,7 +154,18 @@ def test_deciding_reads_and_writes_no_file_even_with_nothing_compiled_yet(
     assert list(cache.iterdir()) == []
     render.flush()
     assert len(list(cache.glob("*.cache"))) == len(compiles)
-    render._ENVIRONMENTS.clear()
+    new_process()
     compiles.clear()
     assert decide(gather.inputs(settings, observed, NOW)) == plan
     assert compiles == Counter()  # the next run read them all back
+
+
+def test_another_set_of_templates_in_the_process_reuses_what_the_first_compiled(
+    compiles: Counter[str], settings: Settings, seed: Snapshot
+) -> None:
+    """A run on custom templates that fails renders its failure with the shipped ones: a second
+    environment, which loads the templates the first compiled rather than compiling them again."""
+    templates = render.read_templates(settings.templates_path)
+    first = Renderer(templates).page(seed, settings.config.page_text)
+    assert Renderer({**templates, "extra.j2": "x"}).page(seed, settings.config.page_text) == first
+    assert compiles["page.md.j2"] == 1

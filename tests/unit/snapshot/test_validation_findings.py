@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.snapshot.findings import Finding
-from bot.snapshot.validation import _name, review_issue, validate
+from bot.snapshot.validation import _name, _walked_cells, _worked_out_cells, review_issue, validate
+from tests.property_budget import examples
 from tests.unit.snapshot.values import DATA, edited, replaced, valid
 
 
@@ -281,3 +284,23 @@ def test_a_section_that_grew_reports_the_findings_of_its_first_records_once() ->
     added = before.work_packets[1].model_copy(update={"id": "w9", "issue": 99})
     after = before.model_copy(update={"work_packets": (*before.work_packets, added)})
     assert validate(after).count(finding) == 1
+
+
+# Every character a check looks for, the ones JSON escapes, and their near misses.
+_RISKY = st.text(
+    alphabet=st.sampled_from(
+        list('ab :|<>#[]!?/\\"\t\n\r\x00\x07\x1f\x7f\x85\x9f\xa0\u2028\u2029\u061c\u200e\u202e\u2066\u3000')
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=examples(300, bounded=100), deadline=None)
+@given(lane=_RISKY, path=_RISKY, ref=_RISKY)
+def test_a_record_is_passed_over_only_when_walking_its_texts_finds_nothing(lane: str, path: str, ref: str) -> None:
+    """The one search over a record's JSON never hides what the walk over its texts reports."""
+    packet = valid().work_packets[1].model_copy(update={"lane": lane, "paths": ("src/**", path)})
+    constraint = valid().constraints[1]
+    constraint = constraint.model_copy(update={"evidence": (constraint.evidence[0].model_copy(update={"ref": ref}),)})
+    assert _worked_out_cells("work_packets", 1, packet) == _walked_cells("work_packets", 1, packet)
+    assert _worked_out_cells("constraints", 1, constraint) == _walked_cells("constraints", 1, constraint)
