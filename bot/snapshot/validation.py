@@ -230,7 +230,7 @@ def _record_cells(key: str, index: int, record: BaseModel) -> tuple[Finding, ...
 
 
 def _worked_out_cells(key: str, index: int, record: BaseModel) -> tuple[Finding, ...]:
-    if not _MAYBE_SUSPECT_JSON.search(record.model_dump_json(by_alias=True)):
+    if not _MAYBE_SUSPECT_JSON.search(record.model_dump_json()):  # no field name holds any of them
         return ()  # the usual record: none of its texts holds anything the checks look for
     return _walked_cells(key, index, record)
 
