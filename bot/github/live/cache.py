@@ -36,16 +36,7 @@ from bot.errors import BotError, InputError
 from bot.files import read_text, write_atomic
 from bot.github.observed import Comment, Issue, LabelEvent, Reaction
 from bot.json_input import parse_object
-from bot.reconcile.actions import (
-    Action,
-    AssignAction,
-    CommentAction,
-    CreateLabelAction,
-    LabelAction,
-    LinkAction,
-    PullRequestAction,
-    ReactAction,
-)
+from bot.reconcile import actions as planned
 from bot.untrusted import log_safe, neutral
 
 FORMAT: Literal[1] = 1
@@ -127,14 +118,14 @@ def _mismatch(cache: ObservationCache, expected: Expected) -> str:
     return ""
 
 
-def written_issues(action: Action) -> tuple[int, ...]:
+def written_issues(action: planned.Action) -> tuple[int, ...]:
     """The issues a write changes, whose next read must not come from the cache: a link changes
     both ends; a new label and the PR change no tracked issue's observed fields."""
-    if isinstance(action, LinkAction):
+    if isinstance(action, planned.LinkAction):
         return (action.issue, action.target)
-    if isinstance(action, CommentAction | ReactAction | AssignAction | LabelAction):
+    if isinstance(action, planned.CommentAction | planned.ReactAction | planned.AssignAction | planned.LabelAction):
         return (action.issue,)
-    if isinstance(action, CreateLabelAction | PullRequestAction):
+    if isinstance(action, planned.CreateLabelAction | planned.PullRequestAction):
         return ()
     assert_never(action)  # a new kind of write says which issues it changes, or mypy fails
 
@@ -156,7 +147,7 @@ class Keeper:
         else:
             self._save()
 
-    def touch_for(self, *actions: Action) -> None:
+    def touch_for(self, *actions: planned.Action) -> None:
         """Mark stale every issue `actions` write to (one save for all those not marked yet)."""
         self.touch(*(number for action in actions for number in written_issues(action)))
 
