@@ -23,16 +23,16 @@ def _indented(text: str, indent: str) -> str:
 
 
 def _alike(copy_: Any, value: Any) -> bool:
-    """Equal values that JSON also writes alike: `==` takes `0` for `False`, `1` for `1.0` and two
-    objects with their keys in another order as the same, which JSON does not (only called once
-    `==` said equal, so this only tells those apart)."""
+    """Equal values that JSON also writes alike: `==` takes `0` for `False`, `1` for `1.0`, `0.0` for
+    `-0.0` and two objects with their keys in another order as the same, which JSON does not (only
+    called once `==` said equal, so this only tells those apart)."""
     if type(copy_) is not type(value):
         return False
     if isinstance(value, dict):
         return list(copy_) == list(value) and all(_alike(copy_[key], item) for key, item in value.items())
     if isinstance(value, list):
         return all(map(_alike, copy_, value))
-    return True
+    return type(value) is not float or copy_.hex() == value.hex()  # 0.0 == -0.0, which JSON writes apart
 
 
 class StateEncoder:

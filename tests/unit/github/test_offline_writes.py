@@ -28,6 +28,7 @@ _JSON = st.recursive(
 @example(raw={"git": {"a": {"b": 1}, "c": [1]}, "d": {}}, key="b", value=[2])
 @example(raw={"issues": [{"draft": 0, "n": 1.0}], "git": {"f": {"draft": 1}}}, key="draft", value=False)
 @example(raw={"issues": [{"n": 1}]}, key="n", value=1.0)
+@example(raw={"issues": [{"n": 0.0}]}, key="n", value=-0.0)
 def test_the_state_text_is_json_dumps_before_and_after_a_change_in_place(
     raw: dict[str, Any], key: str, value: Any
 ) -> None:

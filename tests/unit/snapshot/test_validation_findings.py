@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.snapshot.cells import _SUSPECT, _name, _walked_cells, _worked_out_cells
 from bot.snapshot.findings import Finding
-from bot.snapshot.validation import _name, _walked_cells, _worked_out_cells, review_issue, validate
+from bot.snapshot.validation import review_issue, validate
 from tests.property_budget import examples
 from tests.unit.snapshot.values import DATA, edited, replaced, valid
 
@@ -304,3 +305,30 @@ def test_a_record_is_passed_over_only_when_walking_its_texts_finds_nothing(lane:
     constraint = constraint.model_copy(update={"evidence": (constraint.evidence[0].model_copy(update={"ref": ref}),)})
     assert _worked_out_cells("work_packets", 1, packet) == _walked_cells("work_packets", 1, packet)
     assert _worked_out_cells("constraints", 1, constraint) == _walked_cells("constraints", 1, constraint)
+
+
+# Every text a cell check can flag holds one of these: a character `_SUSPECT` finds alone, or a
+# run it finds only together, or a trailing backslash.
+_TRIGGERS = [
+    *(chr(n) for n in range(0x10000) if not 0xD800 <= n < 0xE000 and _SUSPECT.search(chr(n))),
+    "  ::x",
+    "a ##[b",
+    "<a",
+    "</",
+    "<!",
+    "<?",
+    "ends in \\",
+]
+
+
+@pytest.mark.parametrize("text", _TRIGGERS, ids=[f"U+{ord(t[0]):04X}-{len(t)}" for t in _TRIGGERS])
+def test_no_text_a_check_flags_is_passed_over(text: str) -> None:
+    packet = valid().work_packets[1].model_copy(update={"lane": f"x{text}" if text[0] != " " else text})
+    found = _walked_cells("work_packets", 1, packet)
+    assert found  # each trigger is one the walk reports
+    assert _worked_out_cells("work_packets", 1, packet) == found
+
+
+def test_a_lone_surrogate_is_walked_rather_than_written_as_json() -> None:
+    packet = valid().work_packets[1].model_copy(update={"lane": "a\ud800|b"})
+    assert _worked_out_cells("work_packets", 1, packet) == _walked_cells("work_packets", 1, packet) != ()

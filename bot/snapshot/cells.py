@@ -1,0 +1,181 @@
+"""The rules on text that lands in the page's table cells, the replies and a job's log: no `|`,
+line break, HTML markup, control or bidirectional character, trailing backslash or Actions
+command. Part of `validation`; a record's findings are worked out once per record object."""
+
+from __future__ import annotations
+
+import contextlib
+import operator
+import re
+from collections.abc import Callable, Iterator
+from functools import cache
+from typing import Any, get_args, get_origin
+
+from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
+
+from bot.snapshot.findings import Finding
+from bot.snapshot.model import Snapshot
+
+# Raw HTML (a tag, a comment, a declaration) renders inside GitHub's tables and can end a cell.
+_HTML_TAG = re.compile(r"<[A-Za-z/!?]")
+# Characters no page line may carry: controls (but the tab) and the line separators some readers
+# break lines at; bidirectional controls, which reorder the text around them on the page.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
+_BIDI = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# What a GitHub Actions runner reads as a command when the page or the plan is printed to a log.
+_WORKFLOW_COMMAND = re.compile(r"^\s*::|##\[")
+# Any character or markup a check below looks for: a text without one (almost every text) has no
+# finding but a trailing backslash's, and is passed over with one search instead of six.
+_SUSPECT = re.compile("|".join(p.pattern for p in (_CONTROL, _BIDI, _WORKFLOW_COMMAND, _HTML_TAG)) + r"|[|\n\r]")
+# The same, looked for in a whole record's JSON at once (one search in C instead of a walk over
+# its texts): JSON writes the controls below U+0020, a backslash and a quote as escapes (each
+# starts with a backslash), and the rest as they are, so a record whose JSON has none of these
+# has no text any check would flag. Built from the patterns above, so it cannot drift from them.
+_MAYBE_SUSPECT_JSON = re.compile("|".join((_CONTROL.pattern, _BIDI.pattern, r"[|<\\]|::|##\[")))
+
+
+def table_cells(s: Snapshot) -> Iterator[Finding]:
+    """Text that lands in a table cell may not contain `|` or a line break (upstream does not escape).
+
+    A record's findings depend on the record and its place alone, so they are worked out once
+    per section and record object (cached, `_section_cells`)."""
+    records = _record_fields()
+    rest = s.model_dump(by_alias=True, exclude=set(records))
+    for name, field in Snapshot.model_fields.items():
+        key = field.alias or name
+        if name not in records:
+            yield from _text_cells(_strings(rest[key], (key,)), lambda loc: _name(s, loc)) if key in rest else ()
+            continue
+        yield from _section_cells(key, getattr(s, name))
+
+
+# Findings by the identity of what they were worked out for: a run that applies many commands
+# validates after each, and its snapshots share most sections and records (frozen objects) with
+# the one before. Hashing a frozen model by value (all its fields) cost more than the checks, so
+# an equal record that is another object is simply worked out again, to the same findings.
+# Each entry keeps its object alive, so its id is not reused while it is here.
+_SECTIONS: dict[int, tuple[tuple[BaseModel, ...], str, tuple[Finding, ...]]] = {}
+_RECORDS: dict[int, tuple[BaseModel, tuple[str, int], tuple[Finding, ...]]] = {}
+_MAX_CACHED = 8192
+# The last list of each section worked out, with each record's findings.
+_LAST: dict[str, tuple[tuple[BaseModel, ...], tuple[tuple[Finding, ...], ...]]] = {}
+
+
+def clear_cell_cache() -> None:
+    """Forget every cached finding (tests start from nothing)."""
+    _SECTIONS.clear()
+    _RECORDS.clear()
+    _LAST.clear()
+
+
+@cache
+def _record_fields() -> frozenset[str]:
+    """The snapshot's lists of records (`tuple[SomeModel, ...]`), whose cells are checked per record."""
+    return frozenset(
+        name
+        for name, field in Snapshot.model_fields.items()
+        if get_origin(field.annotation) is tuple
+        and (args := get_args(field.annotation))
+        and isinstance(args[0], type)
+        and issubclass(args[0], BaseModel)
+    )
+
+
+def _section_cells(key: str, records: tuple[BaseModel, ...]) -> tuple[Finding, ...]:
+    cached = _SECTIONS.get(id(records))
+    if cached is not None and cached[0] is records and cached[1] == key:
+        return cached[2]
+    # A list that grew or changed since the last one of this section (the ledger, after each
+    # command) keeps the findings of the records it shares at its start, told by identity.
+    previous, findings = _LAST.get(key, ((), ()))
+    same = list(map(operator.is_, records, previous))
+    kept = same.index(False) if False in same else len(same)
+    per_record = findings[:kept] + tuple(_record_cells(key, i, records[i]) for i in range(kept, len(records)))
+    _LAST[key] = (records, per_record)
+    found = tuple(finding for record_findings in per_record for finding in record_findings)
+    if len(_SECTIONS) >= _MAX_CACHED:
+        _SECTIONS.clear()
+    _SECTIONS[id(records)] = (records, key, found)
+    return found
+
+
+def _record_cells(key: str, index: int, record: BaseModel) -> tuple[Finding, ...]:
+    cached = _RECORDS.get(id(record))
+    if cached is not None and cached[0] is record and cached[1] == (key, index):
+        return cached[2]
+    found = _worked_out_cells(key, index, record)
+    if len(_RECORDS) >= _MAX_CACHED:
+        _RECORDS.clear()
+    _RECORDS[id(record)] = (record, (key, index), found)
+    return found
+
+
+def _worked_out_cells(key: str, index: int, record: BaseModel) -> tuple[Finding, ...]:
+    with contextlib.suppress(PydanticSerializationError):  # a lone surrogate (every reader removes them first)
+        if not _MAYBE_SUSPECT_JSON.search(record.model_dump_json()):  # nor does any field name hold one
+            return ()  # the usual record: none of its texts holds anything the checks look for
+    return _walked_cells(key, index, record)
+
+
+def _walked_cells(key: str, index: int, record: BaseModel) -> tuple[Finding, ...]:
+    named = _record_name(key, index, record) + " "
+    strings = _strings(record.model_dump(by_alias=True), (key, index))
+    return tuple(_text_cells(strings, lambda loc: named + ".".join(map(str, loc[2:]))))
+
+
+def _text_cells(
+    strings: Iterator[tuple[tuple[str | int, ...], str]], name: Callable[[tuple[str | int, ...]], str]
+) -> Iterator[Finding]:
+    for loc, text in strings:
+        if not _SUSPECT.search(text) and not text.endswith("\\"):
+            continue
+        yield from (Finding(loc, f"{name(loc)}: {why}") for why in _unprintable(text))
+        if loc == ("definition",):
+            if "\n" in text or "\r" in text:
+                yield Finding(loc, "definition must be one line")
+            continue
+        if "|" in text:
+            yield Finding(loc, f"{name(loc)}: '|' would break the table cell; rephrase it")
+        if _HTML_TAG.search(text):
+            yield Finding(loc, f"{name(loc)}: HTML markup would break the table; rephrase it")
+        if "\n" in text or "\r" in text:
+            yield Finding(loc, f"{name(loc)}: a line break would break the table cell; use one line")
+
+
+def _unprintable(text: str) -> Iterator[str]:
+    """Why `text` cannot be printed as it is on the page, in replies or in a job's log."""
+    if _CONTROL.search(text):
+        yield "a control character or line separator would break the page; use plain text"
+    if _BIDI.search(text):
+        yield "a bidirectional control character would reorder the text around it; remove it"
+    if text.endswith("\\") and (len(text) - len(text.rstrip("\\"))) % 2:
+        yield "a trailing backslash would escape the markup that follows it on the page; remove it"
+    if _WORKFLOW_COMMAND.search(text):
+        yield "'::' at the start or '##[' would be read as a GitHub Actions command; rephrase it"
+
+
+def _strings(value: Any, loc: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    if isinstance(value, str):
+        yield loc, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, (*loc, key))
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from _strings(item, (*loc, index))
+
+
+def _name(s: Snapshot, loc: tuple[str | int, ...]) -> str:
+    """`section "id" field` for a message, e.g. `work_packets "m1" next_action`."""
+    if len(loc) >= 3 and isinstance(loc[1], int):
+        key, index = str(loc[0]), loc[1]
+        return f"{_record_name(key, index, getattr(s, key)[index])} {'.'.join(map(str, loc[2:]))}"
+    return ".".join(map(str, loc))
+
+
+def _record_name(key: str, index: int, record: BaseModel) -> str:
+    """`section "id"`: a record by its id, else its source or state, else its place in the list."""
+    # A route has a state too, but its source is what names it.
+    ident = getattr(record, "id", None) or getattr(record, "source", None) or getattr(record, "state", None)
+    return f'{key} "{ident if ident is not None else index}"'
