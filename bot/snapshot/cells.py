@@ -31,8 +31,9 @@ _SUSPECT = re.compile("|".join(p.pattern for p in (_CONTROL, _BIDI, _WORKFLOW_CO
 # The same, looked for in a whole record's JSON at once (one search in C instead of a walk over
 # its texts): JSON writes the controls below U+0020, a backslash and a quote as escapes (each
 # starts with a backslash), and the rest as they are, so a record whose JSON has none of these
-# has no text any check would flag. Built from the patterns above, so it cannot drift from them.
-_MAYBE_SUSPECT_JSON = re.compile("|".join((_CONTROL.pattern, _BIDI.pattern, r"[|<\\]|::|##\[")))
+# has no text any check would flag. Built from the classes above, so it cannot drift from them, as
+# one class (alternatives, tried at every character, cost a run at 100x the seed 7% more instructions).
+_MAYBE_SUSPECT_JSON = re.compile(f"[{_CONTROL.pattern[1:-1]}{_BIDI.pattern[1:-1]}|<\\\\]|::|##\\[")
 
 
 def table_cells(s: Snapshot) -> Iterator[Finding]:
