@@ -99,7 +99,9 @@ def load(path: Path, expected: Expected) -> ObservationCache | None:
         cache = ObservationCache.model_validate(parse_object(read_text(path, MAX_BYTES), str(path), "the cache"))
         reason = _mismatch(cache, expected)
     except InputError as exc:
-        reason = f"unreadable ({exc.problems[0].message})"
+        problem = exc.problems[0]
+        where = f" at {problem.line}:{problem.col}" if problem.line > 0 else ""
+        reason = f"unreadable{where} ({problem.message})"
     except ValidationError as exc:
         reason = f"unreadable ({str(exc).splitlines()[0]})"
     if reason:

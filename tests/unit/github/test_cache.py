@@ -54,6 +54,22 @@ def test_an_absent_file_is_a_silent_full_read_and_a_bad_one_a_warning(
     assert "warning: observation cache" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{"format": 1,\n "format": 1}', 'unreadable at 2:2 (the cache: duplicate key "format")'),
+        ('{"format": 1,\n x}', "unreadable at 2:2 (the cache is not valid JSON"),
+        ("[" * 70 + "]" * 70, "unreadable"),
+    ],
+)
+def test_a_cache_that_is_not_json_is_a_warning_naming_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, said: str
+) -> None:
+    (tmp_path / "bad.json").write_text(text, encoding="utf-8")
+    assert cache.load(tmp_path / "bad.json", expected()) is None
+    assert f"warning: observation cache {tmp_path / 'bad.json'}: {said}" in capsys.readouterr().err
+
+
 def test_touch_marks_each_issue_stale_once_and_writes_the_file_each_time(tmp_path: Path) -> None:
     path = tmp_path / "c.json"
     keeper = cache.Keeper(path)
