@@ -28,6 +28,7 @@ Errors are never stored: a text that fails to parse or compile fails again each 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -96,17 +97,6 @@ def _saved_once(save_text: Callable[..., str]) -> Callable[..., str]:
         return text
 
     return save_text_once
-
-
-def _built_once(build: Callable[[], Any]) -> Callable[[], Any]:
-    built: list[Any] = []
-
-    def build_once() -> Any:
-        if not built:
-            built.append(build())
-        return built[0]
-
-    return build_once
 
 
 def _syntax(env: Environment) -> tuple[Any, ...]:
@@ -187,6 +177,6 @@ _SHARED: dict[int, tuple[Any, Any]] = {
         (store.parse_tree, _by_text(store.parse_tree, lambda tree, _: tree)),
         (store.parse_model, _by_text(store.parse_model, lambda loaded, file: dataclasses.replace(loaded, file=file))),
         (store_rewrite.save_text, _saved_once(store_rewrite.save_text)),
-        (arguments.parser, _built_once(arguments.parser)),
+        (arguments.parser, functools.cache(arguments.parser)),
     ]
 }

@@ -122,7 +122,7 @@ class OfflineGitHub(NativeWrites):
         other branches a run reads. With `journal`, writes are journalled until `fold`."""
         before = stamp(path)
         state_text, raw, journalled = read_folded(path)
-        raw, observed = checked_state(raw, str(path))
+        raw, observed = checked_state(raw, f"{path} (with {journal_path(path).name})" if journalled else str(path))
         found = {b: dict(files) for b, files in observed.branch_files.items()}
         for where in branch_files:
             text = branch_file_text(raw, where)

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bot.errors import OutputError, input_error
+from bot.errors import InputError, OutputError, input_error
 from bot.files import read_text, signature
 from bot.json_input import JsonProblem, loads, parse_object
 
@@ -87,33 +87,53 @@ def fold(raw: dict[str, Any], state_text: str, journal: Path) -> tuple[dict[str,
     complete = lines[:-1]  # the part after the last line break is a write cut off halfway, or ""
     if not complete:
         return raw, False
-    try:
-        extends = loads(complete[0])["extends"]
-        entries = [loads(line) for line in complete[1:]]
-    except JsonProblem as problem:
-        raise input_error(str(journal), f"not a journal of state writes: {problem.reason}") from problem
-    except (KeyError, TypeError) as exc:
-        raise input_error(str(journal), f"not a journal of state writes: {exc}") from exc
+    items = [_line(line, number, journal) for number, line in enumerate(complete, start=1)]
+    extends = items[0].get("extends") if set(items[0]) == {"extends"} else None
+    if not isinstance(extends, str):
+        raise input_error(str(journal), 'not a journal of state writes: the first line is not {"extends": ...}', 1)
+    entries = [_write(item, number, journal) for number, item in enumerate(items[1:], start=2)]
     if extends == digest(state_text):
         return _applied(raw, entries, journal), True
-    if _applied(copy.deepcopy(raw), entries, journal) == raw:
-        return raw, False  # folded already; the run stopped before removing the journal
     message = "holds writes over a different state file (it changed after a run stopped); remove one of them"
+    try:
+        if _applied(copy.deepcopy(raw), entries, journal) == raw:
+            return raw, False  # folded already; the run stopped before removing the journal
+    except InputError:
+        pass  # its writes do not even fit the state: the same answer
     raise input_error(str(journal), message)
 
 
-def _applied(raw: dict[str, Any], entries: list[Any], journal: Path) -> dict[str, Any]:
-    for number, item in enumerate(entries, start=2):
+def _line(line: str, number: int, journal: Path) -> dict[str, Any]:
+    try:
+        item = loads(line)
+    except JsonProblem as problem:
+        raise input_error(str(journal), f"not a journal of state writes: {problem.reason}", number) from problem
+    if not isinstance(item, dict):
+        raise input_error(str(journal), "not a journal of state writes: a line is not a JSON object", number)
+    return item
+
+
+def _write(item: dict[str, Any], number: int, journal: Path) -> tuple[list[str | int], Any]:
+    """(path, value) of a write line: `{"set": [key or index, ...], "value": ...}` and nothing else."""
+    path = item.get("set")
+    if set(item) != {"set", "value"} or not isinstance(path, list) or not path:
+        expected = 'not a write of the journal: expected {"set": [key, ...], "value": ...}'
+        raise input_error(str(journal), expected, number)
+    if not all(type(part) in (str, int) for part in path):  # `bool` is an `int`, but no key or index
+        raise input_error(str(journal), "not a write of the journal: a key or index is not text or a number", number)
+    return path, item["value"]
+
+
+def _applied(raw: dict[str, Any], entries: list[tuple[list[str | int], Any]], journal: Path) -> dict[str, Any]:
+    for number, (path, value) in enumerate(entries, start=2):
         try:
-            _set(raw, item["set"], item["value"])
+            _set(raw, path, value)
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise input_error(str(journal), f"a write that does not fit the state: {exc}", number) from exc
     return raw
 
 
-def _set(raw: dict[str, Any], path: list[Any], value: Any) -> None:
-    if not path:
-        raise ValueError("an empty path")
+def _set(raw: dict[str, Any], path: list[str | int], value: Any) -> None:
     node: Any = raw
     for depth, part in enumerate(path[:-1]):
         made: Any = [] if isinstance(path[depth + 1], int) else {}

@@ -159,3 +159,53 @@ def test_a_journal_line_outside_what_json_inputs_take_is_refused_naming_it(tmp_p
     with pytest.raises(InputError) as refused:
         OfflineGitHub.open(path, NOW)
     assert str(journal_path(path)) in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ('{"set": "abc", "value": 1}', "expected {"),
+        ('{"set": [], "value": 1}', "expected {"),
+        ('{"set": ["issues"]}', "expected {"),
+        ('{"set": ["issues", 0], "value": 1, "also": 2}', "expected {"),
+        ('{"set": ["issues", true], "value": 1}', "a key or index is not text or a number"),
+        ('{"set": ["issues", 0.5], "value": 1}', "a key or index is not text or a number"),
+        ("[1, 2]", "a line is not a JSON object"),
+    ],
+)
+def test_a_journal_line_that_is_no_write_is_refused_at_its_line(tmp_path: Path, line: str, said: str) -> None:
+    path = stopped_run(tmp_path)
+    lines = journal_path(path).read_text(encoding="utf-8").count("\n")
+    with journal_path(path).open("a", encoding="ascii") as handle:
+        handle.write(line + "\n")
+    before = path.read_text(encoding="utf-8")
+    with pytest.raises(InputError) as refused:
+        OfflineGitHub.open(path, NOW)
+    assert str(refused.value).startswith(f"{journal_path(path)}:{lines + 1}: not a ")
+    assert said in str(refused.value)
+    assert path.read_text(encoding="utf-8") == before
+
+
+def test_a_journal_whose_first_line_names_no_state_is_refused_at_line_1(tmp_path: Path) -> None:
+    path = stopped_run(tmp_path)
+    journal = journal_path(path)
+    journal.write_text("7\n" + journal.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
+    with pytest.raises(InputError) as refused:
+        OfflineGitHub.open(path, NOW)
+    assert str(refused.value).startswith(f"{journal}:1: not a journal of state writes")
+
+
+def test_writes_over_a_changed_state_that_no_longer_fit_it_say_the_state_changed(tmp_path: Path) -> None:
+    path = stopped_run(tmp_path)
+    journal_path(path).write_text('{"extends": "0"}\n{"set": ["issues", 99, "title"], "value": "x"}\n')
+    with pytest.raises(InputError, match="holds writes over a different state file"):
+        OfflineGitHub.open(path, NOW)
+
+
+def test_a_problem_the_journal_brought_in_names_the_journal_too(tmp_path: Path) -> None:
+    path = stopped_run(tmp_path)
+    with journal_path(path).open("a", encoding="ascii") as handle:
+        handle.write('{"set": ["issues", 0, "number"], "value": "x"}\n')
+    with pytest.raises(InputError) as refused:
+        OfflineGitHub.open(path, NOW)
+    assert str(refused.value).startswith(f"{path} (with {journal_path(path).name})")
