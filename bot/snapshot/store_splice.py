@@ -40,7 +40,7 @@ def fast_save_text(text: str, old: Snapshot, new: Snapshot, seen: Seen | None) -
     `seen`), or None to take the slow path."""
     lines = source_lines(text)
     found = sections(lines, seen)
-    old_data, _ = old.to_data()
+    old_data = old.model_dump(by_alias=True)  # its sparse form is not needed
     data, sparse = new.to_data()
     added = _added_keys([s.key for s in found], old_data, data, sparse) if found else None
     if not found or added is None:

@@ -34,6 +34,7 @@ def test_the_state_text_is_json_dumps_before_and_after_a_change_in_place(
 ) -> None:
     encoder = StateEncoder()
     assert encoder.text(raw) == json.dumps(raw, indent=2) + "\n"
+    assert encoder.text(raw) == json.dumps(raw, indent=2) + "\n"  # the records are remembered from the second save
     for item in [v for v in raw.values() if isinstance(v, list | dict)]:
         for record in item if isinstance(item, list) else item.values():
             if isinstance(record, dict):
