@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from bot.errors import InputError
 from bot.snapshot import store
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store_safe import Marks, load_data, locate
-from tests.malformed import every_path, value_at
+from tests.malformed import SMALL_SNAPSHOT, _set, every_path, value_at
 from tests.property_budget import examples
 
 # The store's own parse and rewrite are under test: each test runs them anew (tests/shared_work.py).
@@ -161,3 +162,62 @@ def test_dates_stay_source_text() -> None:
     assert read
     assert type(data["d"]) is store.PlainDate
     assert data == {"d": "2026-08-27", "t": "2026-08-27"}
+
+
+def problems_of(text: str, *, round_trip_only: bool) -> list[str]:
+    """What `parse_model` reports for `text`; with `round_trip_only`, as if the C parser declined it."""
+    with pytest.MonkeyPatch.context() as patch:
+        if round_trip_only:
+            patch.setattr(store, "load_data", lambda *args, **kwargs: (False, None))
+        with pytest.raises(InputError) as refused:
+            store.parse_model(text, "s.yaml", Snapshot)
+    return [str(problem) for problem in refused.value.problems]
+
+
+_SMALL_DATA = fast(SMALL_SNAPSHOT.format(style=" old value"))[1]
+_NOT_VALID: st.SearchStrategy[Any] = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.lists(st.integers(), max_size=2), st.builds(dict, k=st.just(1))
+)
+
+
+@st.composite
+def invalid_snapshots(draw: st.DrawFn) -> str:
+    """The small snapshot with a handful of keys added, dropped or given a value of the wrong type,
+    anywhere in it: text the C parser reads and the model refuses."""
+    data = _SMALL_DATA
+    for _ in range(draw(st.integers(1, 3))):
+        places = [p for p in every_path(data) if p]
+        path = draw(st.sampled_from(places))
+        change = draw(st.sampled_from(["wrong", "unknown", "drop"]))
+        parent = value_at(data, path[:-1])
+        if change == "unknown" and isinstance(parent, dict):
+            path = (*path[:-1], draw(st.sampled_from(["bogus", "Name", "id "])))
+        if change == "drop" and isinstance(parent, dict):
+            data = _set(data, path[:-1], {k: v for k, v in parent.items() if k != path[-1]})
+        else:
+            data = _set(data, path, draw(_NOT_VALID))
+    return store.dump_tree(data)
+
+
+@settings(max_examples=examples(100, bounded=25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(invalid_snapshots())
+def test_a_refused_snapshot_is_located_alike_on_both_paths(text: str) -> None:
+    """Model problems in text the C parser reads are located with its marks, at the places (and
+    under the names) the round-trip tree gives them."""
+    try:
+        Snapshot.model_validate(fast(text)[1])
+    except ValidationError:
+        pass
+    else:
+        return  # the change happened to leave it valid
+    assert fast(text)[0]
+    assert problems_of(text, round_trip_only=False) == problems_of(text, round_trip_only=True)
+
+
+def test_a_refused_snapshot_read_by_the_c_parser_builds_no_round_trip_tree() -> None:
+    text = SMALL_SNAPSHOT.format(style=" old value").replace("  - id: ", "  - bogus: 1\n    id: ", 1)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store, "parse_tree", lambda *args: pytest.fail("the round-trip tree was built"))
+        with pytest.raises(InputError) as refused:
+            store.parse_model(text, "s.yaml", Snapshot)
+    assert [str(p) for p in refused.value.problems] == ['s.yaml:6:5: current constraint "c1": bogus: unknown key']

@@ -202,16 +202,19 @@ def parse_tree(text: str, file: str) -> Any:
 def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
     """Parse and validate YAML text into `model`, naming file:line:col of every problem.
 
-    Valid text is read by the C parser (`store_safe`); the round-trip tree is built only when
-    something is wrong, to name where, or later, when the file is rewritten."""
+    Text the C parser reads (`store_safe`) is validated from its data, and its problems are
+    located with the C parser's marks; the round-trip tree is built only for text it leaves to
+    ruamel (to read it, or name where it is wrong), or later, when the file is rewritten."""
     if len(text) <= MAX_INPUT_BYTES and not _opener_run(text):
         seen: store_safe.Seen = []
         read, data = load_data(text, max_depth=MAX_DEPTH, max_digits=MAX_INTEGER_DIGITS, date=PlainDate, seen=seen)
         if read and isinstance(data, Mapping):
             try:
                 return Loaded(model.model_validate(data), None, file, text, seen)
-            except ValidationError:
-                pass  # read again below, so every problem is located
+            except ValidationError as exc:
+                marked = _marked(text)  # the same data again, with where each key and item starts
+                if marked is not None:
+                    raise _located(exc, file, *marked) from exc
     tree = parse_tree(text, file)
     if not isinstance(tree, Mapping):
         raise input_error(file, "expected a mapping at the top of the file", 1, 1)
@@ -223,6 +226,14 @@ def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
         )
         raise InputError(sorted(problems)) from exc
     return Loaded(value, tree, file, text)
+
+
+def _located(exc: ValidationError, file: str, data: Any, marks: store_safe.Marks) -> InputError:
+    """Every problem of `exc`, found in `data` as the C parser read it, named at its mark."""
+    problems = validation_problems(
+        exc, file, lambda loc: store_safe.locate(data, marks, loc), label=lambda loc: entity_label(data, loc)
+    )
+    return InputError(sorted(problems))
 
 
 def load_model(path: Path, model: type[T]) -> Loaded[T]:
