@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from hypothesis import settings as hypothesis_settings
 
 from tests.paths import ROOT
 from tests.property_budget import BOUNDED, THOROUGH_DEFAULT, profile
@@ -25,12 +24,22 @@ if TYPE_CHECKING:
     from bot.render import Renderer
     from tests.harness import Repo, SharedTemplates
 
-# Property tests' example counts (tests/property_budget.py). The parent is the profile hypothesis
-# chose itself (`ci` when CI is set: derandomized, no example database). No deadline: speed is
-# measured in benchmarks/, never asserted in a test.
-hypothesis_settings.register_profile("bounded", hypothesis_settings(), max_examples=BOUNDED, deadline=None)
-hypothesis_settings.register_profile("thorough", hypothesis_settings(), max_examples=THOROUGH_DEFAULT, deadline=None)
-hypothesis_settings.load_profile(profile())
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Property tests' example counts (tests/property_budget.py), in every process that runs tests,
+    before their modules are collected. The parent is the profile hypothesis chose itself (`ci` when
+    CI is set: derandomized, no example database). No deadline: speed is measured in benchmarks/,
+    never asserted in a test. The controller of `pytest -n` runs none, and is spared the import
+    (about 0.1 s before the workers start)."""
+    if config.getoption("dist", "no") != "no" and not hasattr(config, "workerinput"):
+        return
+    from hypothesis import settings
+
+    settings.register_profile("bounded", settings(), max_examples=BOUNDED, deadline=None)
+    settings.register_profile("thorough", settings(), max_examples=THOROUGH_DEFAULT, deadline=None)
+    settings.load_profile(profile())
+
 
 # Thousands of sandboxes are written, read and removed per run: on a machine with a RAM-backed
 # /dev/shm they go there (about 8% of the suite's time), unless TMPDIR says where. Set before
