@@ -199,7 +199,7 @@ def invalid_snapshots(draw: st.DrawFn) -> str:
     return store.dump_tree(data)
 
 
-@settings(max_examples=examples(100, bounded=25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100, bounded=15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(invalid_snapshots())
 def test_a_refused_snapshot_is_located_alike_on_both_paths(text: str) -> None:
     """Model problems in text the C parser reads are located with its marks, at the places (and
