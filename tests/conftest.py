@@ -31,8 +31,9 @@ def pytest_configure(config: pytest.Config) -> None:
     before their modules are collected. The parent is the profile hypothesis chose itself (`ci` when
     CI is set: derandomized, no example database). No deadline: speed is measured in benchmarks/,
     never asserted in a test. The controller of `pytest -n` runs none, and is spared the import
-    (about 0.1 s before the workers start)."""
-    if config.getoption("dist", "no") != "no" and not hasattr(config, "workerinput"):
+    (about 0.1 s before the workers start), unless `--hypothesis-profile` names a profile there."""
+    starts_workers = config.getoption("numprocesses", None) or config.getoption("tx", None)
+    if starts_workers and not hasattr(config, "workerinput") and not config.getoption("hypothesis_profile", None):
         return
     from hypothesis import settings
 

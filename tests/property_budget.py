@@ -22,9 +22,13 @@ THOROUGH_DEFAULT = 100
 
 
 def profile() -> str:
+    """The profile `tests/conftest.py` loads: the one `HYPOTHESIS_PROFILE` names."""
     return "thorough" if os.environ.get(PROFILE_VARIABLE) == "thorough" else "bounded"
 
 
 def examples(full: int, bounded: int = BOUNDED) -> int:
-    """`full` under the thorough profile, at most `bounded` otherwise."""
-    return full if profile() == "thorough" else min(full, bounded)
+    """`full` under the thorough profile as loaded (by `HYPOTHESIS_PROFILE`, or by pytest's
+    `--hypothesis-profile=thorough`, which hypothesis loads after it), at most `bounded` otherwise."""
+    from hypothesis import settings
+
+    return full if settings.get_current_profile_name() == "thorough" else min(full, bounded)

@@ -35,7 +35,7 @@ def _alike(copy_: Any, value: Any) -> bool:
         return False
     if isinstance(value, dict):
         return list(copy_) == list(value) and all(_alike(copy_[key], item) for key, item in value.items())
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return all(map(_alike, copy_, value))
     return type(value) is not float or copy_.hex() == value.hex()  # 0.0 == -0.0, which JSON writes apart
 
@@ -52,13 +52,13 @@ class StateEncoder:
         if not self._saved_once:
             self._saved_once = True
             return json.dumps(raw, indent=2) + "\n"
-        if not raw:
-            return "{}\n"
+        if not raw or not all(type(key) is str for key in raw):
+            return json.dumps(raw, indent=2) + "\n"  # empty, or keys JSON converts to text
         members = [f"  {json.dumps(key)}: {self._value(value)}" for key, value in raw.items()]
         return "{\n" + ",\n".join(members) + "\n}\n"
 
     def _value(self, value: Any) -> str:
-        if isinstance(value, list) and value:
+        if isinstance(value, list | tuple) and value:
             return "[\n" + ",\n".join("    " + self._record(item) for item in value) + "\n  ]"
         if isinstance(value, dict) and value and all(type(key) is str for key in value):
             # A top-level object (the branch files, the GitHub double's git store): its members are
@@ -68,7 +68,7 @@ class StateEncoder:
         return _indented(json.dumps(value, indent=2), "  ")
 
     def _record(self, item: Any) -> str:
-        if not isinstance(item, dict | list):
+        if not isinstance(item, dict | list | tuple):
             return json.dumps(item)  # a scalar: quicker to encode than to remember
         known = self._records.get(id(item))
         if known is not None and known[0] is item and known[1] == item and _alike(known[1], item):

@@ -29,6 +29,8 @@ _JSON = st.recursive(
 @example(raw={"issues": [{"draft": 0, "n": 1.0}], "git": {"f": {"draft": 1}}}, key="draft", value=False)
 @example(raw={"issues": [{"n": 1}]}, key="n", value=1.0)
 @example(raw={"issues": [{"n": 0.0}]}, key="n", value=-0.0)
+@example(raw={"issues": [(1, 2), {"t": (0,)}]}, key="t", value=(False,))
+@example(raw={1: [{"x": 1}], "a": {"b": (1,)}}, key="x", value=2)
 def test_the_state_text_is_json_dumps_before_and_after_a_change_in_place(
     raw: dict[str, Any], key: str, value: Any
 ) -> None:
