@@ -3,8 +3,9 @@
 - `bounded` (the default: every local and CI run): each property runs at most `BOUNDED` examples,
   or fewer where the test says so (an example that runs whole reconciles costs a second), so the
   whole suite stays within its time budget.
-- `thorough` (`HYPOTHESIS_PROFILE=thorough`: the weekly mutation workflow, or by hand): each
-  property runs its full count, e.g. 1,000 generated inputs per fuzzed reader.
+- `thorough` (`HYPOTHESIS_PROFILE=thorough` or `--hypothesis-profile=thorough`: the weekly mutation
+  workflow, or by hand): each property runs its full count, e.g. 1,000 generated inputs per fuzzed
+  reader.
 
 A test states its full count, and its bounded one if smaller than `BOUNDED`:
 `@settings(max_examples=examples(1000), ...)`, `examples(40, bounded=8)`. A test with no count of
