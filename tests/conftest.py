@@ -87,6 +87,30 @@ def shared_work(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
         share_parsed_trees_and_compiled_templates(monkeypatch)
 
 
+@pytest.fixture(autouse=True)
+def graphql_cross_check(request: pytest.FixtureRequest) -> Iterator[None]:
+    """With the `cross_check` mark, or `PERFBOT_DOUBLE_CROSS_CHECK=1` for every test, each query the
+    GitHub double answers with its own executor (`tests/github_double/graphql_exec.py`) is answered
+    by graphql-core's `execute` too, and the two bodies must be the same JSON, key order included."""
+    marked = request.node.get_closest_marker("cross_check") is not None
+    if not marked and os.environ.get("PERFBOT_DOUBLE_CROSS_CHECK") != "1":
+        yield
+        return
+    from tests.github_double import graphql_api
+
+    graphql_api.CROSS_CHECKED.clear()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(graphql_api, "CROSS_CHECK", True)
+        yield
+    checked, graphql_api.CROSS_CHECKED[:] = list(graphql_api.CROSS_CHECKED), []
+    for query, own, core in checked:
+        assert own == core, f"the executors differ on:\n{query}"
+    offline = (
+        getattr(request.node, "callspec", None) is not None and request.node.callspec.params.get("adapter") == "offline"
+    )
+    assert checked or not marked or offline, "a test marked cross_check sent the double no query"
+
+
 @pytest.fixture(scope="session")
 def settings() -> Settings:
     from bot.config import load_settings

@@ -164,6 +164,7 @@ def _newly_tracked(repo: Repo) -> Callable[[Observed], bool]:
     return lambda seen: 9600 in seen.issues_by_number() and any(c.id == 7002 for c in seen.comments)
 
 
+@pytest.mark.cross_check
 @pytest.mark.parametrize("change", [_new_command, _closed, _assigned, _newly_tracked])
 def test_a_change_is_seen_by_the_incremental_read_and_planned_as_a_full_read_plans(
     site: Site, change: Callable[[Repo], Callable[[Observed], bool]], tmp_path: Path
@@ -312,6 +313,7 @@ def test_each_write_names_the_issues_it_changes() -> None:
     assert cache.written_issues(PullRequestAction(operation="create", branch="b")) == ()
 
 
+@pytest.mark.cross_check
 def test_changed_issues_past_one_page_are_paged(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
     site.settle(site.cache_file)
     site.later()

@@ -68,6 +68,7 @@ def before_perfbot(repo: Repo) -> None:
     repo.write_state(state)
 
 
+@pytest.mark.cross_check
 def test_released_leases_label_the_seed_and_link_m2_to_m1(either: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     before_perfbot(either)
     leases = released(either)
