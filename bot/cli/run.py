@@ -36,12 +36,14 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
         plan = decide(inputs)
         if trigger is not None:
             plan = plan.model_copy(update={"trigger": trigger})
-        _shown(plan, inputs.renderer, args)  # rendered before any write: a plan that cannot be shown wrote nothing
+        shown = _shown(plan, inputs.renderer, args)  # before any write: a plan that cannot be shown wrote nothing
         writes = not args.dry_run and not plan.refusal
         report = executor.apply(plan, github, args.max_writes) if writes else None
         refused = tuple(report.refused) if report is not None else ()
+        decided = plan
         plan = plan.model_copy(update={"api": github.requests(), "native_notes": (*plan.native_notes, *refused)})
-    sys.stdout.write(_shown(plan, inputs.renderer, args))
+    # With no request counted and no write refused (offline), the plan is the one already shown.
+    sys.stdout.write(shown if plan == decided else _shown(plan, inputs.renderer, args))
     if report is not None:
         print(f"applied {len(report.done)} actions; {len(report.deferred)} deferred to the next run", file=sys.stderr)
         if report.superseded is not None:
