@@ -185,7 +185,7 @@ def test_the_generators_draw_what_they_say(fuzzed: Fuzzed) -> None:
     seen: set[str] = set()
 
     # Drawing only (nothing runs), and a sample must be large to show every family: not bounded.
-    @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=examples(200, bounded=100), deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.data())
     def sample(data: st.DataObject) -> None:
         text = data.draw(malformed.json_breakers(malformed.base_state(), malformed.STATE_FIELDS))

@@ -110,7 +110,7 @@ def test_the_queries_are_valid() -> None:
     assert all(not validate(SCHEMA, parse(query)) for query in QUERIES)
 
 
-@settings(max_examples=examples(600, bounded=60), deadline=None)
+@settings(max_examples=examples(600, bounded=30), deadline=None)
 @given(query=st.sampled_from(QUERIES), root=roots())
 def test_each_covered_query_is_answered_as_graphql_core_answers_it(query: str, root: dict[str, Any]) -> None:
     """Data, nulls (a non-null one nulls the nearest nullable field or item above it), errors

@@ -21,6 +21,7 @@ from bot.errors import InputError
 from bot.github.offline import parse_state
 from bot.json_input import JsonProblem, loads
 from tests.harness import Repo, pull
+from tests.property_budget import examples
 
 NOW = "2026-08-27T23:00:00Z"
 COMPLETE = "/perf complete mac.m1-streamed-q4k-no-copy result: Exact campaign accepted. receipt: #9482"
@@ -329,7 +330,7 @@ def test_inputs_are_read_with_universal_newlines(tmp_path: Path) -> None:
 _BOUNDS_PIECES = st.sampled_from(["[", "]", "{", "}", '"', "\\", "-", "1" * 20, "2", ".", "e", " ", "a", ",", ":", "0"])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400, bounded=100), deadline=None)
 @given(pieces=st.lists(_BOUNDS_PIECES, max_size=120), deep=st.integers(min_value=0, max_value=70))
 @example(pieces=[], deep=65)  # valid JSON one level too deep
 @example(pieces=["1" * 20, "1" * 20, "2"], deep=1)  # valid JSON with a 41-digit integer

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from bot.cli.arguments import parser, timestamp
 from bot.cli.early import INTEGERS, SWITCHES, TAKEN_AS_IS, TIMES, reconcile_flags
 from tests.paths import ROOT
+from tests.property_budget import examples
 
 STATE = ROOT / "examples" / "offline-state.json"
 
@@ -164,7 +165,7 @@ WORDS = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300, bounded=100), deadline=None)
 @given(st.lists(WORDS, max_size=7))
 def test_the_early_reader_reads_a_line_only_as_argparse_does(words: list[str]) -> None:
     argv = ["reconcile", *words]

@@ -15,6 +15,7 @@ from bot.github.markers import marker
 from bot.github.offline import OfflineGitHub
 from bot.github.state_json import StateEncoder
 from bot.reconcile.actions import CommentAction
+from tests.property_budget import examples
 
 NOW = dt.datetime(2026, 8, 27, 12, tzinfo=dt.UTC)
 _SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
@@ -23,7 +24,7 @@ _JSON = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(raw=st.dictionaries(st.text(max_size=5), _JSON, max_size=4), key=st.text(max_size=5), value=_JSON)
 @example(raw={"git": {"a": {"b": 1}, "c": [1]}, "d": {}}, key="b", value=[2])
 @example(raw={"issues": [{"draft": 0, "n": 1.0}], "git": {"f": {"draft": 1}}}, key="draft", value=False)

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.snapshot import store, store_emit, store_safe
+from tests.property_budget import examples
 
 # Texts built from the characters the scans look at, so the cases they tell apart come up often.
 _PIECES = st.sampled_from(
@@ -20,7 +21,7 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300, bounded=100), deadline=None)
 @given(text=_TEXTS)
 def test_the_fast_checks_agree_with_the_patterns(text: str) -> None:
     assert store_safe.different_in_1_1(text) == bool(_DIFFERENT_IN_1_1.search(text))
@@ -29,7 +30,7 @@ def test_the_fast_checks_agree_with_the_patterns(text: str) -> None:
     assert store_emit.source_lines(text) == (lines[:-1] if lines and not lines[-1] else lines)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200, bounded=100), deadline=None)
 @given(prefix=_TEXTS, run=st.integers(min_value=0, max_value=store.MAX_DEPTH + 3), suffix=_TEXTS)
 def test_the_first_run_of_openers_is_found_where_the_pattern_finds_it(prefix: str, run: int, suffix: str) -> None:
     text = prefix + "[ " * run + suffix
