@@ -129,8 +129,9 @@ class _Run:
         self, type_: GraphQLObjectType, sets: Iterable[SelectionSetNode], source: Any, path: tuple[str | int, ...]
     ) -> dict[str, Any]:
         fields: dict[str, list[FieldNode]] = {}
+        seen: set[str] = set()  # as graphql-core: a fragment spread in two merged fields counts once
         for selection_set in sets:
-            self.collect(type_, selection_set, fields, set())
+            self.collect(type_, selection_set, fields, seen)
         return {key: self.field(type_, source, nodes, (*path, key)) for key, nodes in fields.items()}
 
     def collect(
@@ -191,7 +192,7 @@ class _Run:
             if completed is None:
                 raise TypeError(f"Cannot return null for non-nullable field {info.parent_type}.{info.field_name}.")
             return completed
-        if value is None:
+        if value is None or value is Undefined:
             return None
         if isinstance(type_, GraphQLList):
             return self.items(type_, info, value, path)
@@ -209,7 +210,7 @@ class _Run:
         return self.object(type_, sets, value, path)  # type: ignore[arg-type]
 
     def items(self, type_: GraphQLList[Any], info: Info, value: Any, path: tuple[str | int, ...]) -> list[Any]:
-        if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        if isinstance(value, str | bytes | bytearray | memoryview | Mapping) or not isinstance(value, Iterable):
             raise GraphQLError(
                 f"Expected Iterable, but did not find one for field '{info.parent_type}.{info.field_name}'."
             )
@@ -230,10 +231,17 @@ class _Run:
         return completed
 
     def runtime_type(self, abstract: GraphQLAbstractType, info: Info, value: Any) -> GraphQLObjectType:
+        """The object type `value` resolves to, refused in graphql-core's words (`ensure_valid_runtime_type`)."""
         name = self.type_resolver(value, info, abstract)
         found = self.schema.get_type(name)
-        if not isinstance(found, GraphQLObjectType) or not self.schema.is_sub_type(abstract, found):
-            raise GraphQLError(
-                f"Runtime Object type '{name}' is not a possible type for '{abstract}'.", info.field_nodes
+        if found is None:
+            message = (
+                f"Abstract type '{abstract}' was resolved to a type '{name}' that does not exist inside the schema."
             )
-        return found
+        elif not isinstance(found, GraphQLObjectType):
+            message = f"Abstract type '{abstract}' was resolved to a non-object type '{name}'."
+        elif not self.schema.is_sub_type(abstract, found):
+            message = f"Runtime Object type '{found}' is not a possible type for '{abstract}'."
+        else:
+            return found
+        raise GraphQLError(message, info.field_nodes)
