@@ -49,11 +49,10 @@ class StateEncoder:
         self._saved_once = False
 
     def text(self, raw: dict[str, Any]) -> str:
-        if not self._saved_once:
+        # The first save, an empty state, or keys JSON converts to text: as `json.dumps` writes it.
+        if not self._saved_once or not raw or not all(type(key) is str for key in raw):
             self._saved_once = True
             return json.dumps(raw, indent=2) + "\n"
-        if not raw or not all(type(key) is str for key in raw):
-            return json.dumps(raw, indent=2) + "\n"  # empty, or keys JSON converts to text
         members = [f"  {json.dumps(key)}: {self._value(value)}" for key, value in raw.items()]
         return "{\n" + ",\n".join(members) + "\n}\n"
 
