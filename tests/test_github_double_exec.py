@@ -20,7 +20,8 @@ interface Node { id: ID! }
 enum Color { RED GREEN }
 type Item implements Node { id: ID! name: String tags: [String!] must: String! kids: [Item] strict: [Item!]! color: Color }
 type Other implements Node { id: ID! size: Int }
-union Any = Item | Other
+type Loner { x: Int }
+union Any = Item | Other | Loner
 type Query { item(id: ID!): Item items(first: Int = 2): [Item!] node(id: ID!): Node any: [Any] must: Item! count: Int }
 type Mutation { touch(n: Int!): Int }
 """)
@@ -74,8 +75,10 @@ def items(draw: st.DrawFn, depth: int = 2) -> Any:
 def roots(draw: st.DrawFn) -> dict[str, Any]:
     item = draw(items())
     listed = draw(st.none() | st.lists(items(1), max_size=3))
-    # A type name the schema does not have, or not an object type: refused in graphql-core's words.
-    other = {"typename": draw(st.sampled_from(["Other", "Other", "Nope", "Node"])), "id": "o1", "size": draw(LEAF)}
+    # A type name the schema lacks, not an object type, or not a `Node` (`Loner`): refused in
+    # graphql-core's words where the schema does not allow it.
+    kind = draw(st.sampled_from(["Other", "Other", "Nope", "Node", "Loner"]))
+    other = {"typename": kind, "id": "o1", "size": draw(LEAF), "x": 1}
     node = draw(st.sampled_from([item, other, None]))
     return {
         "item": lambda info, id: item,
@@ -189,3 +192,18 @@ def test_a_null_where_none_may_be_nulls_the_nearest_nullable_position(query: str
     assert own == by_graphql_core(query, root)
     assert own is not None
     assert json.loads(own)["data"] == data
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "{ node(id: 1) { id } }",  # `Loner` is no `Node`: refused as graphql-core refuses it
+        "{ any { __typename ... on Node { id } ... on Loner { x } } }",  # `... on Node` is not for a `Loner`
+    ],
+)
+def test_a_type_outside_the_abstract_one_is_answered_as_graphql_core_answers_it(query: str) -> None:
+    loner = {"typename": "Loner", "x": 1, "id": "l1"}
+    root = {"node": lambda info, id: loner, "any": [loner, {"typename": "Other", "id": "o1"}]}
+    own = by_own(query, root)
+    assert own is not None
+    assert own == by_graphql_core(query, root)

@@ -130,7 +130,7 @@ class _Builder:
         deep = depth >= self.max_depth
         while (kind := type(event := get())) is not SequenceEndEvent:
             if marks is not None:
-                self.keep(items, len(items), (event.start_mark.line, event.start_mark.column))
+                marks.setdefault(id(items), {})[len(items)] = (event.start_mark.line, event.start_mark.column)
             if seen is not None:
                 mark = event.start_mark
                 seen.append((mark.line, mark.column, kind is MappingStartEvent and not event.flow_style))
@@ -152,7 +152,7 @@ class _Builder:
             if key in mapping:
                 raise _Refused
             if marks is not None:
-                self.keep(mapping, key, (event.start_mark.line, event.start_mark.column))
+                marks.setdefault(id(mapping), {})[key] = (event.start_mark.line, event.start_mark.column)
             if top:
                 mapping[key] = self.top_value(key, event.start_mark)
                 continue
@@ -175,10 +175,6 @@ class _Builder:
         self.plain = self.plain and isinstance(key, str) and mark.column == 0
         self.seen.append((str(key), mark.line, items))
         return value
-
-    def keep(self, container: dict[Any, Any] | list[Any], key: Any, start: tuple[int, int] | None) -> None:
-        if self.marks is not None and start is not None:
-            self.marks.setdefault(id(container), {})[key] = start
 
     def tag(self, value: str) -> str:
         """The tag ruamel's resolver gives a plain scalar: the first implicit resolver that matches."""

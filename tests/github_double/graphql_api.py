@@ -108,7 +108,7 @@ def answer(world: World, viewer: str, request: Request, rate_limits: Callable[[]
         )
     if fast is None:
         return answer_by_graphql_core(document, root, variables, data.get("operationName"))
-    if CROSS_CHECK and fast_is_repeatable(document):
+    if CROSS_CHECK and fast.operation == OperationType.QUERY:
         own = _shown(lambda: _body(fast.data, fast.errors))  # as sent, before any fault edits it
         CROSS_CHECKED.append((query, own, _shown(lambda: answer_by_graphql_core(document, root, variables))))
     return _body(fast.data, fast.errors)
@@ -127,11 +127,6 @@ def _shown(body: Callable[[], dict[str, Any]]) -> str:
         return json.dumps(body())
     except Exception as exc:  # a bug in the double on one side only is a difference too
         return f"raised {exc!r}"
-
-
-def fast_is_repeatable(document: DocumentNode) -> bool:
-    operation = graphql_exec.covered(document)
-    return operation is not None and operation.operation == OperationType.QUERY
 
 
 def answer_by_graphql_core(

@@ -50,12 +50,12 @@ class Info(NamedTuple):
     field_name: str
     field_nodes: list[FieldNode]
     parent_type: GraphQLObjectType
-    path: tuple[str | int, ...]
 
 
 class Result(NamedTuple):
     data: dict[str, Any] | None
     errors: list[GraphQLError]
+    operation: OperationType  # a query can be answered again; a mutation would write again
 
 
 Resolver = Callable[..., Any]
@@ -109,7 +109,7 @@ def execute(
         data: dict[str, Any] | None = run.object(root, [operation.selection_set], root_value, ())
     except _Null:
         data = None
-    return Result(data, run.errors)
+    return Result(data, run.errors, operation.operation)
 
 
 class _Run:
@@ -169,7 +169,7 @@ class _Run:
         if name == "__typename":
             return parent.name
         definition = parent.fields[name]
-        info = Info(name, nodes, parent, path)
+        info = Info(name, nodes, parent)
         try:
             args = get_argument_values(definition, node, self.variables) if definition.args or node.arguments else {}
             value = (definition.resolve or self.field_resolver)(source, info, **args)

@@ -274,8 +274,11 @@ def test_a_record_kept_in_place_behind_a_changed_one_keeps_its_findings() -> Non
     finding = Finding(("work_packets", 2, "next_action"), f'work_packets "w3" next_action: {PIPE}')
     assert validate(before) == [finding]
     kept = before.work_packets
-    after = before.model_copy(update={"work_packets": (kept[0].model_copy(update={"lane": "other"}), *kept[1:])})
-    assert validate(after) == [finding]  # the first record is new; the third is the same object, in place
+    changed = kept[0].model_copy(update={"next_action": "a|b"})
+    after = before.model_copy(update={"work_packets": (changed, *kept[1:])})
+    first = Finding(("work_packets", 0, "next_action"), f'work_packets "w1" next_action: {PIPE}')
+    # the first record is new, and checked anew; the third is the same object, in place
+    assert validate(after) == [first, finding]
 
 
 def test_a_section_that_grew_reports_the_findings_of_its_first_records_once() -> None:
