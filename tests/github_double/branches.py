@@ -19,6 +19,7 @@ from bot.errors import BotError
 from bot.reconcile.actions import PullRequestAction
 from bot.snapshot.store import parse_model
 from tests.github_double.gitstore import Commit, Person, noreply
+from tests.github_double.working_tree import file_text
 
 if TYPE_CHECKING:
     from tests.github_double.world import World
@@ -56,11 +57,12 @@ def _config(text: str | None, file: str) -> BotConfig | None:
 def working_tree_files(repo_dir: Path) -> dict[str, str]:
     """The files the default branch holds when the state does not carry them."""
     config_path = repo_dir / CONFIG_PATH
-    config = _config(config_path.read_text(encoding="utf-8") if config_path.is_file() else None, str(config_path))
+    config = _config(file_text(config_path), str(config_path))
     if config is None:
         return {}
     paths = [CONFIG_PATH, config.snapshot, config.page, config.leases]
-    return {p: (repo_dir / p).read_text(encoding="utf-8") for p in paths if (repo_dir / p).is_file()}
+    found = {p: file_text(repo_dir / p) for p in paths}
+    return {p: text for p, text in found.items() if text is not None}
 
 
 def derive_default(world: World) -> None:

@@ -102,6 +102,8 @@ class GitStore:
     trees: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
     commits: dict[str, Commit] = field(default_factory=dict)
     refs: dict[str, str] = field(default_factory=dict)
+    # The tree of each set of files put (`put_files`), by its paths and texts in order.
+    file_trees: dict[tuple[tuple[str, str], ...], str] = field(default_factory=dict, repr=False, compare=False)
 
     def put_blob(self, text: str) -> str:
         oid = blob_oid(text)
@@ -114,7 +116,14 @@ class GitStore:
         return oid
 
     def put_files(self, files: dict[str, str]) -> str:
-        return self.put_tree({path: (FILE_MODE, self.put_blob(text)) for path, text in files.items()})
+        # The same files again (the default branch's, before every request) are not hashed again.
+        key = tuple(files.items())
+        oid = self.file_trees.get(key)
+        if oid is None:
+            oid = self.file_trees[key] = self.put_tree(
+                {path: (FILE_MODE, self.put_blob(text)) for path, text in files.items()}
+            )
+        return oid
 
     def put_commit(self, commit: Commit) -> str:
         oid = commit.oid
