@@ -37,7 +37,9 @@ def iso(moment: dt.datetime) -> str:
 class World:
     """One repository as the double holds it; not thread-safe (the double serialises requests)."""
 
-    def __init__(self, raw: dict[str, Any], *, path: Path | None, repo_dir: Path, clock: Clock) -> None:
+    def __init__(
+        self, raw: dict[str, Any], *, path: Path | None, repo_dir: Path, clock: Clock, parsed: bool = False
+    ) -> None:
         self.path, self.repo_dir, self.clock = path, repo_dir, clock
         self.raw: dict[str, Any] = {}
         self.git = GitStore()
@@ -50,20 +52,23 @@ class World:
         self._stamp: tuple[int, int] | None = None
         self.encoder = StateEncoder()
         self.activity = Activity(sidecar(path), clock)
-        self.load(raw)
+        self.load(raw, parsed=parsed)
 
     @classmethod
     def open(cls, path: Path, *, repo_dir: Path, clock: Clock) -> World:
-        world = cls(parse_state(read_text(path), str(path))[0], path=path, repo_dir=repo_dir, clock=clock)
+        raw = parse_state(read_text(path), str(path))[0]
+        world = cls(raw, path=path, repo_dir=repo_dir, clock=clock, parsed=True)
         world._stamp = world._file_stamp()
         return world
 
     # --- the state ------------------------------------------------------------------------
-    def load(self, raw: dict[str, Any]) -> None:
-        """Replace the whole world by `raw` (validated as `perfbot reconcile --offline` does)."""
+    def load(self, raw: dict[str, Any], *, parsed: bool = False) -> None:
+        """Replace the whole world by `raw` (validated as `perfbot reconcile --offline` does), or by
+        what `parse_state` just read from the state file (`parsed`: valid, and no one else's)."""
         name = str(self.path or "the state")
-        raw = copy.deepcopy(raw)
-        parse_state(json.dumps(raw), name)
+        if not parsed:
+            raw = copy.deepcopy(raw)
+            parse_state(json.dumps(raw), name)
         try:
             section = GitSection.model_validate(raw.get("git", {}))
         except ValidationError as exc:
@@ -87,7 +92,7 @@ class World:
         """Pick up edits made to the state file by someone else, and the working tree's files."""
         if self.path is not None and self._file_stamp() != self._stamp:
             known = self.git
-            self.load(parse_state(read_text(self.path), str(self.path))[0])
+            self.load(parse_state(read_text(self.path), str(self.path))[0], parsed=True)
             # Objects are content-addressed: keep those made since (a tree awaiting its commit).
             self.git.blobs |= known.blobs
             self.git.trees |= known.trees
@@ -108,7 +113,7 @@ class World:
     def save(self) -> None:
         self._sync_git()
         if self.path is not None:
-            write_atomic(self.path, json.dumps(self.raw, indent=2) + "\n")
+            write_atomic(self.path, self.encoder.text(self.raw))  # `json.dumps(raw, indent=2)`, as a write saves
             self._stamp = self._file_stamp()
 
     def apply(self, viewer: str, write: Callable[[OfflineGitHub], T]) -> T:
