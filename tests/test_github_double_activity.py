@@ -14,6 +14,7 @@ import githubkit
 from tests import double_queries as q
 from tests.double_support import NAME, NOW, OWNER, client, comment, example_state, graphql
 from tests.github_double import GitHubDouble
+from tests.github_double.activity import fingerprints
 from tests.paths import ROOT
 
 
@@ -72,3 +73,18 @@ def test_updated_at_survives_a_restart_and_answers_carry_the_doubles_date(tmp_pa
         assert changed(gh, NOW + dt.timedelta(minutes=1)) == [(8324, "2026-08-28T00:00:00Z")]
         response = gh.rest.issues.get(OWNER, NAME, 8324)
     assert email.utils.parsedate_to_datetime(response.headers["date"]) == clock.now
+
+
+def test_a_record_changed_in_place_gets_the_digest_it_would_get_anew() -> None:
+    """The memo keeps a digest only while the issue's parts are written the same: an edit in place,
+    a value of another type that compares equal, and a value marshal cannot write all count."""
+    raw = example_state(comments=[comment(7, 8325, "alice", "hi")])
+    memo: dict[int, tuple[bytes | str, str]] = {}
+    first = fingerprints(raw, memo)
+    note = raw["comments"][0]
+    for change in ("body", "edited"), ("draft", 0), ("draft", False), ("draft", 0.0), ("at", NOW):
+        note[change[0]] = change[1]
+        again = fingerprints(raw, memo)
+        assert again == fingerprints(raw)
+        assert again[8325] != first[8325]
+        first = again

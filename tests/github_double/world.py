@@ -50,6 +50,8 @@ class World:
         self.source_files: dict[str, str] | None = None
         self.git_written = False
         self._stamp: tuple[int, int] | None = None
+        # The objects the state file last kept, by their oids (`_sync_git`).
+        self._objects: tuple[tuple[frozenset[str], ...], dict[str, Any]] | None = None
         self.encoder = StateEncoder()
         self.activity = Activity(sidecar(path), clock)
         self.load(raw, parsed=parsed)
@@ -143,7 +145,14 @@ class World:
             section["derived"] = self.derived
         section["refs"] = dict(sorted(refs.items()))
         section["pulls"] = {str(n): self.pull_git[n] for n in sorted(self.pull_git)}
-        section["objects"] = self.git.reachable(tips).dump_objects()
+        kept = self.git.reachable(tips)
+        oids = (frozenset(kept.blobs), frozenset(kept.trees), frozenset(kept.commits))
+        if self._objects is None or self._objects[0] != oids:
+            # Objects are named by their content: the same oids, the same objects. The same dict
+            # again lets each save re-encode none of it (`StateEncoder` keeps a record that is
+            # the same object and unchanged), where a new one re-encoded every file's text.
+            self._objects = (oids, kept.dump_objects())
+        section["objects"] = self._objects[1]
         self.raw["git"] = section
 
     def _file_stamp(self) -> tuple[int, int] | None:
