@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from bot.snapshot.model import WORK_STATES
 from tests.paths import ROOT
+from tests.words import LOWER, words
 
 # A small snapshot that passes every check; `{style}` is the `result` of its one complete packet.
 SMALL_SNAPSHOT = """\
@@ -368,12 +369,12 @@ def broken_snapshot(draw: st.DrawFn) -> str | bytes:
     elif kind == "duplicate":
         lines.insert(at + 1, indent + lines[at].lstrip(" -"))
     elif kind == "unknown":
-        lines.insert(at + 1, f"{indent}{draw(st.from_regex(r'zz[a-z_]{0,8}', fullmatch=True))}: 1")
+        lines.insert(at + 1, f"{indent}zz{draw(st.text(LOWER + '_', max_size=8))}: 1")
     elif kind == "drop":  # a required key
         del lines[draw(st.sampled_from([i for i, line in enumerate(lines) if line.strip() == "exit_when: e"]))]
     elif kind == "state":
         lines = [
-            f"    state: {draw(st.from_regex(r'[a-z][a-z-]{0,10}', fullmatch=True).filter(_not_a_state))}"
+            f"    state: {draw(words(LOWER, LOWER + '-', 10).filter(_not_a_state))}"
             if line == "    state: complete"
             else line
             for line in lines

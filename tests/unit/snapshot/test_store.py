@@ -15,6 +15,7 @@ from bot.snapshot import store, store_emit, store_patch, store_rewrite
 from bot.snapshot.model import Constraint, EvidenceRef, LedgerEntry, Lever, Program, Snapshot, WorkPacket
 from tests.paths import FIXTURES, ROOT
 from tests.property_budget import examples
+from tests.words import DIGITS, LOWER, words
 
 # The store's own parse and rewrite are under test: each test runs them anew (tests/shared_work.py).
 pytestmark = pytest.mark.own_work
@@ -108,7 +109,7 @@ def test_removed_record_and_new_key_are_written(seed_text: str) -> None:
 
 
 text = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40)
-ident = st.from_regex(r"[a-z][a-z0-9.\-]{0,12}", fullmatch=True)
+ident = words(LOWER, LOWER + DIGITS + ".-", 12)
 dates = st.dates(min_value=dt.date(2000, 1, 1), max_value=dt.date(2100, 1, 1))
 ids = st.lists(ident, max_size=3).map(tuple)
 
