@@ -145,10 +145,13 @@ def shared_templates(tmp_path_factory: pytest.TempPathFactory) -> SharedTemplate
 
 
 @pytest.fixture
-def sandbox(tmp_path: Path, shared_templates: SharedTemplates) -> Iterator[Repo]:
-    """A throwaway copy of the repository with the example offline state."""
+def sandbox(tmp_path: Path, shared_templates: SharedTemplates, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repo]:
+    """A throwaway copy of the repository with the example offline state; the templates it links to
+    are read once per process (each in-process run read all of them again)."""
+    from bot import render
     from tests.harness import Repo
 
+    monkeypatch.setattr(render, "read_templates", shared_templates.reading(render.read_templates))
     yield Repo(tmp_path, templates=shared_templates.path)
     shared_templates.check()
 
