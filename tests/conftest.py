@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
     from bot.config import Settings
     from bot.render import Renderer
+    from bot.snapshot.model import Snapshot
+    from bot.snapshot.store import Loaded
     from tests.harness import Repo, SharedTemplates
 
 
@@ -134,6 +136,18 @@ def renderer(settings: Settings) -> Renderer:
 @pytest.fixture(scope="session")
 def seed_text() -> str:
     return (ROOT / "config" / "snapshot.yaml").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def seed_loaded(seed_text: str) -> Loaded[Snapshot]:
+    """The seed as the store loads it, for the store's tests that save over it: its round-trip tree
+    (0.1 s to parse) is built once per process instead of by each. They only read it: a save
+    patches a copy, and `test_splicing_gives_the_text_a_full_dump_gives` fails if the tree was
+    ever written into. Tests of loading itself parse the seed anew."""
+    from bot.snapshot import store
+    from bot.snapshot.model import Snapshot
+
+    return store.parse_model(seed_text, "snapshot.yaml", Snapshot)
 
 
 @pytest.fixture(scope="session")
