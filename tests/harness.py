@@ -43,8 +43,8 @@ class SharedTemplates:
         return read_shared_once
 
     def _stamps(self) -> dict[str, tuple[int, int]]:
-        found = [self.path, *self.path.rglob("*")]
-        return {p.as_posix(): (p.lstat().st_size, p.lstat().st_mtime_ns) for p in found}
+        found = {p.as_posix(): p.lstat() for p in [self.path, *self.path.rglob("*")]}
+        return {name: (stat.st_size, stat.st_mtime_ns) for name, stat in found.items()}
 
     def check(self) -> None:
         if self._stamps() != self.stamps:
