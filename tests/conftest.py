@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
     from bot.config import Settings
     from bot.render import Renderer
-    from bot.snapshot.model import Snapshot
-    from bot.snapshot.store import Loaded
     from tests.harness import Repo, SharedTemplates
 
 
@@ -64,16 +62,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     process ends: frozen out of the cyclic collector, so its full collections stop walking it again
     and again (they cost seconds per process over the suite). What a test creates is collected as
     before, so a cycle it leaves behind is still found, and an exception its `__del__` raises still
-    reported.
-
-    Full collections come ten times less often (after 100 collections of the middle generation,
-    not 10): there were nineteen per process over the suite, 0.3-0.4 s in all, each walking
-    every object that outlived two younger collections. Such a cycle was already found only at
-    the next full collection, dozens of tests after the one that dropped it, so its `__del__`
-    error named a later test before this too; pytest collects once more when the session ends."""
+    reported."""
     gc.freeze()
-    young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, 100)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -136,18 +126,6 @@ def renderer(settings: Settings) -> Renderer:
 @pytest.fixture(scope="session")
 def seed_text() -> str:
     return (ROOT / "config" / "snapshot.yaml").read_text(encoding="utf-8")
-
-
-@pytest.fixture(scope="session")
-def seed_loaded(seed_text: str) -> Loaded[Snapshot]:
-    """The seed as the store loads it, for the store's tests that save over it: its round-trip tree
-    (0.1 s to parse) is built once per process instead of by each. They only read it: a save
-    patches a copy, and `test_splicing_gives_the_text_a_full_dump_gives` fails if the tree was
-    ever written into. Tests of loading itself parse the seed anew."""
-    from bot.snapshot import store
-    from bot.snapshot.model import Snapshot
-
-    return store.parse_model(seed_text, "snapshot.yaml", Snapshot)
 
 
 @pytest.fixture(scope="session")

@@ -22,9 +22,11 @@ def test_what_is_not_a_file_has_no_text(tmp_path: Path) -> None:
     assert file_text(tmp_path) is None
 
 
-def test_a_file_read_just_after_it_changed_is_never_reused(tmp_path: Path) -> None:
+def test_a_file_read_just_after_it_changed_is_never_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "snapshot.yaml"
     path.write_text("one\n", encoding="utf-8")
+    changed = max(path.stat().st_mtime_ns, path.stat().st_ctime_ns)
+    monkeypatch.setattr(working_tree, "_now", lambda: changed + working_tree.RACY_NS - 1)  # however busy
     assert file_text(path) == "one\n"
     assert path not in working_tree._KEPT  # another write in the same tick could keep its identity
 
@@ -51,3 +53,12 @@ def test_only_the_latest_texts_are_kept(tmp_path: Path, later: None) -> None:
     assert paths[-1] in working_tree._KEPT
     assert len(working_tree._KEPT) <= working_tree._KEEP
     assert paths[0] not in working_tree._KEPT
+
+
+def test_a_file_dated_in_whole_seconds_is_settled_only_two_seconds_later() -> None:
+    """A file system that keeps whole seconds gives two writes within one second the same times."""
+    second = 1_900_000_000 * 10**9
+    assert not working_tree.settled((second, second), second + working_tree.RACY_NS + 1)
+    assert working_tree.settled((second, second), second + working_tree.COARSE_NS + 1)
+    assert working_tree.settled((second, second + 7), second + 7 + working_tree.RACY_NS + 1)
+    assert not working_tree.settled((second + 7, second), second + 7 + working_tree.RACY_NS)

@@ -56,7 +56,8 @@ def fingerprints(raw: dict[str, Any], memo: dict[int, tuple[bytes | str, str]] |
 
 def _shown(found: list[Any]) -> bytes | str:
     """What the memo compares: `marshal`'s bytes (a sixth of the time `repr` takes on the states of
-    the tests; equal bytes are equal values of the same types), or the `repr` of what it cannot write."""
+    the tests), or the `repr` of what it cannot write. For the JSON values a state holds, equal bytes
+    are equal values of the same types (marshal writes bytes-like objects alike, which JSON has not)."""
     try:
         return marshal.dumps(found)
     except ValueError:

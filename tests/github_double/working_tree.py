@@ -15,8 +15,10 @@ import stat
 import time
 from pathlib import Path
 
-# Far above a tick of the coarse clock the kernel dates files by (a few milliseconds).
+# Far above a tick of the coarse clock the kernel dates files by (a few milliseconds), and above
+# the second of a file system that keeps whole seconds (ext3, FAT, small ext4 file systems).
 RACY_NS = 100_000_000
+COARSE_NS = 2_000_000_000
 
 # By path: the identity the file had when it was read, and its text. Only texts read at least
 # RACY_NS after the file last changed are kept, and only the latest few (each test has its own files).
@@ -40,8 +42,16 @@ def file_text(path: Path) -> str | None:
     now = _now()
     text = path.read_text(encoding="utf-8")
     _KEPT.pop(path, None)
-    if max(found.st_mtime_ns, found.st_ctime_ns) + RACY_NS < now:
+    if settled((found.st_mtime_ns, found.st_ctime_ns), now):
         _KEPT[path] = (identity, text)
         if len(_KEPT) > _KEEP:
             del _KEPT[next(iter(_KEPT))]
     return text
+
+
+def settled(changed: tuple[int, int], now: int) -> bool:
+    """Whether a file last modified and changed at these times (ns) cannot be written again without
+    its times moving: a tick of the clock that dates files has passed since, a whole second and more
+    when both are whole seconds (a file system that keeps no finer time)."""
+    coarse = all(moment % 1_000_000_000 == 0 for moment in changed)
+    return max(changed) + (COARSE_NS if coarse else RACY_NS) < now

@@ -23,7 +23,7 @@ from bot.github.offline import OfflineGitHub, parse_state
 from bot.github.state_json import StateEncoder
 from tests.github_double import branches
 from tests.github_double.activity import Activity, sidecar
-from tests.github_double.gitstore import GitStore
+from tests.github_double.gitstore import Commit, GitStore
 from tests.github_double.state_format import GitSection
 
 T = TypeVar("T")
@@ -51,7 +51,7 @@ class World:
         self.git_written = False
         self._stamp: tuple[int, int] | None = None
         # The objects the state file last kept, by their oids (`_sync_git`).
-        self._objects: tuple[tuple[frozenset[str], ...], dict[str, Any]] | None = None
+        self._objects: tuple[tuple[frozenset[str], frozenset[str], dict[str, Commit]], dict[str, Any]] | None = None
         self.encoder = StateEncoder()
         self.activity = Activity(sidecar(path), clock)
         self.load(raw, parsed=parsed)
@@ -78,6 +78,7 @@ class World:
                 [Problem(name, 0, 0, f"git.{'.'.join(map(str, e['loc']))}: {e['msg']}") for e in exc.errors()]
             ) from exc
         self.raw = raw
+        self._objects = None
         self.git = GitStore(refs=dict(section.refs))
         self.git.load_objects({oid: record.model_dump() for oid, record in section.objects.items()})
         self.default_branch = section.default_branch
@@ -146,12 +147,14 @@ class World:
         section["refs"] = dict(sorted(refs.items()))
         section["pulls"] = {str(n): self.pull_git[n] for n in sorted(self.pull_git)}
         kept = self.git.reachable(tips)
-        oids = (frozenset(kept.blobs), frozenset(kept.trees), frozenset(kept.commits))
-        if self._objects is None or self._objects[0] != oids:
-            # Objects are named by their content: the same oids, the same objects. The same dict
-            # again lets each save re-encode none of it (`StateEncoder` keeps a record that is
-            # the same object and unchanged), where a new one re-encoded every file's text.
-            self._objects = (oids, kept.dump_objects())
+        # Blobs and trees are named by their content: the same oids, the same objects. A commit's
+        # oid leaves out what the double keeps beside it (`verified`, the login), so commits are
+        # compared whole. The same dict again lets each save re-encode none of it (`StateEncoder`
+        # keeps a record that is the same object and unchanged), where a new one re-encoded every
+        # file's text.
+        held = (frozenset(kept.blobs), frozenset(kept.trees), dict(kept.commits))
+        if self._objects is None or self._objects[0] != held:
+            self._objects = (held, kept.dump_objects())
         section["objects"] = self._objects[1]
         self.raw["git"] = section
 

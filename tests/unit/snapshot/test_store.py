@@ -35,8 +35,8 @@ def test_unchanged_save_is_byte_identical() -> None:
         assert store_rewrite.save_text(loaded, loaded.model) == path.read_text(encoding="utf-8")
 
 
-def test_one_field_edit_changes_only_that_line(seed_text: str, seed_loaded: store.Loaded[Snapshot]) -> None:
-    loaded = seed_loaded
+def test_one_field_edit_changes_only_that_line(seed_text: str) -> None:
+    loaded = store.parse_model(seed_text, "snapshot.yaml", Snapshot)
     packets = list(loaded.model.work_packets)
     index = next(i for i, p in enumerate(packets) if p.id == "cuda.q8_1-numerical-gate")
     packets[index] = packets[index].model_copy(update={"state": "ready"})
@@ -44,8 +44,8 @@ def test_one_field_edit_changes_only_that_line(seed_text: str, seed_loaded: stor
     assert changed_lines(seed_text, edited) == ["-    state: waiting-coordination", "+    state: ready"]
 
 
-def test_quoted_string_edit_keeps_its_quoting_and_comments(seed_text: str, seed_loaded: store.Loaded[Snapshot]) -> None:
-    loaded = seed_loaded
+def test_quoted_string_edit_keeps_its_quoting_and_comments(seed_text: str) -> None:
+    loaded = store.parse_model(seed_text, "snapshot.yaml", Snapshot)
     first = loaded.model.constraints[0]
     assert "'DOS lease WAL; issue #9420'" in seed_text
     constraints = (
@@ -62,8 +62,8 @@ def test_quoted_string_edit_keeps_its_quoting_and_comments(seed_text: str, seed_
     ]
 
 
-def test_date_edit_stays_a_plain_date(seed_text: str, seed_loaded: store.Loaded[Snapshot]) -> None:
-    loaded = seed_loaded
+def test_date_edit_stays_a_plain_date(seed_text: str) -> None:
+    loaded = store.parse_model(seed_text, "snapshot.yaml", Snapshot)
     first = loaded.model.constraints[0].model_copy(update={"review_by": dt.date(2026, 9, 4)})
     edited = store_rewrite.save_text(
         loaded, loaded.model.model_copy(update={"constraints": (first, *loaded.model.constraints[1:])})
@@ -71,10 +71,8 @@ def test_date_edit_stays_a_plain_date(seed_text: str, seed_loaded: store.Loaded[
     assert changed_lines(seed_text, edited) == ["-    review_by: 2026-08-28", "+    review_by: 2026-09-04"]
 
 
-def test_moving_a_dependency_to_satisfied_edits_flow_lists_in_place(
-    seed_text: str, seed_loaded: store.Loaded[Snapshot]
-) -> None:
-    loaded = seed_loaded
+def test_moving_a_dependency_to_satisfied_edits_flow_lists_in_place(seed_text: str) -> None:
+    loaded = store.parse_model(seed_text, "snapshot.yaml", Snapshot)
     packets = [
         p.model_copy(update={"hard_dependency_ids": (), "satisfied_dependency_ids": ("mac.m1-streamed-q4k-no-copy",)})
         if p.id == "profile.real-metal"
@@ -88,10 +86,8 @@ def test_moving_a_dependency_to_satisfied_edits_flow_lists_in_place(
     ]
 
 
-def test_appended_record_goes_before_the_next_sections_comment(
-    seed_text: str, seed_loaded: store.Loaded[Snapshot]
-) -> None:
-    loaded = seed_loaded
+def test_appended_record_goes_before_the_next_sections_comment(seed_text: str) -> None:
+    loaded = store.parse_model(seed_text, "snapshot.yaml", Snapshot)
     last = loaded.model.work_packets[-1]
     extra = last.model_copy(update={"id": "profile.extra", "program_order": 4, "hard_dependency_ids": ()})
     edited = store_rewrite.save_text(
@@ -104,8 +100,8 @@ def test_appended_record_goes_before_the_next_sections_comment(
     assert store.parse_model(edited, "x", Snapshot).model.work_packets[-1] == extra
 
 
-def test_removed_record_and_new_key_are_written(seed_text: str, seed_loaded: store.Loaded[Snapshot]) -> None:
-    loaded = seed_loaded
+def test_removed_record_and_new_key_are_written(seed_text: str) -> None:
+    loaded = store.parse_model(seed_text, "snapshot.yaml", Snapshot)
     model = loaded.model.model_copy(update={"collisions": loaded.model.collisions[1:]})
     edited = store_rewrite.save_text(loaded, model)
     assert "live-model-compute-lease" not in edited
@@ -267,8 +263,8 @@ def seed_edits(draw: st.DrawFn, seed: Snapshot) -> Snapshot:
     )
 
 
-def test_splicing_gives_the_text_a_full_dump_gives(seed_text: str, seed_loaded: store.Loaded[Snapshot]) -> None:
-    loaded = seed_loaded
+def test_splicing_gives_the_text_a_full_dump_gives(seed_text: str) -> None:
+    loaded = store.parse_model(seed_text, "snapshot.yaml", Snapshot)
 
     @settings(
         max_examples=examples(25, bounded=5),
