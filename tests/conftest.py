@@ -63,8 +63,8 @@ def pytest_collection(session: pytest.Session) -> None:
     them on before pytest collects, so that on a fresh clone the workers split the rewriting of
     their asserts instead of each doing all of it (`tests/split_rewrite.py`)."""
     workerinput = getattr(session.config, "workerinput", None)
-    if workerinput is None:
-        return
+    if workerinput is None or session.config.getoption("importmode") != "prepend":
+        return  # not a worker, or pytest names the modules otherwise than by their packages
     index, count = int(str(workerinput["workerid"]).removeprefix("gw")), int(workerinput["workercount"])
     if index > 0:
         from tests.split_rewrite import import_share
