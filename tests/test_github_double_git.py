@@ -222,3 +222,19 @@ def test_edits_to_the_state_file_are_read_and_objects_in_flight_kept(tmp_path: P
         assert gh.rest.repos.get_collaborator_permission_level(OWNER, NAME, "carol").parsed_data.role_name == "maintain"
         made = gh.rest.git.create_commit(OWNER, NAME, message="m", tree=tree, parents=[double.tip() or ""])
     assert made.status_code == 201
+
+
+def test_a_commits_details_edited_in_the_state_are_what_the_state_file_keeps(tmp_path: Path) -> None:
+    """A commit's oid leaves out what the double keeps beside it (`verified`): an edit of only that
+    is saved too, not the objects the double wrote before."""
+    path = tmp_path / "state.json"
+    pushed = make_double(example_state(), state_path=path)
+    pushed.push("main", {"config/perfbot.yaml": "snapshot: config/snapshot.yaml\n"})
+    pushed.world.save()
+    state = json.loads(path.read_text(encoding="utf-8"))
+    objects = state["git"]["objects"]
+    oid = next(o for o, record in objects.items() if record["type"] == "commit")
+    objects[oid]["verified"] = not objects[oid]["verified"]
+    pushed.load(state)
+    saved = json.loads(path.read_text(encoding="utf-8"))["git"]["objects"][oid]["verified"]
+    assert saved == pushed.state()["git"]["objects"][oid]["verified"] == objects[oid]["verified"]

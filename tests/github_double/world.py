@@ -50,7 +50,7 @@ class World:
         self.source_files: dict[str, str] | None = None
         self.git_written = False
         self._stamp: tuple[int, int] | None = None
-        # The objects the state file last kept, by their oids (`_sync_git`).
+        # The objects the state file last kept, by what they hold (`_sync_git`).
         self._objects: tuple[tuple[frozenset[str], frozenset[str], dict[str, Commit]], dict[str, Any]] | None = None
         self.encoder = StateEncoder()
         self.activity = Activity(sidecar(path), clock)
