@@ -22,7 +22,8 @@ from bot.config import load_settings
 from bot.evidence.leases import Lease, LeaseReadback
 from bot.github.observed import Issue, Observed
 from bot.reconcile import gather
-from bot.reconcile.plan import Inputs, decide
+from bot.reconcile.decide import decide
+from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
 from bot.snapshot import store, store_rewrite
 from bot.snapshot.model import Snapshot

@@ -14,8 +14,8 @@ from pathlib import Path
 from bot.config import SHIPPED_TEMPLATES, BotConfig
 from bot.errors import InputError, Problem
 from bot.files import write_atomic
-from bot.reconcile.gather import snapshot_from_text
 from bot.render import Renderer
+from bot.snapshot.checked import checked_text
 from bot.snapshot.store import parse_model
 
 CONFIG = "config/perfbot.yaml"
@@ -42,7 +42,7 @@ def scaffold(today: dt.date, action: str | None) -> dict[str, str]:
         WORKFLOW: renderer.render("scaffold/workflow.yml.j2", action=action or UNSET_ACTION),
     }
     config = parse_model(files[CONFIG], CONFIG, BotConfig).model
-    snapshot = snapshot_from_text(files[SNAPSHOT], SNAPSHOT).model
+    snapshot = checked_text(files[SNAPSHOT], SNAPSHOT).model
     files[config.page] = renderer.page(snapshot, config.page_text)
     return files
 

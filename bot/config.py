@@ -7,7 +7,7 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator, model_validator
 
-from bot.evidence.published import branch_file
+from bot.github.branch_file import branch_file
 from bot.snapshot.model import WorkState
 from bot.snapshot.store import load_model
 

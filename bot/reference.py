@@ -15,10 +15,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple, get_args
 
 from bot.errors import input_error
+from bot.github.actions import Topic
 from bot.github.observed import Observed
-from bot.reconcile.actions import Topic
 from bot.render import Renderer
-from bot.snapshot.schema import schema
+from bot.schemas import schema
 
 PATH = "docs/reference.md"
 _BLOCK = re.compile(r"(<!-- generated: ([a-z-]+) -->\n)(.*?)(<!-- end generated: \2 -->)", re.S)

@@ -13,8 +13,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from bot.config import BotConfig
+from bot.schema_kinds import SchemaKind
 from bot.snapshot.model import Snapshot
-from bot.snapshot.schema_kinds import SchemaKind
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 DIRECTORY = "schema"

@@ -10,8 +10,9 @@ from bot.annotations import error_annotations, failure_annotation
 from bot.config import SHIPPED_TEMPLATES
 from bot.errors import BotError, InputError
 from bot.files import append_text, write_atomic
-from bot.reconcile.actions import CommentAction, Plan
+from bot.github.actions import CommentAction
 from bot.reconcile.executor import Report
+from bot.reconcile.plan import Plan
 from bot.reconcile.summary import RunResult, failure_summary, job_summary, pull_request_number
 from bot.render import Renderer
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from bot.github.observed import Observed
-from bot.github.port import GitHubError, GitHubPort, WriteAnnouncer
-from bot.reconcile.actions import (
+from bot.github.actions import (
     Action,
     AssignAction,
     CommentAction,
@@ -21,6 +19,8 @@ from bot.reconcile.actions import (
     PullRequestAction,
     ReactAction,
 )
+from bot.github.observed import Observed
+from bot.github.port import GitHubError, GitHubPort, WriteAnnouncer
 
 T = TypeVar("T")
 

@@ -28,24 +28,24 @@ from bot.evidence import graph as packet_graph
 from bot.evidence.derive import Derivation, Reason, ReasonKind, derive_all
 from bot.evidence.explain import explain
 from bot.evidence.leases import Lease, LeaseReadback
-from bot.github.events import Trigger
-from bot.github.markers import header, marker
-from bot.github.observed import Comment, Issue, LabelEvent, Observed, PullRequest
-from bot.reconcile.actions import (
+from bot.github.actions import (
     AssignAction,
     CommentAction,
     NativeNote,
     NoteKind,
     OverdueReview,
-    Plan,
     PullRequestAction,
     ReactAction,
     TipReport,
 )
+from bot.github.events import Trigger
+from bot.github.markers import header, marker
+from bot.github.observed import Comment, Issue, LabelEvent, Observed, PullRequest
+from bot.reconcile.decide import lease_report
 from bot.reconcile.executor import Report
 from bot.reconcile.links import LINK_TOPIC, RECORD_TOPIC
 from bot.reconcile.native import NativePlan, plan_native
-from bot.reconcile.plan import lease_report
+from bot.reconcile.plan import Plan
 from bot.reconcile.status import status
 from bot.reconcile.summary import RunResult, failure_summary, job_summary
 from bot.reconcile.view import evidence_for

@@ -21,22 +21,22 @@ import pytest
 from bot import files
 from bot.config import Settings, load_settings
 from bot.context import RunContext
-from bot.github.live import cache, query
-from bot.github.live.adapter import Hooks, LiveGitHub, open_live
-from bot.github.observed import Observed
-from bot.github.port import GitHubError
-from bot.reconcile import executor, gather
-from bot.reconcile.actions import (
+from bot.github.actions import (
     AssignAction,
     CommentAction,
     CreateLabelAction,
     LabelAction,
     LinkAction,
-    Plan,
     PullRequestAction,
     ReactAction,
 )
-from bot.reconcile.plan import decide
+from bot.github.live import cache, query
+from bot.github.live.adapter import Hooks, LiveGitHub, open_live
+from bot.github.observed import Observed
+from bot.github.port import GitHubError
+from bot.reconcile import executor, gather
+from bot.reconcile.decide import decide
+from bot.reconcile.plan import Plan
 from tests.backends import API_URL, NOW, FakeClock
 from tests.faults import Crash, Faulty
 from tests.github_double import DEFAULT_TOKEN, GitHubDouble
@@ -164,7 +164,6 @@ def _newly_tracked(repo: Repo) -> Callable[[Observed], bool]:
     return lambda seen: 9600 in seen.issues_by_number() and any(c.id == 7002 for c in seen.comments)
 
 
-@pytest.mark.cross_check
 @pytest.mark.parametrize("change", [_new_command, _closed, _assigned, _newly_tracked])
 def test_a_change_is_seen_by_the_incremental_read_and_planned_as_a_full_read_plans(
     site: Site, change: Callable[[Repo], Callable[[Observed], bool]], tmp_path: Path
@@ -313,7 +312,6 @@ def test_each_write_names_the_issues_it_changes() -> None:
     assert cache.written_issues(PullRequestAction(operation="create", branch="b")) == ()
 
 
-@pytest.mark.cross_check
 def test_changed_issues_past_one_page_are_paged(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
     site.settle(site.cache_file)
     site.later()

@@ -7,7 +7,7 @@ import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.snapshot.schema_kinds import KINDS
+from bot.schema_kinds import KINDS
 from bot.timestamps import parse_timestamp, plausible_now
 
 LEASES_METAVAR = "PATH|BRANCH:PATH"

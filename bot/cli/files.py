@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.files import read_text, write_atomic
-from bot.snapshot import loading
+from bot.snapshot.checked import checked
+from bot.snapshot.store import load_snapshot
 from bot.untrusted import log_safe
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ def init(directory: Path, action: str | None) -> int:
 
 
 def validate(settings: Settings) -> int:
-    loaded = loading.snapshot(settings)
+    loaded = checked(load_snapshot(settings.snapshot_path))
     model = loaded.model
     print(
         f"{loaded.file}: valid ({len(model.constraints)} constraints, {len(model.programs)} programs, "
@@ -47,7 +48,7 @@ def render(settings: Settings, *, check: bool, write: bool) -> int:
     from bot.render import Renderer
 
     page = Renderer.from_directory(settings.templates_path).page(
-        loading.snapshot(settings).model, settings.config.page_text
+        checked(load_snapshot(settings.snapshot_path)).model, settings.config.page_text
     )
     target = settings.page_path
     if write:
@@ -81,8 +82,8 @@ def render(settings: Settings, *, check: bool, write: bool) -> int:
 
 def schema(settings: Settings, args: argparse.Namespace) -> int:
     from bot.generated import Generated
-    from bot.snapshot.schema import file_name, schema_text
-    from bot.snapshot.schema_kinds import KINDS
+    from bot.schema_kinds import KINDS
+    from bot.schemas import file_name, schema_text
 
     kinds = [args.kind] if args.kind else list(KINDS)
     files = [Generated(file_name(k), settings.path(file_name(k)), schema_text(k)) for k in kinds]

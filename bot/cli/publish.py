@@ -15,6 +15,7 @@ from bot.errors import input_error
 from bot.evidence import published
 from bot.evidence.leases import parse_leases
 from bot.files import read_text
+from bot.github.branch_file import BranchFile, branch_file
 from bot.github.connect import open_publisher
 from bot.render import Renderer
 from bot.timestamps import utc_stamp
@@ -54,12 +55,12 @@ def publish_leases(settings: Settings, args: argparse.Namespace, context: RunCon
     return EXIT_OK
 
 
-def target(settings: Settings, to: str | None) -> published.BranchFile:
+def target(settings: Settings, to: str | None) -> BranchFile:
     """`--to`, else the config's `leases` when it names a branch file, else perfbot/leases:leases.json."""
     if to is None:
         return published.target(settings.config.leases)
     try:
-        found = published.branch_file(to)
+        found = branch_file(to)
     except ValueError as exc:
         raise input_error("--to", str(exc)) from exc
     if found is None:

@@ -17,8 +17,8 @@ from bot.github.connect import open_port
 from bot.github.events import Trigger, parse_event
 from bot.github.offline import state_text
 from bot.reconcile import executor, gather
-from bot.reconcile.actions import Plan
-from bot.reconcile.plan import decide
+from bot.reconcile.decide import decide
+from bot.reconcile.plan import Plan
 from bot.reconcile.summary import RunResult
 from bot.render import Renderer
 from bot.untrusted import log_safe, log_safe_json

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from bot.commands.effects import Answered, Effect, Outcome, Refused, Situation, find_packet
 from bot.commands.grammar import Command
+from bot.github.actions import AssignAction
 from bot.github.observed import Comment
-from bot.reconcile.actions import AssignAction
 
 
 def _assignment(add: bool) -> Effect:

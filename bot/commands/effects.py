@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 from bot.commands.grammar import Command
 from bot.commands.records import Key
 from bot.config import BotConfig
+from bot.github.actions import AssignAction
 from bot.github.observed import Comment
-from bot.reconcile.actions import AssignAction
 from bot.render import Renderer
 from bot.snapshot.model import (
     DECIDED_STATES,

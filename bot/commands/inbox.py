@@ -17,8 +17,8 @@ from bot.commands.effects import Explainer
 from bot.commands.outbox import CommandReport
 from bot.commands.records import lapsed_said, recorded_decisions
 from bot.config import BotConfig
+from bot.github.actions import Action
 from bot.github.observed import Comment, Observed
-from bot.reconcile.actions import Action
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 

@@ -18,9 +18,9 @@ from bot.commands.records import DECISION_TOPIC, LAPSED_TOPIC, REPLY_TOPIC, Deci
 from bot.commands.registry import changes_snapshot
 from bot.commands.replay import Handled, Line
 from bot.config import CommandSettings
+from bot.github.actions import Action, CommentAction, ReactAction, ReactionContent
 from bot.github.markers import header
 from bot.github.observed import Comment
-from bot.reconcile.actions import Action, CommentAction, ReactAction, ReactionContent
 from bot.render import Renderer
 
 

@@ -22,8 +22,8 @@ from bot.commands.reading import CommandLine, ParseError
 from bot.commands.records import Decision, Key, Record, Verdict, lapsed_key
 from bot.commands.registry import spec
 from bot.config import BotConfig
+from bot.github.actions import AssignAction
 from bot.github.observed import Comment, Permission
-from bot.reconcile.actions import AssignAction
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 

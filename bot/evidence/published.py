@@ -12,52 +12,15 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 from typing import Literal, NamedTuple
 
 from bot.errors import InputError
 from bot.evidence.leases import Lease, LeaseReadback, parse_leases
+from bot.github.branch_file import BranchFile, branch_file
 from bot.timestamps import utc_stamp
 
 DEFAULT_TARGET = "perfbot/leases:leases.json"
-# One component of a branch name, as `git check-ref-format` allows it (no space, control, `~^:?*[\`).
-_COMPONENT = re.compile(r"[^\x00-\x20\x7f~^:?*\[\\]+")
-
 Reason = Literal["first", "changed", "refresh", "replaced"]
-
-
-class BranchFile(NamedTuple):
-    """A file on a branch of the repository, written `BRANCH:PATH`."""
-
-    branch: str
-    path: str
-
-    def __str__(self) -> str:
-        return f"{self.branch}:{self.path}"
-
-
-def _is_branch(name: str) -> bool:
-    parts = name.split("/")
-    return (
-        ".." not in name
-        and "@{" not in name
-        and name != "@"
-        and all(
-            _COMPONENT.fullmatch(part) and not part.startswith(".") and not part.endswith((".", ".lock"))
-            for part in parts
-        )
-    )
-
-
-def branch_file(text: str) -> BranchFile | None:
-    """`BRANCH:PATH` as a branch file; None for a path in the checkout (no colon, or what comes
-    before it is no branch name, e.g. `./a:b`). A branch with a bad path is a ValueError."""
-    branch, colon, path = text.partition(":")
-    if not colon or not _is_branch(branch):
-        return None
-    if not path or path.startswith("/") or path.endswith("/") or any(p in ("", ".", "..") for p in path.split("/")):
-        raise ValueError(f"{text!r}: expected BRANCH:PATH, with a path relative to the branch's root after the colon")
-    return BranchFile(branch, path)
 
 
 def target(text: str | None) -> BranchFile:

@@ -1,11 +1,10 @@
-"""The plan: the next snapshot's files and the actions that bring GitHub in line (plan JSON)."""
+"""The words of a plan that the GitHub port speaks: each kind of write (an action), the topics of
+perfbot's comments, and the records a plan reports beside them. Imports nothing else of `bot`, so
+every package can name them, from the adapters that perform the writes up to the CLI."""
 
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from bot.evidence.derive import Derivation
-from bot.github.events import Trigger
 
 Topic = Literal[
     "packet-ready",
@@ -158,36 +157,3 @@ class TipReport(Frozen):
 
     oid: str
     files: tuple[str, ...]
-
-
-class Plan(Frozen):
-    now: str
-    actions: tuple[Action, ...]
-    packets: tuple[Derivation, ...]
-    overdue: tuple[OverdueReview, ...] = ()
-    leases: LeaseReport
-    commands: tuple[dict[str, object], ...] = ()
-    # Requests made, by kind (`graphql`, `rest_read`, `rest_write`); set by a live run.
-    api: dict[str, int] = {}
-    trigger: Trigger | None = None
-    # Set only when the tip's files were used, so offline plans stay as they were.
-    decided_on: TipReport | None = Field(default=None, exclude_if=lambda value: value is None)
-    # Why the PR must not be proposed (`reconcile.proposal`); the PR action's note says so in the
-    # JSON, and the CLI writes nothing and exits 1. Left out of the JSON, which it would change.
-    refusal: str = Field(default="", exclude=True)
-    # Actions the write budget leaves for the next run, and why (absent when none is).
-    deferred: tuple[Deferral, ...] = Field(default=(), exclude_if=lambda value: not value)
-    # What perfbot did not do on GitHub's labels and links, and why (skipped packets, refusals).
-    native_notes: tuple[NativeNote, ...] = Field(default=(), exclude_if=lambda value: not value)
-    # People's native links proposed as `blocked_by_ids` entries in the regeneration PR.
-    proposals: tuple[Proposal, ...] = Field(default=(), exclude_if=lambda value: not value)
-
-    def pull_request(self) -> PullRequestAction:
-        return next(a for a in self.actions if isinstance(a, PullRequestAction))
-
-    def deferred_reasons(self) -> dict[int, str]:
-        """Why each deferred action waits, by its index in `actions`."""
-        return {d.index: d.reason for d in self.deferred}
-
-    def comments(self) -> list[CommentAction]:
-        return [a for a in self.actions if isinstance(a, CommentAction)]

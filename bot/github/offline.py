@@ -19,9 +19,10 @@ from typing import Any, cast
 from pydantic import ValidationError
 
 from bot.errors import BotError, InputError, OutputError, Problem, validation_problems
-from bot.evidence.published import BranchFile
 from bot.files import probe_atomic, write_atomic
 from bot.github import offline_journal
+from bot.github.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
+from bot.github.branch_file import BranchFile
 from bot.github.markers import markers_in
 from bot.github.observed import Observed
 from bot.github.offline_journal import Stamp, journal_path, read_folded, stamp
@@ -29,7 +30,6 @@ from bot.github.offline_native import NativeWrites
 from bot.github.port import GitHubError
 from bot.github.state_json import StateEncoder
 from bot.json_input import parse_object
-from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
 from bot.timestamps import utc_stamp
 
 

@@ -10,9 +10,9 @@ import datetime as dt
 from abc import ABC, abstractmethod
 from typing import Any, TypeVar
 
+from bot.github.actions import CreateLabelAction, LabelAction, LinkAction
 from bot.github.observed import Observed
 from bot.github.port import GitHubError, NativeRefused
-from bot.reconcile.actions import CreateLabelAction, LabelAction, LinkAction
 from bot.timestamps import utc_stamp
 
 T = TypeVar("T")

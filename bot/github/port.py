@@ -11,9 +11,7 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from bot.errors import BotError
-from bot.evidence.published import BranchFile
-from bot.github.observed import Observed
-from bot.reconcile.actions import (
+from bot.github.actions import (
     Action,
     AssignAction,
     CommentAction,
@@ -23,6 +21,8 @@ from bot.reconcile.actions import (
     PullRequestAction,
     ReactAction,
 )
+from bot.github.branch_file import BranchFile
+from bot.github.observed import Observed
 
 
 class GitHubError(BotError):

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from bot.evidence.published import BranchFile
+from bot.github.branch_file import BranchFile
 from bot.github.observed import Observed
 
 

@@ -7,54 +7,25 @@ the network or the time.
 from __future__ import annotations
 
 import datetime as dt
-from typing import NamedTuple
 
 from bot.bodies import fitted
 from bot.commands import inbox as commands_inbox
-from bot.config import BotConfig
 from bot.errors import BotError
 from bot.evidence.derive import Derivation, derive_all
-from bot.evidence.leases import LeaseReadback
-from bot.github.observed import Comment, Observed
+from bot.github.actions import Action, LeaseReport, Proposal, PullRequestAction, ReadbackTime
+from bot.github.observed import Comment
 from bot.reconcile import proposal
-from bot.reconcile.actions import (
-    Action,
-    LeaseReport,
-    Plan,
-    Proposal,
-    PullRequestAction,
-    ReadbackTime,
-    TipReport,
-)
+from bot.reconcile.inputs import Inputs
 from bot.reconcile.links import with_proposals
 from bot.reconcile.native import plan_native
 from bot.reconcile.nudges import Nudges, overdue_reviews
+from bot.reconcile.plan import Plan
 from bot.reconcile.schedule import schedule
 from bot.reconcile.view import changed_graph, evidence_for, explainer
-from bot.render import Renderer
 from bot.snapshot import store_rewrite
 from bot.snapshot.model import Snapshot
-from bot.snapshot.store import Loaded
 from bot.snapshot.validation import validate
 from bot.timestamps import utc_stamp
-
-
-class Inputs(NamedTuple):
-    """Everything one run decides on (the default branch's files, leases, GitHub, the clock)."""
-
-    snapshot: Loaded[Snapshot]
-    snapshot_path: str
-    page_path: str
-    committed: dict[str, str]
-    readback: LeaseReadback
-    observed: Observed
-    config: BotConfig
-    renderer: Renderer
-    now: dt.datetime
-    # The default branch's tip, when its files (not the local checkout's) were decided on.
-    decided_on: TipReport | None = None
-    # The run's write budget (`--max-writes`); None plans every write for this run.
-    max_writes: int | None = None
 
 
 def decide(inputs: Inputs) -> Plan:

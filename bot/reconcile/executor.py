@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.github.markers import markers_in
-from bot.github.port import GitHubError, GitHubWriter, MarkerRereader, NativeRefused, WriteAnnouncer
-from bot.reconcile.actions import (
+from bot.github.actions import (
     NATIVE_KINDS,
     NATIVE_TOPICS,
     Action,
@@ -21,10 +19,12 @@ from bot.reconcile.actions import (
     CommentAction,
     LinkAction,
     NativeNote,
-    Plan,
     PullRequestAction,
 )
+from bot.github.markers import markers_in
+from bot.github.port import GitHubError, GitHubWriter, MarkerRereader, NativeRefused, WriteAnnouncer
 from bot.reconcile.links import REPOSTED_TOPICS
+from bot.reconcile.plan import Plan
 
 
 @dataclass

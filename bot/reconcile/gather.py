@@ -14,19 +14,22 @@ from bot.commands.inbox import unanswered
 from bot.config import Settings
 from bot.errors import input_error
 from bot.evidence.leases import LeaseReadback, parse_leases
-from bot.evidence.published import BranchFile, branch_file
 from bot.files import read_text
+from bot.github.actions import TipReport
+from bot.github.branch_file import BranchFile, branch_file
 from bot.github.observed import Observed
 from bot.github.scope import ReadScope
-from bot.reconcile.actions import TipReport
-from bot.reconcile.plan import Inputs
+from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
-from bot.snapshot.loading import checked, snapshot, snapshot_from_text
+from bot.snapshot.checked import checked, checked_text
 from bot.snapshot.model import Snapshot
-from bot.snapshot.store import Loaded, parse_model
+from bot.snapshot.store import Loaded, load_snapshot, parse_model
 from bot.snapshot.validation import review_issue
 
-__all__ = ["checked", "snapshot", "snapshot_from_text"]
+
+def snapshot(settings: Settings) -> Loaded[Snapshot]:
+    """The local checkout's snapshot, loaded and checked against every invariant."""
+    return checked(load_snapshot(settings.snapshot_path))
 
 
 def leases(path: Path) -> LeaseReadback:
@@ -130,7 +133,7 @@ def inputs(
             report = TipReport(oid=tip.oid, files=differing)
             where = f" at {tip.oid[:12]}"
             if config.snapshot in differing:
-                loaded = snapshot_from_text(tip.files[config.snapshot], config.snapshot + where)
+                loaded = checked_text(tip.files[config.snapshot], config.snapshot + where)
             committed.update({p: tip.files[p] for p in differing if p in committed})
             if config.leases in differing:
                 readback = parse_leases(tip.files[config.leases], config.leases + where)

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from bot.config import LabelSettings
 from bot.evidence.derive import Derivation
+from bot.github.actions import Action, CreateLabelAction, LabelAction
 from bot.github.observed import Issue, LabelEvent, Observed
-from bot.reconcile.actions import Action, CreateLabelAction, LabelAction
 from bot.snapshot.model import WORK_STATES, Snapshot, WorkPacket, WorkState
 
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from bot.config import LinkSettings
+from bot.github.actions import LinkAction, LinkRelation, NativeNote, Proposal
 from bot.github.markers import markers_in
 from bot.github.observed import Issue, Observed
-from bot.reconcile.actions import LinkAction, LinkRelation, NativeNote, Proposal
 from bot.snapshot.model import Snapshot, WorkPacket
 
 RECORD_TOPIC = "native-links"

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from bot.bodies import capped
 from bot.config import BotConfig
 from bot.evidence.derive import Derivation
+from bot.github.actions import Action, CommentAction, NativeNote, Proposal
 from bot.github.markers import header, marker, markers_of
 from bot.github.observed import Observed
-from bot.reconcile.actions import Action, CommentAction, NativeNote, Proposal
 from bot.reconcile.labels import LabelPlan, plan_labels
 from bot.reconcile.links import LINK_TOPIC, RECORD_TOPIC, LinkPlan, Record, link_key, plan_links
 from bot.render import Renderer

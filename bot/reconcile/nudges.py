@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from bot.bodies import fitted
 from bot.config import BotConfig
 from bot.evidence.derive import Derivation
+from bot.github.actions import CommentAction, OverdueReview
 from bot.github.markers import marker, markers_of
 from bot.github.observed import Observed
-from bot.reconcile.actions import CommentAction, OverdueReview
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot, WorkPacket
 from bot.snapshot.validation import review_issue

@@ -13,7 +13,7 @@ place of a reply or the PR.
 
 from __future__ import annotations
 
-from bot.reconcile.actions import (
+from bot.github.actions import (
     NATIVE_KINDS,
     NATIVE_TOPICS,
     Action,

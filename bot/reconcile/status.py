@@ -12,8 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.config import BotConfig
 from bot.evidence.leases import LeaseReadback
+from bot.github.actions import OverdueReview, ReadbackTime
 from bot.github.observed import Observed
-from bot.reconcile.actions import OverdueReview, Plan, ReadbackTime
+from bot.reconcile.plan import Plan
 from bot.snapshot.model import WORK_STATES
 
 

@@ -15,8 +15,9 @@ from typing import NamedTuple
 from bot.annotations import MAX_ANNOTATIONS
 from bot.errors import Problem
 from bot.evidence.leases import LeaseReadback
-from bot.reconcile.actions import Action, Plan, PullRequestAction
+from bot.github.actions import Action, PullRequestAction
 from bot.reconcile.executor import Report
+from bot.reconcile.plan import Plan
 from bot.render import Renderer
 from bot.timestamps import duration
 

@@ -7,7 +7,7 @@ planning any action. Pure: every observation is an argument.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from bot.commands import inbox as commands_inbox
 from bot.commands.effects import Explainer
@@ -17,10 +17,8 @@ from bot.evidence.derive import Derivation, Evidence, derive_all
 from bot.evidence.explain import explain
 from bot.evidence.leases import LeaseReadback
 from bot.github.observed import Observed
+from bot.reconcile.inputs import Inputs
 from bot.snapshot.model import Snapshot
-
-if TYPE_CHECKING:
-    from bot.reconcile.plan import Inputs
 
 
 def evidence_for(

@@ -3,15 +3,10 @@ located. Apart from `bot/reconcile/gather.py`, so `perfbot validate` imports no 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from bot.errors import InputError, Problem
 from bot.snapshot.model import Snapshot
-from bot.snapshot.store import Loaded, load_snapshot, parse_model
+from bot.snapshot.store import Loaded, parse_model
 from bot.snapshot.validation import validate
-
-if TYPE_CHECKING:
-    from bot.config import Settings
 
 
 def checked(loaded: Loaded[Snapshot]) -> Loaded[Snapshot]:
@@ -23,9 +18,5 @@ def checked(loaded: Loaded[Snapshot]) -> Loaded[Snapshot]:
     return loaded
 
 
-def snapshot(settings: Settings) -> Loaded[Snapshot]:
-    return checked(load_snapshot(settings.snapshot_path))
-
-
-def snapshot_from_text(text: str, file: str) -> Loaded[Snapshot]:
+def checked_text(text: str, file: str) -> Loaded[Snapshot]:
     return checked(parse_model(text, file, Snapshot))

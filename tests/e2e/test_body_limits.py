@@ -22,14 +22,14 @@ from bot.commands.records import recorded_decisions
 from bot.commands.replay import Handled, Line
 from bot.config import BotConfig, Settings
 from bot.evidence.derive import Derivation, Reason
+from bot.github.actions import CommentAction, Topic
 from bot.github.markers import header, markers_in
 from bot.github.observed import Comment, Issue, Observed
 from bot.reconcile import gather
-from bot.reconcile.actions import CommentAction, Topic
+from bot.reconcile.decide import lease_report, pull_request
 from bot.reconcile.links import RECORD_TOPIC, implied, link_key, recorded
 from bot.reconcile.native import plan_native
 from bot.reconcile.nudges import Nudges, overdue_reviews
-from bot.reconcile.plan import lease_report, pull_request
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot, WorkPacket
 from tests.harness import Repo, comments

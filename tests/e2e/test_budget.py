@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from bot.config import Settings, load_settings
+from bot.github.actions import CommentAction, PullRequestAction
 from bot.github.offline import OfflineGitHub, parse_state
 from bot.reconcile import executor, gather
-from bot.reconcile.actions import CommentAction, Plan, PullRequestAction
-from bot.reconcile.plan import decide
+from bot.reconcile.decide import decide
+from bot.reconcile.plan import Plan
 from bot.reconcile.schedule import schedule
 from bot.snapshot import store_rewrite
 from bot.snapshot.model import Snapshot

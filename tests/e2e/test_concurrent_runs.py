@@ -11,8 +11,8 @@ from bot.github.markers import markers_in
 from bot.github.offline import OfflineGitHub
 from bot.github.port import MarkerRereader
 from bot.reconcile import executor, gather
-from bot.reconcile.actions import Plan
-from bot.reconcile.plan import decide
+from bot.reconcile.decide import decide
+from bot.reconcile.plan import Plan
 from tests.faults import Faulty
 from tests.harness import Repo
 

@@ -16,7 +16,7 @@ from bot.config import Settings, load_settings
 from bot.github.observed import Observed
 from bot.github.port import GitHubPort
 from bot.reconcile import executor, gather
-from bot.reconcile.plan import decide
+from bot.reconcile.decide import decide
 from tests.backends import Backend, backend
 from tests.faults import Crash, Faulty, Forwarding
 from tests.harness import Repo, comments, pull

@@ -13,7 +13,8 @@ from bot.config import Settings
 from bot.evidence.leases import Lease, LeaseReadback
 from bot.github.offline import OfflineGitHub, parse_state
 from bot.reconcile import executor, gather
-from bot.reconcile.plan import Inputs, decide
+from bot.reconcile.decide import decide
+from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
 from bot.snapshot import store, store_rewrite
 from bot.snapshot.model import Snapshot

@@ -11,8 +11,8 @@ import pytest
 
 from bot.cli import main
 from bot.errors import InputError
+from bot.github.actions import CommentAction, PullRequestAction, ReactAction
 from bot.github.offline import OfflineGitHub, parse_state
-from bot.reconcile.actions import CommentAction, PullRequestAction, ReactAction
 from tests.harness import Repo
 from tests.paths import ROOT
 

@@ -16,9 +16,9 @@ from jsonschema import Draft202012Validator
 
 from bot.cli import main
 from bot.errors import InputError
+from bot.schema_kinds import KINDS, SchemaKind
+from bot.schemas import file_name, schema_text
 from bot.snapshot.model import WORK_STATES, Snapshot
-from bot.snapshot.schema import file_name, schema_text
-from bot.snapshot.schema_kinds import KINDS, SchemaKind
 from bot.snapshot.store import load_snapshot, parse_model, parse_tree
 from bot.snapshot.store_rewrite import save_text
 from tests.paths import FIXTURES, ROOT

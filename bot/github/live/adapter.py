@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import httpx
 
 from bot.context import RunContext
+from bot.github.actions import Action, PullRequestAction
 from bot.github.live import cache
 from bot.github.live.client import Session, build_client, connection
 from bot.github.live.native import NativeWrites
@@ -26,7 +27,6 @@ from bot.github.live.writes import IssueWrites
 from bot.github.observed import Observed
 from bot.github.port import GitHubError
 from bot.github.scope import ReadScope
-from bot.reconcile.actions import Action, PullRequestAction
 
 
 @dataclass(frozen=True)

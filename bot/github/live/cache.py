@@ -34,9 +34,9 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
 
 from bot.errors import BotError, InputError
 from bot.files import read_text, write_atomic
+from bot.github import actions as planned
 from bot.github.observed import Comment, Issue, LabelEvent, Reaction
 from bot.json_input import parse_object
-from bot.reconcile import actions as planned
 from bot.untrusted import log_safe, neutral
 
 FORMAT: Literal[1] = 1

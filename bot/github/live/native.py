@@ -14,11 +14,11 @@ from urllib.parse import quote
 
 from githubkit.exception import GitHubException, RequestFailed
 
+from bot.github.actions import CreateLabelAction, LabelAction, LinkAction
 from bot.github.live.cache import Keeper
 from bot.github.live.client import Session
 from bot.github.live.failures import failure, github_message
 from bot.github.port import GitHubError, NativeRefused
-from bot.reconcile.actions import CreateLabelAction, LabelAction, LinkAction
 
 REFUSALS = frozenset({403, 404, 410, 422})
 

@@ -22,7 +22,7 @@ from githubkit.utils import UNSET
 from githubkit_schemas.latest.types import ReposOwnerRepoGitTreesPostBodyPropTreeItemsType as TreeEntry
 
 from bot.context import RunContext
-from bot.evidence.published import BranchFile
+from bot.github.branch_file import BranchFile
 from bot.github.live.adapter import open_session
 from bot.github.live.client import Session
 from bot.github.live.failures import failure, github_message

@@ -15,11 +15,11 @@ from githubkit.exception import GitHubException, RequestFailed
 from githubkit.versions import RestVersionSwitcher as RestNamespace
 from githubkit_schemas.latest.types import ReposOwnerRepoGitTreesPostBodyPropTreeItemsType as TreeEntry
 
+from bot.github.actions import PullRequestAction
 from bot.github.live.client import Session
 from bot.github.live.failures import failure, github_message
 from bot.github.live.observe import BranchState
 from bot.github.port import GitHubError
-from bot.reconcile.actions import PullRequestAction
 
 T = TypeVar("T")
 

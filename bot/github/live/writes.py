@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from githubkit.exception import GitHubException
 
+from bot.github.actions import AssignAction, CommentAction, ReactAction
 from bot.github.live.cache import Keeper
 from bot.github.live.client import Session
 from bot.github.live.failures import failure
-from bot.reconcile.actions import AssignAction, CommentAction, ReactAction
 
 
 class IssueWrites:

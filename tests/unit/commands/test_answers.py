@@ -11,8 +11,8 @@ from bot.commands.effects import Answered, Refused, Situation
 from bot.commands.grammar import Command
 from bot.commands.records import Key
 from bot.config import BotConfig
+from bot.github.actions import AssignAction
 from bot.github.observed import Comment
-from bot.reconcile.actions import AssignAction
 from bot.render import Renderer
 from tests.unit.snapshot.values import valid
 

@@ -9,8 +9,8 @@ import pytest
 
 from bot.commands.inbox import Inbox, read
 from bot.config import BotConfig
+from bot.github.actions import Action, AssignAction, CommentAction, ReactAction
 from bot.github.observed import Comment, Issue, Observed, Reaction
-from bot.reconcile.actions import Action, AssignAction, CommentAction, ReactAction
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 from tests.unit.snapshot.values import edited, valid

@@ -11,8 +11,8 @@ from bot.commands.outbox import Voice, actions, finished, reports
 from bot.commands.reading import ParseError
 from bot.commands.records import recorded_decisions
 from bot.commands.replay import Handled, Line
+from bot.github.actions import AssignAction, CommentAction, ReactAction
 from bot.github.observed import Comment
-from bot.reconcile.actions import AssignAction, CommentAction, ReactAction
 from bot.render import Renderer
 from tests.unit.commands.values import comment
 

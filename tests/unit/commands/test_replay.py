@@ -14,8 +14,8 @@ from bot.commands.reading import Parsed
 from bot.commands.records import Key, Record
 from bot.commands.replay import Context, Handled, Line, Working, fold
 from bot.config import BotConfig
+from bot.github.actions import AssignAction
 from bot.github.observed import Permission
-from bot.reconcile.actions import AssignAction
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 from tests.unit.commands.values import CUDA, M1, comment, fresh, recalled

@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 from bot.config import BotConfig, LeaseRules, Settings
 from bot.errors import InputError
 from bot.evidence.leases import Lease, LeaseReadback, parse_leases
-from bot.evidence.published import BranchFile, branch_file, decide, published_text, target
+from bot.evidence.published import decide, published_text, target
+from bot.github.branch_file import BranchFile, branch_file
 from bot.github.observed import Observed
 from bot.github.offline import OfflineGitHub
 from bot.reconcile import gather
-from bot.reconcile.plan import decide as plan
+from bot.reconcile.decide import decide as plan
 from bot.snapshot.store import parse_model
 from tests.paths import ROOT
 

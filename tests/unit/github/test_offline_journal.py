@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from bot.errors import InputError
-from bot.evidence.published import BranchFile
+from bot.github.actions import AssignAction, CommentAction, LabelAction, PullRequestAction, ReactAction
+from bot.github.branch_file import BranchFile
 from bot.github.markers import marker
 from bot.github.offline import OfflineGitHub
 from bot.github.offline_journal import journal_path
-from bot.reconcile.actions import AssignAction, CommentAction, LabelAction, PullRequestAction, ReactAction
 
 NOW = dt.datetime(2026, 8, 27, 12, tzinfo=dt.UTC)
 LEASES = BranchFile(branch="perfbot/leases", path="leases.json")

@@ -11,10 +11,10 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from bot.github.actions import CommentAction
 from bot.github.markers import marker
 from bot.github.offline import OfflineGitHub
 from bot.github.state_json import StateEncoder
-from bot.reconcile.actions import CommentAction
 from tests.property_budget import examples
 
 NOW = dt.datetime(2026, 8, 27, 12, tzinfo=dt.UTC)

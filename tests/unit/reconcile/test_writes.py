@@ -5,8 +5,8 @@ from __future__ import annotations
 import inspect
 from typing import get_args
 
+from bot.github.actions import Action
 from bot.github.port import GitHubWriter
-from bot.reconcile.actions import Action
 
 
 def test_every_kind_of_action_names_a_write_of_the_port_that_takes_it() -> None:

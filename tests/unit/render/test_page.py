@@ -7,6 +7,7 @@ import pytest
 from bot.config import Settings
 from bot.reconcile import gather
 from bot.render import Renderer
+from bot.snapshot.checked import checked
 from bot.snapshot.store import load_snapshot
 from tests.paths import FIXTURES, ROOT
 from tests.plaintext import reduce
@@ -21,7 +22,7 @@ def seed_page(settings: Settings, renderer: Renderer) -> str:
 
 @pytest.fixture(scope="module")
 def newest_page(settings: Settings, renderer: Renderer) -> str:
-    loaded = gather.checked(load_snapshot(FIXTURES / "snapshot-newest.yaml"))
+    loaded = checked(load_snapshot(FIXTURES / "snapshot-newest.yaml"))
     return renderer.page(loaded.model, settings.config.page_text)
 
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from bot.errors import InputError
-from bot.reconcile import gather
+from bot.snapshot.checked import checked_text
 
 FILE = "snapshot.yaml"
 M1_LANE = "    lane: hardware+docs\n    paths: [docs/_witnesses/**]\n    next_action: 'Assign #8325"
@@ -19,7 +19,7 @@ DEFINITION = (
 
 def problems(text: str) -> list[str]:
     try:
-        gather.snapshot_from_text(text, FILE)
+        checked_text(text, FILE)
     except InputError as error:
         return [str(p) for p in error.problems]
     return []

@@ -1,0 +1,53 @@
+"""The plan: the actions that bring GitHub in line, each packet's derivation, and what the run
+saw (the plan JSON). It carries derivations, so it sits above `evidence`; the actions it holds are
+the port's words (`bot.github.actions`)."""
+
+from pydantic import Field
+
+from bot.evidence.derive import Derivation
+from bot.github.actions import (
+    Action,
+    CommentAction,
+    Deferral,
+    Frozen,
+    LeaseReport,
+    NativeNote,
+    OverdueReview,
+    Proposal,
+    PullRequestAction,
+    TipReport,
+)
+from bot.github.events import Trigger
+
+
+class Plan(Frozen):
+    now: str
+    actions: tuple[Action, ...]
+    packets: tuple[Derivation, ...]
+    overdue: tuple[OverdueReview, ...] = ()
+    leases: LeaseReport
+    commands: tuple[dict[str, object], ...] = ()
+    # Requests made, by kind (`graphql`, `rest_read`, `rest_write`); set by a live run.
+    api: dict[str, int] = Field(default_factory=dict)
+    trigger: Trigger | None = None
+    # Set only when the tip's files were used, so offline plans stay as they were.
+    decided_on: TipReport | None = Field(default=None, exclude_if=lambda value: value is None)
+    # Why the PR must not be proposed (`reconcile.proposal`); the PR action's note says so in the
+    # JSON, and the CLI writes nothing and exits 1. Left out of the JSON, which it would change.
+    refusal: str = Field(default="", exclude=True)
+    # Actions the write budget leaves for the next run, and why (absent when none is).
+    deferred: tuple[Deferral, ...] = Field(default=(), exclude_if=lambda value: not value)
+    # What perfbot did not do on GitHub's labels and links, and why (skipped packets, refusals).
+    native_notes: tuple[NativeNote, ...] = Field(default=(), exclude_if=lambda value: not value)
+    # People's native links proposed as `blocked_by_ids` entries in the regeneration PR.
+    proposals: tuple[Proposal, ...] = Field(default=(), exclude_if=lambda value: not value)
+
+    def pull_request(self) -> PullRequestAction:
+        return next(a for a in self.actions if isinstance(a, PullRequestAction))
+
+    def deferred_reasons(self) -> dict[int, str]:
+        """Why each deferred action waits, by its index in `actions`."""
+        return {d.index: d.reason for d in self.deferred}
+
+    def comments(self) -> list[CommentAction]:
+        return [a for a in self.actions if isinstance(a, CommentAction)]
