@@ -10,7 +10,6 @@ from typing import Any
 
 from jinja2 import BaseLoader, Environment, StrictUndefined, TemplateError, TemplateNotFound, TemplateSyntaxError
 
-from bot import template_cache
 from bot.config import SHIPPED_TEMPLATES, PageText
 from bot.errors import BotError, input_error
 from bot.evidence import graph as packet_graph
@@ -94,19 +93,10 @@ _ENVIRONMENTS: dict[frozenset[tuple[str, str]], Environment] = {}
 
 
 def environment(loader: BaseLoader) -> Environment:
-    """An environment with perfbot's options and filters, whose compiled templates are kept on disk
-    between processes (`bot.template_cache`: read when a `Renderer` is made, written by `flush`)."""
+    """An environment with perfbot's options and filters."""
     env = Environment(loader=loader, **OPTIONS)
     env.filters.update(FILTERS)
-    env.bytecode_cache = template_cache.bytecode_cache({**OPTIONS, "filters": sorted(env.filters)})
     return env
-
-
-def flush() -> None:
-    """Write the templates compiled by this process to the bytecode cache: the end of a run."""
-    for env in _ENVIRONMENTS.values():
-        if isinstance(env.bytecode_cache, template_cache.DeferredCache):
-            env.bytecode_cache.flush()
 
 
 class _Loader(BaseLoader):
@@ -131,10 +121,7 @@ class Renderer:
         # Keyed by the sources alone: the same templates from another directory share the compiled code.
         key = frozenset(templates.items())
         if key not in _ENVIRONMENTS:
-            env = _ENVIRONMENTS[key] = environment(_Loader(templates))
-            cache = env.bytecode_cache
-            if isinstance(cache, template_cache.DeferredCache):  # read now: rendering does no I/O
-                cache.preload(cache.get_cache_key(name, name) for name in templates)  # `_Loader`'s file names
+            _ENVIRONMENTS[key] = environment(_Loader(templates))
         self._env = _ENVIRONMENTS[key]
 
     @classmethod

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # a plain comment's run ends before typing, argparse or pathlib is imported
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Mapping, Sequence
@@ -15,31 +15,18 @@ if TYPE_CHECKING:
     from bot.errors import BotError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-QUIET = "an issue_comment with no command line: nothing to do (the next event or the schedule recomputes everything)"
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     """Each subcommand imports only what it uses: `validate` never loads jinja2, markdown-it,
-    the reconcile modules or githubkit, and a plain comment's run stops before argparse (`early`)."""
-    from bot.cli.early import quiet_reconcile
-
-    environ = os.environ if environ is None else environ
-    if quiet_reconcile(list(sys.argv[1:] if argv is None else argv), environ):
-        print(QUIET, file=sys.stderr)
-        return EXIT_OK
+    the reconcile modules or githubkit."""
     from bot.cli.arguments import parser
     from bot.context import RunContext
-    from bot.github.quiet import quiet_comment
 
     args = parser().parse_args(argv)
-    context = RunContext.from_environ(environ)
-    if args.command == "reconcile" and quiet_comment(
-        args.event_name or context.event_name, args.event_path or context.event_path, args.config
-    ):
-        print(QUIET, file=sys.stderr)
-        return EXIT_OK
+    context = RunContext.from_environ(os.environ if environ is None else environ)
     if args.command == "schema" and not (args.check or args.write):
-        from bot.snapshot.schema import schema_text
+        from bot.schemas import schema_text
 
         sys.stdout.write(schema_text(args.kind or "snapshot"))  # needs no config: it describes the config
         return EXIT_OK
@@ -52,16 +39,6 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except BotError as error:
         _report(error, context)
         return EXIT_FAILED
-    finally:
-        _keep_compiled_templates()
-
-
-def _keep_compiled_templates() -> None:
-    """The templates this run compiled, written for the next run; a command that made no renderer
-    never imported `bot.render` (nor jinja2), and has nothing to write."""
-    render = sys.modules.get("bot.render")
-    if render is not None:
-        render.flush()
 
 
 def _run(args: argparse.Namespace, context: RunContext) -> int:

@@ -3,12 +3,6 @@
 Every run is a full recompute, so the trigger does not narrow what is decided: a cancelled or
 skipped run loses nothing. It names the cause of the run in the plan. The payload is read
 tolerantly (GitHub adds fields), but the few fields perfbot reads must have GitHub's types.
-
-An `issue_comment` event whose comment contains no command prefix never gets here: the CLI stops
-first (`bot/github/quiet.py`), after reading only the event file and the prefix. That is safe
-because nothing perfbot reads changes with a plain comment (comments matter only for their
-command lines, and every command line contains the prefix), and the next event or the schedule
-recomputes everything anyway.
 """
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError

@@ -165,6 +165,37 @@ def test_help_replies_with_the_grammar(repo: Repo, capsys: pytest.CaptureFixture
     assert reactions(repo, 101) == ["eyes", "rocket"]
 
 
+def test_a_comment_without_a_command_runs_in_full_and_answers_nothing(
+    either: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shipped workflow starts a run only for a body that contains `/perf`; a plain comment that
+    starts one anyway (another workflow, a person's run) is a full reconcile like any other event."""
+    before = either.reconcile(capsys, "--now", NOW, dry_run=True)
+    either.add_comment(101, 8325, "alice", "thanks!")
+    event = either.root / "event.json"
+    author = {"login": "alice", "type": "User"}
+    payload = {
+        "action": "created",
+        "issue": {"number": 8325},
+        "comment": {"id": 101, "body": "thanks!", "user": author},
+    }
+    event.write_text(json.dumps({**payload, "sender": author}), encoding="utf-8")
+    plan = either.reconcile(capsys, "--now", NOW, "--event-name", "issue_comment", "--event-path", str(event))
+    assert plan.pop("trigger") == {
+        "event": "issue_comment",
+        "action": "created",
+        "issue": 8325,
+        "comment_id": 101,
+        "sender": "alice",
+        "sender_is_bot": False,
+    }
+    assert plan["commands"] == []
+    assert [a["kind"] for a in plan["actions"]] == ["pull_request"]  # the page's PR, as without the comment
+    assert before.pop("trigger") is None
+    assert plan == before  # the plain comment changed nothing that was decided
+    assert reactions(either, 101) == []
+
+
 def test_exit_retires_only_an_unreferenced_constraint(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     repo.add_comment(101, 8971, "alice", "/perf exit laptop-placement met: #9600")
     repo.add_comment(102, 8635, "alice", "/perf exit cuda-cold-decode met: #9601", at="2026-08-27T10:01:00Z")

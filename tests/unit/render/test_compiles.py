@@ -1,23 +1,20 @@
-"""Templates are compiled at most once per process, and not at all by a later process while they are
-unchanged (the bytecode cache); a cache that is unsafe, damaged or stale never changes the output."""
+"""Templates are compiled at most once per process, and compiling them while deciding touches no file."""
 
 from __future__ import annotations
 
 import builtins
 import io
 import os
-import tempfile
 from collections import Counter
-from pathlib import Path
 
 import jinja2
 import pytest
 
-from bot import render, template_cache
+from bot import render
 from bot.config import Settings
 from bot.github.offline import OfflineGitHub
 from bot.reconcile import gather
-from bot.reconcile.plan import decide
+from bot.reconcile.decide import decide
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 from tests.backends import NOW
@@ -25,12 +22,9 @@ from tests.paths import ROOT
 
 
 @pytest.fixture
-def compiles(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Counter[str]:
-    """Template names as the environments compile them, in a process with no environment yet and an
-    empty cache of its own."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+def compiles(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Template names as the environments compile them, in a process with no environment yet."""
     monkeypatch.setattr(render, "_ENVIRONMENTS", {})
-    monkeypatch.setattr(template_cache, "_CACHES", {})
     counted: Counter[str] = Counter()
     compile_source = jinja2.Environment.compile
 
@@ -40,12 +34,6 @@ def compiles(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Counter[str]:
 
     monkeypatch.setattr(jinja2.Environment, "compile", counting)
     return counted
-
-
-def new_process() -> None:
-    """As a new process starts: no environment and no cache in memory, only the files on disk."""
-    render._ENVIRONMENTS.clear()
-    template_cache._CACHES.clear()
 
 
 @pytest.fixture(scope="module")
@@ -65,77 +53,10 @@ def test_a_process_compiles_each_template_once(compiles: Counter[str], settings:
     assert max(compiles.values()) == 1
 
 
-def test_a_later_process_compiles_nothing_unchanged(compiles: Counter[str], settings: Settings, seed: Snapshot) -> None:
-    first = pages(settings, seed)
-    assert compiles["page.md.j2"] == 1
-    render.flush()  # as the process ends
-    new_process()
-    compiles.clear()
-    assert pages(settings, seed) == first
-    assert compiles == Counter()
-
-
-def test_a_changed_template_is_compiled_again(compiles: Counter[str], settings: Settings, seed: Snapshot) -> None:
-    templates = render.read_templates(settings.templates_path)
-    before = Renderer(templates).page(seed, settings.config.page_text)
-    render.flush()
-    new_process()
-    changed = {**templates, "page.md.j2": "{{ s.constraints | length }} constraints\n"}
-    assert Renderer(changed).page(seed, settings.config.page_text) == f"{len(seed.constraints)} constraints\n"
-    assert compiles["page.md.j2"] == 2
-    render.flush()
-    new_process()
-    assert Renderer(templates).page(seed, settings.config.page_text) == before
-    assert compiles["page.md.j2"] == 3  # one cache entry per name: the changed source replaced it
-
-
-def test_a_damaged_cache_file_is_compiled_over(compiles: Counter[str], settings: Settings, seed: Snapshot) -> None:
-    first = pages(settings, seed, renderers=1)
-    render.flush()
-    cache = next(Path(tempfile.gettempdir()).glob("perfbot-templates-*"))
-    for entry in cache.iterdir():
-        entry.write_bytes(entry.read_bytes()[:40])  # right header, truncated code
-    new_process()
-    compiles.clear()
-    assert pages(settings, seed, renderers=1) == first
-    assert compiles["page.md.j2"] == 1
-
-
-@pytest.mark.parametrize("mode", [0o755, 0o777, 0o770])
-def test_a_directory_others_may_enter_or_write_is_no_cache(tmp_path: Path, mode: int) -> None:
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    shared.chmod(mode)
-    assert template_cache.private_directory(tmp_path, "shared") is None
-    assert template_cache.private_directory(tmp_path, "mine") == tmp_path / "mine"
-
-
-def test_a_link_is_no_cache(tmp_path: Path) -> None:
-    real = template_cache.private_directory(tmp_path, "real")
-    assert real is not None
-    (tmp_path / "link").symlink_to(real)
-    assert template_cache.private_directory(tmp_path, "link") is None
-
-
-def test_without_a_cache_templates_render_the_same(
-    compiles: Counter[str], monkeypatch: pytest.MonkeyPatch, settings: Settings, seed: Snapshot
-) -> None:
-    cached = pages(settings, seed, renderers=1)
-    new_process()
-    monkeypatch.setattr(template_cache, "private_directory", lambda parent, name: None)
-    assert pages(settings, seed, renderers=1) == cached
-
-
-def test_the_fingerprint_follows_the_options() -> None:
-    options = dict(render.OPTIONS)
-    assert template_cache.fingerprint(options) == template_cache.fingerprint(dict(reversed(options.items())))
-    assert template_cache.fingerprint(options) != template_cache.fingerprint({**options, "trim_blocks": False})
-
-
 def test_deciding_reads_and_writes_no_file_even_with_nothing_compiled_yet(
     compiles: Counter[str], monkeypatch: pytest.MonkeyPatch, settings: Settings
 ) -> None:
-    """The cache is read when the renderer is made (gathering) and written by `flush` (the run's end)."""
+    """The templates are read when the renderer is made (gathering) and compiled into memory."""
     observed = OfflineGitHub.open(ROOT / "examples" / "offline-state.json", NOW).observe()
     inputs = gather.inputs(settings, observed, NOW)
     opened: list[object] = []
@@ -150,22 +71,5 @@ def test_deciding_reads_and_writes_no_file_even_with_nothing_compiled_yet(
         plan = decide(inputs)
     assert opened == []
     assert compiles["page.md.j2"] == 1  # compiled while deciding, into memory
-    cache = next(Path(tempfile.gettempdir()).glob("perfbot-templates-*"))
-    assert list(cache.iterdir()) == []
-    render.flush()
-    assert len(list(cache.glob("*.cache"))) == len(compiles)
-    new_process()
-    compiles.clear()
     assert decide(gather.inputs(settings, observed, NOW)) == plan
-    assert compiles == Counter()  # the next run read them all back
-
-
-def test_another_set_of_templates_in_the_process_reuses_what_the_first_compiled(
-    compiles: Counter[str], settings: Settings, seed: Snapshot
-) -> None:
-    """A run on custom templates that fails renders its failure with the shipped ones: a second
-    environment, which loads the templates the first compiled rather than compiling them again."""
-    templates = render.read_templates(settings.templates_path)
-    first = Renderer(templates).page(seed, settings.config.page_text)
-    assert Renderer({**templates, "extra.j2": "x"}).page(seed, settings.config.page_text) == first
-    assert compiles["page.md.j2"] == 1
+    assert compiles["page.md.j2"] == 1  # the second run of the process compiled nothing again
