@@ -24,7 +24,7 @@ PURE = [
     BOT / "reconcile" / "proposal.py",
     BOT / "reconcile" / "labels.py",
     BOT / "reconcile" / "links.py",
-    BOT / "reconcile" / "native.py",
+    BOT / "reconcile" / "labels_and_links.py",
     BOT / "reconcile" / "schedule.py",
 ]
 # The store (store*.py) is the one place that touches ruamel and the snapshot file.

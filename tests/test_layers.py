@@ -136,9 +136,17 @@ def test_every_module_has_a_layer() -> None:
 @pytest.mark.parametrize(
     ("files", "expected_up", "expected_circles"),
     [
-        ({"bot/errors.py": "", "bot/github/__init__.py": "", "bot/github/port.py": "from bot.errors import X\n"}, [], []),
         (
-            {"bot/errors.py": "def f():\n    from bot.github import port\n", "bot/github/__init__.py": "", "bot/github/port.py": ""},
+            {"bot/errors.py": "", "bot/github/__init__.py": "", "bot/github/port.py": "from bot.errors import X\n"},
+            [],
+            [],
+        ),
+        (
+            {
+                "bot/errors.py": "def f():\n    from bot.github import port\n",
+                "bot/github/__init__.py": "",
+                "bot/github/port.py": "",
+            },
             ["bot.errors -> bot.github", "bot.errors -> bot.github.port"],
             [],
         ),

@@ -1,5 +1,6 @@
-"""The size rules of the house style: a module of `bot/` is at most 300 lines and a function at
-most 60, so each stays readable as one concern."""
+"""The size rule of the house style: a function of `bot/` is at most 60 lines, so each reads as one
+step. Modules are split by concern, not by length: a long module is a prompt to look for a second
+concern in it (`docs/architecture.md`), never a reason on its own to split it."""
 
 from __future__ import annotations
 
@@ -10,16 +11,12 @@ import pytest
 
 from tests.paths import ROOT
 
-MAX_MODULE_LINES = 300
 MAX_FUNCTION_LINES = 60
 
 
 def oversized(source: str) -> list[str]:
-    """What in `source` breaks a size rule, as `name: N lines`."""
+    """The functions in `source` that break the size rule, as `name: N lines`."""
     found = []
-    lines = source.count("\n") + (not source.endswith("\n") and bool(source))
-    if lines > MAX_MODULE_LINES:
-        found.append(f"module: {lines} lines")
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             length = (node.end_lineno or node.lineno) - node.lineno + 1
@@ -29,13 +26,12 @@ def oversized(source: str) -> list[str]:
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "bot").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
-def test_modules_and_functions_stay_within_the_size_rules(path: Path) -> None:
+def test_functions_stay_within_the_size_rule(path: Path) -> None:
     assert oversized(path.read_text(encoding="utf-8")) == []
 
 
-def test_the_rule_counts_a_long_function_and_a_long_module() -> None:
+def test_the_rule_counts_a_long_function_and_not_a_long_module() -> None:
     body = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES - 1))
     assert oversized(f"def fits():\n{body}") == []
     assert oversized(f"async def long():\n{body}    y = 0\n") == [f"long: {MAX_FUNCTION_LINES + 1} lines"]
-    assert oversized("x = 1\n" * MAX_MODULE_LINES) == []
-    assert oversized("x = 1\n" * (MAX_MODULE_LINES + 1)) == [f"module: {MAX_MODULE_LINES + 1} lines"]
+    assert oversized("x = 1\n" * 2_000) == []

@@ -3,7 +3,7 @@
 Exactly once, nothing lost: the bot's reply to a comment records its decision on every command
 line (`records`), and the snapshot's ledger records every applied command. Each run rebuilds the
 working snapshot as the default branch's snapshot plus every accepted command not in that
-ledger, in comment order. The steps: `intake` (which comments), `policy` (who may, what a drop
+ledger, in comment order. The steps: `selection` (which comments), `policy` (who may, what a drop
 removes), `replay` (decide new commands, replay recorded ones), `settle` (how far the ledger can
 be compacted) and `outbox` (reactions, replies, notices, reports).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from bot.commands import intake, outbox, policy, replay, settle
+from bot.commands import outbox, policy, replay, selection, settle
 from bot.commands.effects import Explainer
 from bot.commands.outbox import CommandReport
 from bot.commands.records import lapsed_said, recorded_decisions
@@ -23,7 +23,7 @@ from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 
 
-class Inbox(NamedTuple):
+class Processed(NamedTuple):
     """The outcome of reading every command: the working snapshot and what to answer."""
 
     snapshot: Snapshot
@@ -35,14 +35,14 @@ class Inbox(NamedTuple):
     settled_through: int
 
 
-def read(
+def process(
     base: Snapshot, observed: Observed, config: BotConfig, renderer: Renderer, explain: Explainer | None = None
-) -> Inbox:
+) -> Processed:
     """Replay decided commands and decide new ones, in comment order, on top of `base`."""
     mine = observed.bot_comments()
     records = recorded_decisions(mine)
     floor = base.commands_settled_through
-    work = intake.take(observed.comments, records, floor, observed.bot_login, config.commands)
+    work = selection.take(observed.comments, records, floor, observed.bot_login, config.commands)
     ledger = frozenset(entry.key for entry in base.ledger)
     assignees = {issue.number: issue.assignees for issue in observed.issues}
     dropped = policy.dropped(work.queue, observed.permissions, base, assignees, ledger)
@@ -63,7 +63,7 @@ def read(
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)
     voice = outbox.Voice(renderer, config.commands.prefix, reacted, present, config.commands.max_body_chars)
-    return Inbox(
+    return Processed(
         snapshot=final.snapshot,
         actions=[action for done in handled for action in outbox.actions(done, voice)],
         reports=[report for done in handled for report in outbox.reports(done)],
@@ -78,5 +78,5 @@ def unanswered(observed: Observed, floor: int, config: BotConfig) -> list[Commen
 
     Their authors are the only people whose permission a run needs to know."""
     records = recorded_decisions(observed.bot_comments())
-    work = intake.take(observed.comments, records, floor, observed.bot_login, config.commands)
-    return [item.comment for item in work.queue if isinstance(item, intake.Fresh)]
+    work = selection.take(observed.comments, records, floor, observed.bot_login, config.commands)
+    return [item.comment for item in work.queue if isinstance(item, selection.Fresh)]

@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 from bot.commands.grammar import Command
-from bot.commands.intake import Fresh, Work
 from bot.commands.records import Key
 from bot.commands.registry import changes_snapshot, spec
+from bot.commands.selection import Fresh, Work
 from bot.github.observed import Comment, Permission
 from bot.snapshot.model import Snapshot
 

@@ -17,10 +17,10 @@ from typing import NamedTuple
 from bot.commands import policy
 from bot.commands.effects import Answered, Applied, Explainer, Refused, Situation, enact
 from bot.commands.grammar import Command
-from bot.commands.intake import Fresh, Recalled, Work
 from bot.commands.reading import CommandLine, ParseError
 from bot.commands.records import Decision, Key, Record, Verdict, lapsed_key
 from bot.commands.registry import spec
+from bot.commands.selection import Fresh, Recalled, Work
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
 from bot.github.observed import Comment, Permission

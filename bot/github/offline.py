@@ -26,7 +26,7 @@ from bot.github.branch_file import BranchFile
 from bot.github.markers import markers_in
 from bot.github.observed import Observed
 from bot.github.offline_journal import Stamp, journal_path, read_folded, stamp
-from bot.github.offline_native import NativeWrites
+from bot.github.offline_label_link_writes import NativeWrites
 from bot.github.port import GitHubError
 from bot.github.state_json import StateEncoder
 from bot.json_input import parse_object

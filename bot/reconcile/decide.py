@@ -9,15 +9,15 @@ from __future__ import annotations
 import datetime as dt
 
 from bot.bodies import fitted
-from bot.commands import inbox as commands_inbox
+from bot.commands import pipeline
 from bot.errors import BotError
 from bot.evidence.derive import Derivation, derive_all
 from bot.github.actions import Action, LeaseReport, Proposal, PullRequestAction, ReadbackTime
 from bot.github.observed import Comment
 from bot.reconcile import proposal
 from bot.reconcile.inputs import Inputs
+from bot.reconcile.labels_and_links import plan_native
 from bot.reconcile.links import with_proposals
-from bot.reconcile.native import plan_native
 from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.reconcile.plan import Plan
 from bot.reconcile.schedule import schedule
@@ -31,14 +31,14 @@ from bot.timestamps import utc_stamp
 def decide(inputs: Inputs) -> Plan:
     config, observed = inputs.config, inputs.observed
     base = inputs.snapshot.model
-    inbox = commands_inbox.read(base, observed, config, inputs.renderer, explainer(inputs))
-    snapshot = inbox.snapshot
-    evidence = evidence_for(inputs.readback, observed, config, inbox.assignees)
+    processed = pipeline.process(base, observed, config, inputs.renderer, explainer(inputs))
+    snapshot = processed.snapshot
+    evidence = evidence_for(inputs.readback, observed, config, processed.assignees)
     derivations = derive_all(snapshot, evidence)
     # Nudges rest on merged evidence: the default branch's snapshot, the live leases and issues.
     merged = derive_all(base, evidence._replace(issues=observed.issues_by_number()))
     following = _compacted(
-        base, _count_state_changes(base, next_snapshot(snapshot, derivations)), inbox.settled_through
+        base, _count_state_changes(base, next_snapshot(snapshot, derivations)), processed.settled_through
     )
     native = plan_native(base, following, derivations, observed, config, inputs.renderer)
     following = with_proposals(following, native.proposals)
@@ -50,19 +50,19 @@ def decide(inputs: Inputs) -> Plan:
     overdue = overdue_reviews(snapshot, inputs.now)
     nudges = Nudges(observed, config, inputs.renderer, inputs.now)
     actions: list[Action] = [
-        *inbox.actions,
+        *processed.actions,
         *nudges.packets(base, merged),
         *nudges.reviews(snapshot, overdue),
         *nudges.mismatches(base, snapshot),
     ]
     leases = lease_report(inputs)
-    actions.append(pull_request(inputs, derivations, files, inbox.applied, leases, native.proposals, refused))
+    actions.append(pull_request(inputs, derivations, files, processed.applied, leases, native.proposals, refused))
     ordered, deferred = schedule([*actions, *native.actions], inputs.max_writes)
     return Plan(
         refusal=refused,
         now=inputs.now.isoformat(),
         decided_on=inputs.decided_on,
-        commands=tuple(inbox.reports),
+        commands=tuple(processed.reports),
         actions=tuple(ordered),
         deferred=tuple(deferred),
         native_notes=tuple(native.notes),

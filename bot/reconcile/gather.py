@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from bot.commands.inbox import unanswered
+from bot.commands.pipeline import unanswered
 from bot.config import Settings
 from bot.errors import input_error
 from bot.evidence.leases import LeaseReadback, parse_leases

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from bot.commands import inbox as commands_inbox
+from bot.commands import pipeline
 from bot.commands.effects import Explainer
 from bot.config import BotConfig
 from bot.evidence import graph as packet_graph
@@ -57,11 +57,11 @@ def explainer(inputs: Inputs) -> Explainer:
 
 
 def view(inputs: Inputs) -> View:
-    inbox = commands_inbox.read(
+    processed = pipeline.process(
         inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs)
     )
-    evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, inbox.assignees)
-    return View(inbox.snapshot, evidence, tuple(derive_all(inbox.snapshot, evidence)))
+    evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, processed.assignees)
+    return View(processed.snapshot, evidence, tuple(derive_all(processed.snapshot, evidence)))
 
 
 def changed_graph(inputs: Inputs, derivations: Sequence[Derivation]) -> str:

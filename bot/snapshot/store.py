@@ -30,9 +30,9 @@ from ruamel.yaml.representer import RoundTripRepresenter
 
 from bot.errors import InputError, input_error, validation_problems
 from bot.files import MAX_INPUT_BYTES, read_text
-from bot.snapshot import store_safe
+from bot.snapshot import store_libyaml
 from bot.snapshot.model import Snapshot, entity_label
-from bot.snapshot.store_safe import load_data
+from bot.snapshot.store_libyaml import load_data
 
 T = TypeVar("T", bound=BaseModel)
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
@@ -132,8 +132,8 @@ class Loaded(Generic[T]):
     parsed_tree: Any
     file: str
     text: str = ""
-    # What the C parser saw of the text's layout while loading it (`store_safe.Seen`), for a rewrite.
-    seen: store_safe.Seen | None = None
+    # What the C parser saw of the text's layout while loading it (`store_libyaml.Seen`), for a rewrite.
+    seen: store_libyaml.Seen | None = None
 
     @property
     def tree(self) -> Any:
@@ -148,15 +148,15 @@ class Loaded(Generic[T]):
         if self.parsed_tree is None and self.text:
             if "_marked" not in vars(self):
                 object.__setattr__(self, "_marked", _marked(self.text))
-            marked: tuple[Any, store_safe.Marks] | None = vars(self)["_marked"]
+            marked: tuple[Any, store_libyaml.Marks] | None = vars(self)["_marked"]
             if marked is not None:
-                return store_safe.locate(*marked, loc)
+                return store_libyaml.locate(*marked, loc)
         return locate(self.tree, loc)
 
 
-def _marked(text: str) -> tuple[Any, store_safe.Marks] | None:
+def _marked(text: str) -> tuple[Any, store_libyaml.Marks] | None:
     """The text's data with where each key and item starts, or None if the C parser does not read it."""
-    marks: store_safe.Marks = {}
+    marks: store_libyaml.Marks = {}
     read, data = load_data(text, max_depth=MAX_DEPTH, max_digits=MAX_INTEGER_DIGITS, date=PlainDate, marks=marks)
     return (data, marks) if read else None
 
@@ -202,11 +202,11 @@ def parse_tree(text: str, file: str) -> Any:
 def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
     """Parse and validate YAML text into `model`, naming file:line:col of every problem.
 
-    Text the C parser reads (`store_safe`) is validated from its data, and its problems are
+    Text the C parser reads (`store_libyaml`) is validated from its data, and its problems are
     located with the C parser's marks; the round-trip tree is built only for text it leaves to
     ruamel (to read it, or name where it is wrong), or later, when the file is rewritten."""
     if len(text) <= MAX_INPUT_BYTES and not _opener_run(text):
-        seen: store_safe.Seen = []
+        seen: store_libyaml.Seen = []
         read, data = load_data(text, max_depth=MAX_DEPTH, max_digits=MAX_INTEGER_DIGITS, date=PlainDate, seen=seen)
         if read and isinstance(data, Mapping):
             try:
@@ -228,10 +228,10 @@ def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
     return Loaded(value, tree, file, text)
 
 
-def _located(exc: ValidationError, file: str, data: Any, marks: store_safe.Marks) -> InputError:
+def _located(exc: ValidationError, file: str, data: Any, marks: store_libyaml.Marks) -> InputError:
     """Every problem of `exc`, found in `data` as the C parser read it, named at its mark."""
     problems = validation_problems(
-        exc, file, lambda loc: store_safe.locate(data, marks, loc), label=lambda loc: entity_label(data, loc)
+        exc, file, lambda loc: store_libyaml.locate(data, marks, loc), label=lambda loc: entity_label(data, loc)
     )
     return InputError(sorted(problems))
 

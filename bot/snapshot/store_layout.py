@@ -1,6 +1,6 @@
 """Where each top-level section, and each record of a block list of records, starts in snapshot text.
 
-Taken from what loading saw (`store_safe.Seen`): the C parser's marks give the line of every
+Taken from what loading saw (`store_libyaml.Seen`): the C parser's marks give the line of every
 top-level key and list item, so a rewrite can find the text of the few records that changed
 without building ruamel's pure-Python round-trip tree of the whole file. Lines are numbered as
 `source_lines` numbers them. A text loading did not read the fast way, or whose layout is not the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from bot.snapshot.store_safe import Seen
+from bot.snapshot.store_libyaml import Seen
 
 
 class Section(NamedTuple):
@@ -31,7 +31,7 @@ class Section(NamedTuple):
 
 def sections(lines: list[str], seen: Seen | None) -> list[Section] | None:
     """The top-level sections of the text split into `lines`, in order, from what loading saw of it;
-    None when loading kept no layout (`store_safe` keeps one only for the plain layout)."""
+    None when loading kept no layout (`store_libyaml` keeps one only for the plain layout)."""
     return _from_seen(seen, lines) if seen else None
 
 

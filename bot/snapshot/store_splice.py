@@ -27,8 +27,8 @@ from bot.snapshot.store import dump_tree, parse_tree
 from bot.snapshot.store_emit import group_records, source_lines, splice_tree
 from bot.snapshot.store_flat import flat_record, new_section
 from bot.snapshot.store_layout import Section, sections
+from bot.snapshot.store_libyaml import Seen
 from bot.snapshot.store_patch import clone_tree, patch_map, patch_records
-from bot.snapshot.store_safe import Seen
 
 # Stands in for the section after a piece: a top-level key no snapshot has.
 _NEXT_KEY = "perfbot-splice-next"

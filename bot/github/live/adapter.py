@@ -19,11 +19,11 @@ from bot.context import RunContext
 from bot.github.actions import Action, PullRequestAction
 from bot.github.live import cache
 from bot.github.live.client import Session, build_client, connection
-from bot.github.live.native import NativeWrites
+from bot.github.live.issue_writes import IssueWrites
+from bot.github.live.label_link_writes import NativeWrites
 from bot.github.live.observe import BranchState, Reader
 from bot.github.live.pull import PullWriter
 from bot.github.live.traffic import Traffic
-from bot.github.live.writes import IssueWrites
 from bot.github.observed import Observed
 from bot.github.port import GitHubError
 from bot.github.scope import ReadScope

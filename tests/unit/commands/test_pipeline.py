@@ -1,4 +1,4 @@
-"""One inbox read on a small snapshot: decide, answer, then replay from the bot's own records."""
+"""One pass of the command pipeline on a small snapshot: decide, answer, then replay from the bot's own records."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Protocol
 
 import pytest
 
-from bot.commands.inbox import Inbox, read
+from bot.commands.pipeline import Processed, process
 from bot.config import BotConfig
 from bot.github.actions import Action, AssignAction, CommentAction, ReactAction
 from bot.github.observed import Comment, Issue, Observed, Reaction
@@ -32,13 +32,13 @@ def observed(*comments: Comment, reactions: tuple[Reaction, ...] = ()) -> Observ
 
 
 class Reader(Protocol):
-    def __call__(self, seen: Observed, base: Snapshot | None = None) -> Inbox: ...
+    def __call__(self, seen: Observed, base: Snapshot | None = None) -> Processed: ...
 
 
 @pytest.fixture
 def inbox(config: BotConfig, renderer: Renderer) -> Reader:
-    def run(seen: Observed, base: Snapshot | None = None) -> Inbox:
-        return read(base or valid(), seen, config, renderer)
+    def run(seen: Observed, base: Snapshot | None = None) -> Processed:
+        return process(base or valid(), seen, config, renderer)
 
     return run
 
@@ -58,7 +58,7 @@ def kinds(actions: list[Action]) -> list[str]:
     return [a.content if isinstance(a, ReactAction) else a.kind for a in actions]
 
 
-def decisions(box: Inbox) -> list[tuple[object, object, object]]:
+def decisions(box: Processed) -> list[tuple[object, object, object]]:
     return [(r["comment_id"], r["line"], r["decision"]) for r in box.reports]
 
 
@@ -173,11 +173,11 @@ def test_a_claim_whose_run_stopped_after_the_reply_is_finished_by_the_next_run(i
 
 def test_the_reply_says_the_configured_prefix(config: BotConfig, renderer: Renderer) -> None:
     custom = config.model_copy(update={"commands": config.commands.model_copy(update={"prefix": "!bot"})})
-    box = read(valid(), observed(said(201, "alice", "!bot nope")), custom, renderer)
+    box = process(valid(), observed(said(201, "alice", "!bot nope")), custom, renderer)
     (reply,) = [a for a in box.actions if isinstance(a, CommentAction)]
     assert "Say `!bot help` for the grammar." in reply.body
 
 
 def test_comments_by_the_bots_own_login_are_not_commands(config: BotConfig, renderer: Renderer) -> None:
     seen = observed(said(201, "perfbot-app", "/perf help")).model_copy(update={"bot_login": "perfbot-app"})
-    assert read(valid(), seen, config, renderer).reports == []
+    assert process(valid(), seen, config, renderer).reports == []

@@ -9,10 +9,10 @@ from typing import Protocol
 import pytest
 
 from bot.commands.effects import Explainer
-from bot.commands.intake import Fresh, Recalled, Work
 from bot.commands.reading import Parsed
 from bot.commands.records import Key, Record
 from bot.commands.replay import Context, Handled, Line, Working, fold
+from bot.commands.selection import Fresh, Recalled, Work
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
 from bot.github.observed import Permission

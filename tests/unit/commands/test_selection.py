@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bot.commands.intake import Fresh, Recalled, take
 from bot.commands.reading import Parsed, parse
 from bot.commands.records import DECISION_TOPIC, Record
+from bot.commands.selection import Fresh, Recalled, take
 from bot.config import CommandSettings
 from bot.github.markers import marker
 from tests.unit.commands.values import LIMITS, comment

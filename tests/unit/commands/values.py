@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot.commands.intake import Fresh, Recalled
 from bot.commands.reading import parse
 from bot.commands.records import Record, Verdict
+from bot.commands.selection import Fresh, Recalled
 from bot.config import CommandSettings
 from bot.github.observed import Comment
 
