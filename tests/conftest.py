@@ -57,21 +57,6 @@ if (
     tempfile.tempdir = None  # gettempdir() reads TMPDIR again
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection(session: pytest.Session) -> None:
-    """In each worker of `pytest -n` but the first, the test modules are imported from its share of
-    them on before pytest collects, so that on a fresh clone the workers split the rewriting of
-    their asserts instead of each doing all of it (`tests/split_rewrite.py`)."""
-    workerinput = getattr(session.config, "workerinput", None)
-    if workerinput is None or session.config.getoption("importmode") != "prepend":
-        return  # not a worker, or pytest names the modules otherwise than by their packages
-    index, count = int(str(workerinput["workerid"]).removeprefix("gw")), int(workerinput["workercount"])
-    if index > 0:
-        from tests.split_rewrite import import_share
-
-        import_share(session, index, count)
-
-
 def pytest_collection_finish(session: pytest.Session) -> None:
     """What exists once the tests are collected (every module, every collected test) lives until the
     process ends: frozen out of the cyclic collector, so its full collections stop walking it again

@@ -1,14 +1,12 @@
 """The rules on text that lands in the page's table cells, the replies and a job's log: no `|`,
 line break, HTML markup, control or bidirectional character, trailing backslash or Actions
-command. Part of `validation`; a record's findings are worked out once per record object."""
+command. Part of `validation`."""
 
 from __future__ import annotations
 
 import contextlib
-import operator
 import re
 from collections.abc import Callable, Iterator
-from functools import cache
 from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel
@@ -37,41 +35,18 @@ _MAYBE_SUSPECT_JSON = re.compile(f"[{_CONTROL.pattern[1:-1]}{_BIDI.pattern[1:-1]
 
 
 def table_cells(s: Snapshot) -> Iterator[Finding]:
-    """Text that lands in a table cell may not contain `|` or a line break (upstream does not escape).
-
-    A record's findings depend on the record and its place alone, so they are worked out once
-    per section and record object (cached, `_section_cells`)."""
-    records = _record_fields()
-    rest = s.model_dump(by_alias=True, exclude=set(records))
+    """Text that lands in a table cell may not contain `|` or a line break (upstream does not escape)."""
+    rest = s.model_dump(by_alias=True, exclude=set(_RECORD_LISTS))
     for name, field in Snapshot.model_fields.items():
         key = field.alias or name
-        if name not in records:
-            yield from _text_cells(_strings(rest[key], (key,)), lambda loc: _name(s, loc)) if key in rest else ()
+        if name not in _RECORD_LISTS:
+            yield from _text_cells(_strings(rest[key], (key,)), lambda loc: _name(s, loc))
             continue
-        yield from _section_cells(key, getattr(s, name))
+        for index, record in enumerate(getattr(s, name)):
+            yield from _record_cells(key, index, record)
 
 
-# Findings by the identity of what they were worked out for: a run that applies many commands
-# validates after each, and its snapshots share most sections and records (frozen objects) with
-# the one before. Hashing a frozen model by value (all its fields) cost more than the checks, so
-# an equal record that is another object is simply worked out again, to the same findings.
-# Each entry keeps its object alive, so its id is not reused while it is here.
-_SECTIONS: dict[int, tuple[tuple[BaseModel, ...], str, tuple[Finding, ...]]] = {}
-_RECORDS: dict[int, tuple[BaseModel, tuple[str, int], tuple[Finding, ...]]] = {}
-_MAX_CACHED = 8192
-# The last list of each section worked out, with each record's findings.
-_LAST: dict[str, tuple[tuple[BaseModel, ...], tuple[tuple[Finding, ...], ...]]] = {}
-
-
-def clear_cell_cache() -> None:
-    """Forget every cached finding (tests start from nothing)."""
-    _SECTIONS.clear()
-    _RECORDS.clear()
-    _LAST.clear()
-
-
-@cache
-def _record_fields() -> frozenset[str]:
+def _record_lists() -> frozenset[str]:
     """The snapshot's lists of records (`tuple[SomeModel, ...]`), whose cells are checked per record."""
     return frozenset(
         name
@@ -83,36 +58,10 @@ def _record_fields() -> frozenset[str]:
     )
 
 
-def _section_cells(key: str, records: tuple[BaseModel, ...]) -> tuple[Finding, ...]:
-    cached = _SECTIONS.get(id(records))
-    if cached is not None and cached[0] is records and cached[1] == key:
-        return cached[2]
-    # A list that grew or changed since the last one of this section (the ledger, after each
-    # command) keeps the findings of the records it shares at its start, told by identity.
-    previous, findings = _LAST.get(key, ((), ()))
-    same = list(map(operator.is_, records, previous))
-    kept = same.index(False) if False in same else len(same)
-    per_record = findings[:kept] + tuple(_record_cells(key, i, records[i]) for i in range(kept, len(records)))
-    _LAST[key] = (records, per_record)
-    found = tuple(finding for record_findings in per_record for finding in record_findings)
-    if len(_SECTIONS) >= _MAX_CACHED:
-        _SECTIONS.clear()
-    _SECTIONS[id(records)] = (records, key, found)
-    return found
+_RECORD_LISTS = _record_lists()
 
 
 def _record_cells(key: str, index: int, record: BaseModel) -> tuple[Finding, ...]:
-    cached = _RECORDS.get(id(record))
-    if cached is not None and cached[0] is record and cached[1] == (key, index):
-        return cached[2]
-    found = _worked_out_cells(key, index, record)
-    if len(_RECORDS) >= _MAX_CACHED:
-        _RECORDS.clear()
-    _RECORDS[id(record)] = (record, (key, index), found)
-    return found
-
-
-def _worked_out_cells(key: str, index: int, record: BaseModel) -> tuple[Finding, ...]:
     with contextlib.suppress(PydanticSerializationError):  # a lone surrogate (every reader removes them first)
         if not _MAYBE_SUSPECT_JSON.search(record.model_dump_json()):  # nor does any field name hold one
             return ()  # the usual record: none of its texts holds anything the checks look for

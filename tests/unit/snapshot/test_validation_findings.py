@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.snapshot.cells import _SUSPECT, _name, _walked_cells, _worked_out_cells
+from bot.snapshot.cells import _SUSPECT, _name, _record_cells, _record_lists, _walked_cells
 from bot.snapshot.findings import Finding
 from bot.snapshot.validation import review_issue, validate
 from tests.property_budget import examples
@@ -210,6 +210,23 @@ def test_a_top_level_text_is_named_by_its_key() -> None:
     assert Finding(("schema",), f"schema: {PIPE}") in found
 
 
+def test_every_list_of_records_and_nothing_else_is_checked_record_by_record() -> None:
+    # Worked out once, as the module is imported, so only a call here sees a change to it.
+    assert _record_lists() == {
+        "constraints",
+        "programs",
+        "work_packets",
+        "ready_waves",
+        "collisions",
+        "oss_states",
+        "oss_walk",
+        "oss_routes",
+        "levers",
+        "retired_constraints",
+        "ledger",
+    }
+
+
 def test_the_definition_is_one_line_and_may_hold_a_pipe() -> None:
     assert validate(valid().model_copy(update={"definition": "a | b <i>"})) == []
     for text in ("a\nb", "a\rb"):
@@ -306,8 +323,8 @@ def test_a_record_is_passed_over_only_when_walking_its_texts_finds_nothing(lane:
     packet = valid().work_packets[1].model_copy(update={"lane": lane, "paths": ("src/**", path)})
     constraint = valid().constraints[1]
     constraint = constraint.model_copy(update={"evidence": (constraint.evidence[0].model_copy(update={"ref": ref}),)})
-    assert _worked_out_cells("work_packets", 1, packet) == _walked_cells("work_packets", 1, packet)
-    assert _worked_out_cells("constraints", 1, constraint) == _walked_cells("constraints", 1, constraint)
+    assert _record_cells("work_packets", 1, packet) == _walked_cells("work_packets", 1, packet)
+    assert _record_cells("constraints", 1, constraint) == _walked_cells("constraints", 1, constraint)
 
 
 # Every text a cell check can flag holds one of these: a character `_SUSPECT` finds alone, or a
@@ -329,9 +346,9 @@ def test_no_text_a_check_flags_is_passed_over(text: str) -> None:
     packet = valid().work_packets[1].model_copy(update={"lane": f"x{text}" if text[0] != " " else text})
     found = _walked_cells("work_packets", 1, packet)
     assert found  # each trigger is one the walk reports
-    assert _worked_out_cells("work_packets", 1, packet) == found
+    assert _record_cells("work_packets", 1, packet) == found
 
 
 def test_a_lone_surrogate_is_walked_rather_than_written_as_json() -> None:
     packet = valid().work_packets[1].model_copy(update={"lane": "a\ud800|b"})
-    assert _worked_out_cells("work_packets", 1, packet) == _walked_cells("work_packets", 1, packet) != ()
+    assert _record_cells("work_packets", 1, packet) == _walked_cells("work_packets", 1, packet) != ()
