@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from bot.config import Settings
     from bot.render import Renderer
+    from bot.snapshot.model import Snapshot
     from tests.harness import Repo, SharedTemplates
 
 
@@ -78,37 +79,6 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return WorkStealingScheduling(config, log)
 
 
-@pytest.fixture(autouse=True)
-def shared_work(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each snapshot text parsed and rewritten, each template compiled, once per process
-    (`tests/shared_work.py`); not for the tests marked `own_work`, which test that work itself."""
-    if request.node.get_closest_marker("own_work") is None:
-        from tests.shared_work import share_parsed_trees_and_compiled_templates
-
-        share_parsed_trees_and_compiled_templates(monkeypatch)
-
-
-@pytest.fixture(autouse=True)
-def graphql_cross_check(request: pytest.FixtureRequest) -> Iterator[None]:
-    """With the `cross_check` mark, or `PERFBOT_DOUBLE_CROSS_CHECK=1` for every test, each query the
-    GitHub double answers with its own executor (`tests/github_double/graphql_exec.py`) is answered
-    by graphql-core's `execute` too, and the two bodies must be the same JSON, key order included."""
-    marked = request.node.get_closest_marker("cross_check") is not None
-    if not marked and os.environ.get("PERFBOT_DOUBLE_CROSS_CHECK") != "1":
-        yield
-        return
-    from tests.github_double import graphql_api
-
-    graphql_api.CROSS_CHECKED.clear()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(graphql_api, "CROSS_CHECK", True)
-        yield
-    checked, graphql_api.CROSS_CHECKED[:] = list(graphql_api.CROSS_CHECKED), []
-    for query, own, core in checked:
-        assert own == core, f"the executors differ on:\n{query}"
-    assert checked or not marked, "a test marked cross_check sent the double no query"
-
-
 @pytest.fixture(scope="session")
 def settings() -> Settings:
     from bot.config import load_settings
@@ -129,6 +99,15 @@ def seed_text() -> str:
 
 
 @pytest.fixture(scope="session")
+def seed(settings: Settings) -> Snapshot:
+    """The seed snapshot, loaded and checked as a run loads it, once per process: the model is
+    frozen throughout (tuples of frozen records), so no test can change what another one reads."""
+    from bot.reconcile import gather
+
+    return gather.snapshot(settings).model
+
+
+@pytest.fixture(scope="session")
 def shared_templates(tmp_path_factory: pytest.TempPathFactory) -> SharedTemplates:
     """The templates every sandbox of this process links to (`tests/harness.py`)."""
     from tests.harness import SharedTemplates
@@ -137,13 +116,10 @@ def shared_templates(tmp_path_factory: pytest.TempPathFactory) -> SharedTemplate
 
 
 @pytest.fixture
-def sandbox(tmp_path: Path, shared_templates: SharedTemplates, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repo]:
-    """A throwaway copy of the repository with the example offline state; the templates it links to
-    are read once per process (each in-process run read all of them again)."""
-    from bot import render
+def sandbox(tmp_path: Path, shared_templates: SharedTemplates) -> Iterator[Repo]:
+    """A throwaway copy of the repository with the example offline state."""
     from tests.harness import Repo
 
-    monkeypatch.setattr(render, "read_templates", shared_templates.reading(render.read_templates))
     yield Repo(tmp_path, templates=shared_templates.path)
     shared_templates.check()
 

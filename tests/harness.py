@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot import render
 from bot.cli import main
 from tests.backends import cli_over, double_on, live_environ
 from tests.paths import ROOT
@@ -27,20 +25,6 @@ class SharedTemplates:
         self.path = where
         shutil.copytree(ROOT / "templates", where)
         self.stamps = self._stamps()
-        # What perfbot reads of them, once: `check` fails a test that changed them, so every run
-        # over a sandbox that links to them reads the same (`reading`).
-        self.texts = render.read_templates(where)
-
-    def reading(self, read_templates: Callable[..., dict[str, str]]) -> Callable[..., dict[str, str]]:
-        """`render.read_templates`, answering from `texts` for this directory (through the link)."""
-        shared = self.path.resolve()
-
-        def read_shared_once(directory: Path, *args: Any, **kwargs: Any) -> dict[str, str]:
-            if directory.resolve() == shared:
-                return dict(self.texts)
-            return read_templates(directory, *args, **kwargs)
-
-        return read_shared_once
 
     def _stamps(self) -> dict[str, tuple[int, int]]:
         found = {p.as_posix(): p.lstat() for p in [self.path, *self.path.rglob("*")]}

@@ -1,4 +1,4 @@
-"""The C-backed reader (`store_safe`) agrees with the round-trip loader on every text it accepts,
+"""The C-backed reader (`store_libyaml`) agrees with the round-trip loader on every text it accepts,
 and accepts nothing the round-trip loader refuses."""
 
 from __future__ import annotations
@@ -14,12 +14,9 @@ from pydantic import ValidationError
 from bot.errors import InputError
 from bot.snapshot import store
 from bot.snapshot.model import Snapshot
-from bot.snapshot.store_safe import Marks, load_data, locate
+from bot.snapshot.store_libyaml import Marks, load_data, locate
 from tests.malformed import SMALL_SNAPSHOT, _set, every_path, value_at
 from tests.property_budget import examples
-
-# The store's own parse and rewrite are under test: each test runs them anew (tests/shared_work.py).
-pytestmark = pytest.mark.own_work
 
 ROOT = Path(__file__).resolve().parents[1]
 

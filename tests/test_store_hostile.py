@@ -20,9 +20,6 @@ from tests.harness import Repo, pull
 from tests.malformed import SMALL_SNAPSHOT
 from tests.property_budget import examples
 
-# The store's own parse and rewrite are under test: each test marked `own_work` runs them anew
-# (tests/shared_work.py). The whole runs at the end share them, as every reconcile test does.
-
 STYLES = {
     "plain": " old value",
     "single": " 'old value'",
@@ -78,7 +75,6 @@ def with_result(model: Snapshot, text: str) -> Snapshot:
     return model.model_copy(update={"work_packets": packets})
 
 
-@pytest.mark.own_work
 def test_every_style_is_what_the_fixture_says() -> None:
     assert validate(loaded_with("plain").model) == []
     loaded = loaded_with("literal")
@@ -86,7 +82,6 @@ def test_every_style_is_what_the_fixture_says() -> None:
     assert loaded.model.work_packets[0].result == "old value"
 
 
-@pytest.mark.own_work
 @pytest.mark.parametrize("style", sorted(STYLES))
 @pytest.mark.parametrize("text", NASTY, ids=repr)
 def test_nasty_text_in_any_style_reloads_exactly(style: str, text: str) -> None:
@@ -101,7 +96,6 @@ def test_nasty_text_in_any_style_reloads_exactly(style: str, text: str) -> None:
 long_words = st.lists(st.sampled_from(["a", "bb", " ", "  ", "x" * 50]), min_size=100, max_size=200).map("".join)
 
 
-@pytest.mark.own_work
 @settings(max_examples=examples(150, bounded=20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     style=st.sampled_from(sorted(STYLES)),
@@ -115,7 +109,6 @@ def test_any_text_in_any_existing_style_reloads_to_exactly_that_text(style: str,
     assert store.parse_model(saved, "s.yaml", Snapshot).model == wanted
 
 
-@pytest.mark.own_work
 def test_a_line_separator_in_another_value_does_not_shift_the_splice() -> None:
     """U+2028 in one value made `store_emit.splice_tree` (splitlines) drop a line and duplicate a key further on."""
     base = VALID.replace("    driver: d\n", "    driver: 'd\u2028e'\n", 1)
@@ -130,7 +123,6 @@ def test_a_line_separator_in_another_value_does_not_shift_the_splice() -> None:
     assert saved == head + "    state: running\n" + tail
 
 
-@pytest.mark.own_work
 def test_source_lines_split_only_where_ruamel_counts_a_line() -> None:
     assert store_emit.source_lines("a\nb\u2028c\x85d\x0be\r\nf\rg") == ["a\n", "b\u2028c\x85d\x0be\r\n", "f\r", "g"]
 
@@ -141,7 +133,6 @@ def refused(text: str) -> str:
     return str(info.value)
 
 
-@pytest.mark.own_work
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
@@ -220,19 +211,16 @@ def test_refused_snapshots_name_the_place(old: str, new: str, message: str) -> N
     assert len(text) < 300
 
 
-@pytest.mark.own_work
 def test_a_record_whose_id_is_the_problem_is_named_by_its_place() -> None:
     assert "s.yaml:31:5: work_packets.0.id: Input should be a valid string" in refused(
         VALID.replace("  - id: w1", "  - id: [w1]", 1)
     )
 
 
-@pytest.mark.own_work
 def test_an_oversized_snapshot_is_refused_before_parsing() -> None:
     assert "larger than the 16,777,216 characters" in refused(VALID + "#" * (16 * 1024 * 1024))
 
 
-@pytest.mark.own_work
 def test_the_33_kb_alias_bomb_is_refused_at_its_first_anchor() -> None:
     """It took 31 s and 3.9 GB (`benchmarks/hostile.py` times it now); no alias is ever expanded."""
     assert "s.yaml:3:9: anchors and aliases are not allowed" in refused(alias_bomb())

@@ -27,8 +27,8 @@ from bot.github.markers import header, markers_in
 from bot.github.observed import Comment, Issue, Observed
 from bot.reconcile import gather
 from bot.reconcile.decide import lease_report, pull_request
+from bot.reconcile.labels_and_links import plan_native
 from bot.reconcile.links import RECORD_TOPIC, implied, link_key, recorded
-from bot.reconcile.native import plan_native
 from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot, WorkPacket
@@ -52,11 +52,6 @@ def worst_case(topic: str) -> Callable[[T], T]:
 
 def fits(body: str, config: BotConfig) -> None:
     assert len(body) <= config.commands.max_body_chars < GITHUB_LIMIT
-
-
-@pytest.fixture(scope="module")
-def seed(settings: Settings) -> Snapshot:
-    return gather.snapshot(settings).model
 
 
 def the_comment(body: str = "", cid: int = 900) -> Comment:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
 from pathlib import Path
 
@@ -21,7 +20,6 @@ from bot.reconcile import gather
 from bot.reconcile.view import changed_graph, view
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
-from bot.snapshot.store import load_snapshot
 from bot.untrusted import dot_line, dot_text, graph_line, mermaid_text
 from tests import mermaid_grammar
 from tests.harness import Repo, pull
@@ -40,20 +38,9 @@ HOSTILE = st.lists(
 
 
 @pytest.fixture(scope="module")
-def seed() -> Snapshot:
-    return load_snapshot(ROOT / "config" / "snapshot.yaml").model
-
-
-@pytest.fixture(scope="module")
 def seed_leases() -> tuple[Lease, ...]:
     path = ROOT / "config" / "leases.json"
     return parse_leases(path.read_text(encoding="utf-8"), str(path)).live
-
-
-@functools.cache
-def _seed_and_renderer() -> tuple[Snapshot, Renderer]:
-    """Loaded once: hypothesis runs the hostile-text test many times."""
-    return load_snapshot(ROOT / "config" / "snapshot.yaml").model, Renderer.from_directory(ROOT / "templates")
 
 
 def model_edges(snapshot: Snapshot) -> set[tuple[str, str, str]]:
@@ -144,8 +131,9 @@ def test_dot_quoting_round_trips_hostile_text(text: str) -> None:
 
 @settings(max_examples=examples(25), deadline=None)
 @given(ids=st.lists(HOSTILE, min_size=17, max_size=17, unique=True), names=st.lists(HOSTILE, min_size=4, max_size=4))
-def test_hostile_ids_and_names_never_break_the_mermaid(ids: list[str], names: list[str]) -> None:
-    seed, renderer = _seed_and_renderer()
+def test_hostile_ids_and_names_never_break_the_mermaid(
+    seed: Snapshot, renderer: Renderer, ids: list[str], names: list[str]
+) -> None:
     rename = dict(zip((p.id for p in seed.work_packets), ids, strict=True))
     packets = tuple(
         p.model_copy(

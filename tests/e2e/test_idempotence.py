@@ -94,10 +94,9 @@ def worlds(draw: st.DrawFn, seed: Snapshot) -> tuple[Snapshot, tuple[Lease, ...]
     return snapshot, leases, state, now
 
 
-def test_applied_plan_is_a_fixed_point(settings: Settings) -> None:
-    seed = gather.snapshot(settings).model
+def test_applied_plan_is_a_fixed_point(settings: Settings, renderer: Renderer) -> None:
     loaded = gather.snapshot(settings)
-    renderer = Renderer.from_directory(settings.templates_path)
+    seed = loaded.model
     committed = gather.committed_files(settings)
     seen: list[tuple[int, str]] = []
 

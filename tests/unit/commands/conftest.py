@@ -1,17 +1,10 @@
-"""The seed snapshot and the shipped config, loaded once, for the command steps' unit tests."""
+"""The shipped config, loaded once, for the command steps' unit tests (the seed is `tests/conftest.py`'s)."""
 
 from __future__ import annotations
 
 import pytest
 
 from bot.config import BotConfig, Settings
-from bot.reconcile import gather
-from bot.snapshot.model import Snapshot
-
-
-@pytest.fixture(scope="session")
-def seed(settings: Settings) -> Snapshot:
-    return gather.snapshot(settings).model
 
 
 @pytest.fixture(scope="session")

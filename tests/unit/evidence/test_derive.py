@@ -4,22 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from bot.config import LeaseRules, OwnerWording, Settings
+from bot.config import LeaseRules, OwnerWording
 from bot.evidence.derive import Derivation, Evidence, derive_all
 from bot.evidence.leases import Lease
 from bot.github.observed import Issue
-from bot.reconcile import gather
 from bot.snapshot.model import Snapshot
 
 SEED_LEASES = (
     Lease(lane="model", loop_ts="t", holder="issue-9420-cache-weight-residency", tree=("internal/model/**",)),
     Lease(lane="compute", loop_ts="t", holder="issue-9420-cache-weight-residency", tree=("internal/compute/**",)),
 )
-
-
-@pytest.fixture(scope="module")
-def seed(settings: Settings) -> Snapshot:
-    return gather.snapshot(settings).model
 
 
 def issues(snapshot: Snapshot, **assigned: tuple[str, ...]) -> dict[int, Issue]:

@@ -36,11 +36,6 @@ def compiles(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     return counted
 
 
-@pytest.fixture(scope="module")
-def seed(settings: Settings) -> Snapshot:
-    return gather.snapshot(settings).model
-
-
 def pages(settings: Settings, seed: Snapshot, renderers: int = 2) -> list[str]:
     made = [Renderer.from_directory(settings.templates_path) for _ in range(renderers)]
     return [r.page(seed, settings.config.page_text) for r in made for _ in range(2)]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bot.config import Settings
-from bot.reconcile import gather
 from bot.render import Renderer
 from bot.snapshot.checked import checked
+from bot.snapshot.model import Snapshot
 from bot.snapshot.store import load_snapshot
 from tests.paths import FIXTURES, ROOT
 from tests.plaintext import reduce
@@ -16,8 +16,8 @@ SEED_PAGE = ROOT / "tests" / "seed" / "current-constraints-2026-08-27.txt"
 
 
 @pytest.fixture(scope="module")
-def seed_page(settings: Settings, renderer: Renderer) -> str:
-    return renderer.page(gather.snapshot(settings).model, settings.config.page_text)
+def seed_page(settings: Settings, renderer: Renderer, seed: Snapshot) -> str:
+    return renderer.page(seed, settings.config.page_text)
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +46,8 @@ def test_committed_page_is_the_render(seed_page: str, settings: Settings) -> Non
     assert settings.page_path.read_text(encoding="utf-8") == seed_page
 
 
-def test_render_is_deterministic(settings: Settings, renderer: Renderer, seed_page: str) -> None:
-    again = Renderer.from_directory(settings.templates_path).page(
-        gather.snapshot(settings).model, settings.config.page_text
-    )
+def test_render_is_deterministic(settings: Settings, seed: Snapshot, seed_page: str) -> None:
+    again = Renderer.from_directory(settings.templates_path).page(seed, settings.config.page_text)
     assert again == seed_page
 
 

@@ -17,9 +17,6 @@ from tests.paths import FIXTURES, ROOT
 from tests.property_budget import examples
 from tests.words import DIGITS, LOWER, words
 
-# The store's own parse and rewrite are under test: each test runs them anew (tests/shared_work.py).
-pytestmark = pytest.mark.own_work
-
 
 def changed_lines(before: str, after: str) -> list[str]:
     return [

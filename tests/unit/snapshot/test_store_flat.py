@@ -28,8 +28,6 @@ from tests.property_budget import examples
 from tests.unit.snapshot.test_store_splice import agrees, edited_packets
 from tests.words import DIGITS, LOWER, words
 
-pytestmark = pytest.mark.own_work
-
 KEYS = st.sampled_from(["id", "state", "owner", "paths", "note", "issue", "due", "flag", "true", "null", "a1_b"])
 # Text that is plain-safe, and text that needs quotes, escapes, or looks like another type.
 TEXT = st.one_of(

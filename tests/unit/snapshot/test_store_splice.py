@@ -17,14 +17,11 @@ from bot.snapshot import store, store_rewrite
 from bot.snapshot.model import Snapshot, WorkPacket
 from bot.snapshot.store_emit import source_lines
 from bot.snapshot.store_layout import Section, sections
-from bot.snapshot.store_safe import Seen, load_data
+from bot.snapshot.store_libyaml import Seen, load_data
 from bot.snapshot.store_splice import _records, fast_save_text
 from tests.malformed import SMALL_SNAPSHOT
 from tests.property_budget import examples
 from tests.unit.snapshot.test_store import WORDS, seed_edits, snapshots
-
-# The store's own parse and rewrite are under test: each test runs them anew (tests/shared_work.py).
-pytestmark = pytest.mark.own_work
 
 
 def agrees(loaded: store.Loaded[Snapshot], edited: Snapshot) -> str | None:
@@ -215,7 +212,7 @@ def test_a_record_split_after_its_dash_still_gives_the_oracles_text(seed_text: s
 
 
 def layout(text: str) -> list[Section] | None:
-    """The sections as loading saw them (`store_safe.Seen`)."""
+    """The sections as loading saw them (`store_libyaml.Seen`)."""
     seen: Seen = []
     read, _ = load_data(
         text, max_depth=store.MAX_DEPTH, max_digits=store.MAX_INTEGER_DIGITS, date=store.PlainDate, seen=seen
