@@ -1,112 +1,180 @@
-"""Whole-process timings of the CLI, as a user or a workflow waits for them.
+"""Whole-process CPU costs of the CLI, as a user or a workflow waits for them, judged for growth.
 
-Each case runs `python -m bot` in a fresh process, `--repeat` times (default 5), on a throwaway
-repository built with `benchmarks.synthetic` in a temporary directory, and reports the median
-wall-clock and CPU seconds. Before timing, the package is compiled (`compileall`) and the children
-run without PYTHONDONTWRITEBYTECODE, as an installed perfbot would. Cases:
+Each case runs `python -m bot` in a fresh process on a throwaway repository built with
+`benchmarks.synthetic` in a temporary directory. The package is compiled first (`compileall`) and
+the children run without PYTHONDONTWRITEBYTECODE, as an installed perfbot would. Cases:
 
-- seed reconcile: the seed and `examples/offline-state.json`, `--dry-run`;
-- a non-command comment event (the early exit) and `validate`;
-- nothing changed: 1×, 10×, 100× the seed once every write is made and the bot's PR is merged;
+- seed reconcile: the seed and `examples/offline-state.json`, `--dry-run` (one size, not judged);
+- `validate`, and reconcile with nothing changed (every write made and the bot's PR merged), at
+  1×, 10×, 50× and 100× the seed;
 - leases released: the same worlds with no live lease, so packets change and the PR is built;
-- 1,000 and 10,000 comments, one in ten a command, before the bot answered (a run with the
-  default write budget) and after (the first run answers everything; the second is timed).
+- live reconcile, nothing changed: the same worlds over the GitHub double on a loopback port;
+- 1,000, 5,000 and 10,000 comments added to the settled seed (and none), one in ten a command,
+  before the bot answered (a run with the default write budget) and after (the first run answers
+  everything; the second is timed).
 
-Every timed run starts from the same state file. The table gives, from one size to the next, the
-size factor and the growth factor; the exit status is 1 when a growth factor exceeds 1.5× its
-size factor (`benchmarks.growth`).
+`--repeat` rounds (default 5) each run every case at every size once, in a shuffled order; every
+timed run starts from the same state file. A case's verdict compares its per-unit marginal CPU
+cost at the last step with the baseline's (`benchmarks.growth`); the exit status is 1 when one is
+over the limit. `--plant KIND` adds, beside each case, a twin whose children burn extra CPU
+(`benchmarks/planted.py`), to see the judge fail a slowdown.
 
-Run: python -m benchmarks [--repeat N] [--quick] [--json]   (`--quick` skips 100× and 10,000)
+Run: python -m benchmarks [--repeat N] [--quick] [--case NAME]… [--plant KIND] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchmarks import worlds
-from benchmarks.growth import Timing, as_json, exit_status, table
-from benchmarks.timing import compile_package, settle, settle_merged, timed
+from benchmarks import live, worlds
+from benchmarks.growth import as_json, exit_status, table
+from benchmarks.timing import Run, compile_package, rounds, settle, settle_merged
 
 
-def reconcile_args(root: Path, state: Path, *extra: str) -> list[str]:
+def reconcile_args(root: Path, state: Path | None, *extra: str) -> tuple[str, ...]:
+    """A reconcile of `root`'s config at `worlds.NOW`, offline over `state`, or live without one."""
+    offline = ("--offline", str(state)) if state is not None else ()
+    return ("reconcile", "--config", str(root / "config" / "perfbot.yaml"), *offline, "--now", worlds.NOW, *extra)
+
+
+def size_label(factor: int) -> str:
+    return "seed" if factor == 1 else f"{factor}×"
+
+
+def comments_label(count: int) -> str:
+    return "none added" if count == 0 else f"{count:,} comments"
+
+
+@dataclass
+class Worlds:
+    """The throwaway repositories, each built (and settled) once, however many cases use it."""
+
+    directory: Path
+    servers: contextlib.ExitStack
+
+    def fresh(self, name: str) -> Path:
+        path = self.directory / name
+        path.mkdir()
+        return path
+
+    def copy(self, source: Path, name: str) -> Path:
+        return Path(shutil.copytree(source, self.directory / name))
+
+    def built(self, factor: int) -> Path:
+        """`factor` times the seed, as built: the snapshot, page, leases and issues, nothing run."""
+        path = self.directory / f"x{factor}"
+        if not path.exists():
+            worlds.repository(self.fresh(f"x{factor}"), factor)
+        return path
+
+    def settled(self, factor: int) -> Path:
+        """`factor` times the seed once every write is made and the bot's PR is merged."""
+        path = self.directory / f"x{factor}-settled"
+        if not path.exists():
+            root = self.copy(self.built(factor), path.name)
+            settle_merged(reconcile_args(root, root / "state.json"), root, root / "state.json")
+        return path
+
+    def commented(self, count: int) -> Path:
+        """The settled seed with `count` comments added (`state.json`) and all answered (`answered.json`)."""
+        path = self.directory / f"c{count}"
+        if not path.exists():
+            root = self.copy(self.settled(1), path.name)
+            worlds.add_comments(root / "state.json", count)
+            shutil.copyfile(root / "state.json", root / "answered.json")
+            settle(reconcile_args(root, root / "answered.json"), root)
+        return path
+
+
+def seed_dry_run(w: Worlds, _: int) -> Run:
+    root = w.fresh("seed-dry-run")
+    state = worlds.repository(root, 1)
+    return Run("seed reconcile (--dry-run)", "seed", 1, reconcile_args(root, state, "--dry-run"), root)
+
+
+def validate(w: Worlds, factor: int) -> Run:
+    root = w.built(factor)
     config = str(root / "config" / "perfbot.yaml")
-    return ["reconcile", "--config", config, "--offline", str(state), "--now", worlds.NOW, *extra]
+    return Run("validate", size_label(factor), factor, ("validate", "--config", config), root)
 
 
-def seed_cases(root: Path, repeat: int) -> list[Timing]:
-    state = worlds.repository(root, 1)
-    event = worlds.comment_event(root)
-    quiet = ["--event-name", "issue_comment", "--event-path", str(event)]
-    return [
-        timed("seed reconcile (--dry-run)", "seed", 1, reconcile_args(root, state, "--dry-run"), root, repeat, None),
-        timed("non-command comment event", "seed", 1, reconcile_args(root, state, *quiet), root, repeat, state),
-    ]
+def nothing_changed(w: Worlds, factor: int) -> Run:
+    root = w.settled(factor)
+    args = reconcile_args(root, root / "state.json")
+    return Run("reconcile, nothing changed", size_label(factor), factor, args, root, root / "state.json")
 
 
-def size_cases(root: Path, factor: int, repeat: int) -> list[Timing]:
-    """validate, nothing changed and leases released at `factor` times the seed."""
-    state = worlds.repository(root, factor)
-    size = "seed" if factor == 1 else f"{factor}×"
-    config = ["--config", str(root / "config" / "perfbot.yaml")]
-    settle_merged(reconcile_args(root, state), root, state)
-    found = [
-        timed("validate", size, factor, ["validate", *config], root, repeat, None),
-        timed("reconcile, nothing changed", size, factor, reconcile_args(root, state), root, repeat, state),
-    ]
+def leases_released(w: Worlds, factor: int) -> Run:
+    root = w.copy(w.settled(factor), f"x{factor}-released")
     worlds.release_leases(root)
-    found.append(timed("reconcile, leases released", size, factor, reconcile_args(root, state), root, repeat, state))
-    return found
+    args = reconcile_args(root, root / "state.json")
+    return Run("reconcile, leases released", size_label(factor), factor, args, root, root / "state.json")
 
 
-def comment_cases(root: Path, count: int, repeat: int) -> list[Timing]:
-    """`count` comments before the bot's replies (one run's budget of writes) and after all of them."""
-    state = worlds.repository(root, 1)
-    settle_merged(reconcile_args(root, state), root, state)
-    worlds.add_comments(state, count)
-    size = f"{count:,} comments"
-    before = timed("comments, no replies yet", size, count, reconcile_args(root, state), root, repeat, state)
-    settle(reconcile_args(root, state), root)
-    after = timed("comments, replies posted", size, count, reconcile_args(root, state), root, repeat, state)
-    return [before, after]
+def live_nothing_changed(w: Worlds, factor: int) -> Run:
+    """The settled world read over HTTP from the double; a first live run must write nothing too."""
+    root = w.copy(w.settled(factor), f"x{factor}-live")
+    env = w.servers.enter_context(live.double_on(root / "state.json", root))
+    settle(reconcile_args(root, None), root, env, runs=1)
+    args = reconcile_args(root, None)
+    return Run("live reconcile, nothing changed", size_label(factor), factor, args, root, root / "state.json", env)
 
 
-def measure(factors: Sequence[int], counts: Sequence[int], repeat: int) -> list[Timing]:
-    """Every case, grouped by case and in size order, so each row's growth is from the row above."""
-    found: list[Timing] = []
-    with tempfile.TemporaryDirectory(prefix="perfbot-bench-") as directory:
+def no_replies_yet(w: Worlds, count: int) -> Run:
+    root = w.commented(count)
+    args = reconcile_args(root, root / "state.json")
+    return Run("comments, no replies yet", comments_label(count), count, args, root, root / "state.json")
 
-        def fresh(name: str) -> Path:
-            path = Path(directory) / name
-            if path.exists():
-                shutil.rmtree(path)
-            path.mkdir()
-            return path
 
-        found += seed_cases(fresh("seed"), repeat)
-        for factor in factors:
-            found += size_cases(fresh(f"x{factor}"), factor, repeat)
-            print(f"measured {factor}× the seed", file=sys.stderr)
-        for count in counts:
-            found += comment_cases(fresh(f"c{count}"), count, repeat)
-            print(f"measured {count:,} comments", file=sys.stderr)
-    order = list(dict.fromkeys(t.case for t in found))
-    return sorted(found, key=lambda t: (order.index(t.case), t.scale))
+def replies_posted(w: Worlds, count: int) -> Run:
+    root = w.commented(count)
+    args = reconcile_args(root, root / "answered.json")
+    return Run("comments, replies posted", comments_label(count), count, args, root, root / "answered.json")
+
+
+Builder = Callable[[Worlds, int], Run]
+SEED, SIZES, COMMENTS = "seed", "sizes", "comments"
+CASES: dict[str, tuple[str, Builder]] = {
+    "seed reconcile (--dry-run)": (SEED, seed_dry_run),
+    "validate": (SIZES, validate),
+    "reconcile, nothing changed": (SIZES, nothing_changed),
+    "reconcile, leases released": (SIZES, leases_released),
+    "live reconcile, nothing changed": (SIZES, live_nothing_changed),
+    "comments, no replies yet": (COMMENTS, no_replies_yet),
+    "comments, replies posted": (COMMENTS, replies_posted),
+}
+FULL = {SEED: (1,), SIZES: (1, 10, 50, 100), COMMENTS: (0, 1000, 5000, 10_000)}
+QUICK = {SEED: (1,), SIZES: (1, 10, 50), COMMENTS: (0, 1000, 5000)}  # too few sizes for a verdict
+
+
+def build(w: Worlds, names: Sequence[str], scales: dict[str, tuple[int, ...]], plant: str | None) -> list[Run]:
+    runs = [builder(w, scale) for name in names for kind, builder in [CASES[name]] for scale in scales[kind]]
+    print(f"built {len(runs)} runs", file=sys.stderr)
+    if plant is None:
+        return runs
+    return runs + [replace(run, case=f"{run.case}, planted {plant}", plant=plant) for run in runs]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=5, help="runs per case; the median is reported (default 5)")
-    parser.add_argument("--quick", action="store_true", help="skip 100× the seed and 10,000 comments")
-    parser.add_argument("--json", action="store_true", help="print the timings and growths as JSON")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds; each case's median is judged (default 5)")
+    parser.add_argument("--quick", action="store_true", help="no 100× or 10,000 comments, and so no verdict")
+    parser.add_argument("--case", action="append", choices=sorted(CASES), help="only this case (repeatable)")
+    parser.add_argument("--plant", choices=("double-at-100", "quadratic"), help="add a planted slowdown's twins")
+    parser.add_argument("--json", action="store_true", help="print the timings and verdicts as JSON")
     args = parser.parse_args(argv)
     compile_package()
-    factors, counts = ((1, 10), (1000,)) if args.quick else ((1, 10, 100), (1000, 10_000))
-    timings = measure(factors, counts, max(1, args.repeat))
+    names = args.case or list(CASES)
+    with tempfile.TemporaryDirectory(prefix="perfbot-bench-") as directory, contextlib.ExitStack() as servers:
+        runs = build(Worlds(Path(directory), servers), names, QUICK if args.quick else FULL, args.plant)
+        timings = rounds(runs, max(1, args.repeat))
     sys.stdout.write(as_json(timings) if args.json else table(timings))
     return exit_status(timings)
 

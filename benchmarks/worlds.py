@@ -88,18 +88,6 @@ def add_comments(state_path: Path, count: int) -> None:
     state_path.write_text(json.dumps(state, indent=2), encoding="utf-8")
 
 
-def comment_event(root: Path) -> Path:
-    """An `issue_comment` payload whose comment has no command line."""
-    path = root / "event.json"
-    payload = {
-        "action": "created",
-        "issue": {"number": 8324},
-        "comment": {"id": 77, "body": "Thanks, this looks right.", "user": {"login": "alice", "type": "User"}},
-    }
-    path.write_text(json.dumps(payload), encoding="utf-8")
-    return path
-
-
 def _commands() -> list[str]:
     """Commands on the seed's packets and constraints: two that change the snapshot, two answers."""
     return [
