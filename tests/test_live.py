@@ -78,7 +78,6 @@ def bot_comments(state: dict[str, Any]) -> list[dict[str, Any]]:
 # --- done when: the first run writes what the offline run writes; the second makes <= 2 requests
 
 
-@pytest.mark.cross_check
 def test_the_first_live_run_writes_the_same_actions_as_the_offline_run(
     sandbox: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -142,7 +141,6 @@ def test_collaborator_permission_is_asked_once_per_author_of_unanswered_commands
     assert again["api"]["rest_read"] == 0  # every command is answered now: nobody is asked
 
 
-@pytest.mark.cross_check
 def test_an_issue_with_more_than_100_comments_is_read_to_the_end(live: Live) -> None:
     chatter = [(1000 + n, 8325, "bob", f"remark {n}") for n in range(230)]
     with_commands(live.sandbox, *chatter, (5000, 8325, "alice", COMPLETE))
@@ -151,7 +149,6 @@ def test_an_issue_with_more_than_100_comments_is_read_to_the_end(live: Live) -> 
     assert [c["comment_id"] for c in plan["commands"]] == [5000]
 
 
-@pytest.mark.cross_check
 def test_a_missing_issue_is_a_clear_error_naming_it(live: Live) -> None:
     state = live.sandbox.state()
     state["issues"] = [i for i in state["issues"] if i["number"] != 9430]
@@ -166,7 +163,6 @@ def test_a_missing_issue_is_a_clear_error_naming_it(live: Live) -> None:
     assert live.writes() == []
 
 
-@pytest.mark.cross_check
 def test_graphql_partial_errors_stop_the_run_before_any_write(live: Live) -> None:
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
     live.double.faults.graphql_partial(

@@ -157,7 +157,6 @@ def test_a_closed_pr_is_never_reopened_a_new_one_is_made(live: Live) -> None:
     assert numbers == [(first["number"], "closed"), (first["number"] + 1, "open")]
 
 
-@pytest.mark.cross_check
 def test_export_state_replayed_offline_gives_the_live_plan(live: Live) -> None:
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE), (102, 9497, "alice", "/perf claim profile.real-cuda"))
     exported = live.sandbox.root / "exported.json"

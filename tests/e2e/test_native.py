@@ -68,9 +68,6 @@ def before_perfbot(repo: Repo) -> None:
     repo.write_state(state)
 
 
-@pytest.mark.parametrize(
-    "adapter", ["offline", pytest.param("live", marks=pytest.mark.cross_check)], indirect=True
-)  # the live run's queries answered by both of the double's executors
 def test_released_leases_label_the_seed_and_link_m2_to_m1(either: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     before_perfbot(either)
     leases = released(either)

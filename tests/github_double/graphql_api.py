@@ -1,31 +1,29 @@
-"""POST /graphql: parse and validate against `schema.graphql` with graphql-core, execute (with
-`graphql_exec` when it covers the document, else graphql-core's `execute`), and answer in GitHub's
-shape (HTTP 200; errors carry their `type` at the top level, next to `path`)."""
+"""POST /graphql: parse and validate with graphql-core (against `schema.graphql`, the subset the
+double's resolvers answer, and GitHub's published schema when it is fetched), execute with
+graphql-core against the subset, and answer in GitHub's shape (HTTP 200; errors carry their `type`
+at the top level, next to `path`)."""
 
 from __future__ import annotations
 
 import functools
-import json
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
 from graphql import (
     DocumentNode,
-    ExecutionResult,
     GraphQLAbstractType,
     GraphQLError,
     GraphQLResolveInfo,
     GraphQLSchema,
-    OperationType,
     build_schema,
-    execute,
+    execute_sync,
     parse,
     validate,
 )
 
-from tests.github_double import graphql_exec, published
+from tests.github_double import published
 from tests.github_double.graphql_root import Root
 from tests.github_double.protocol import Request
 from tests.github_double.world import World
@@ -54,10 +52,6 @@ def _field(source: Any, info: GraphQLResolveInfo[Any], **args: Any) -> Any:
 
 def _type(value: Any, info: GraphQLResolveInfo[Any], abstract: GraphQLAbstractType) -> str:
     return str(value["typename"] if isinstance(value, dict) else value.typename)
-
-
-def _never_awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:
-    return False
 
 
 def error_entry(err: GraphQLError) -> dict[str, Any]:
@@ -100,49 +94,18 @@ def answer(world: World, viewer: str, request: Request, rate_limits: Callable[[]
         return {"errors": [error_entry(p) for p in problems]}
     variables = data.get("variables")
     variables = variables if isinstance(variables, dict) else None
-    root = Root(world, viewer, rate_limits)
-    fast = None
-    if data.get("operationName") is None:
-        fast = graphql_exec.execute(
-            schema(), document, root_value=root, variable_values=variables, field_resolver=_field, type_resolver=_type
-        )
-    if fast is None:
-        return answer_by_graphql_core(document, root, variables, data.get("operationName"))
-    if CROSS_CHECK and fast.operation == OperationType.QUERY:
-        own = _shown(lambda: _body(fast.data, fast.errors))  # as sent, before any fault edits it
-        CROSS_CHECKED.append((query, own, _shown(lambda: answer_by_graphql_core(document, root, variables))))
-    return _body(fast.data, fast.errors)
-
-
-# With CROSS_CHECK, each query (not a mutation: it would write twice) that `graphql_exec` answered
-# is answered again by graphql-core's `execute`, and both answers are kept here, as JSON or as the
-# error that stopped one, to be compared (tests/conftest.py). In this process only: a double
-# served by `python -m tests.github_double` is not checked.
-CROSS_CHECK = False
-CROSS_CHECKED: list[tuple[str, str, str]] = []
-
-
-def _shown(body: Callable[[], dict[str, Any]]) -> str:
-    try:
-        return json.dumps(body())
-    except Exception as exc:  # a bug in the double on one side only is a difference too
-        return f"raised {exc!r}"
-
-
-def answer_by_graphql_core(
-    document: DocumentNode, root: Root, variables: dict[str, Any] | None, operation_name: str | None = None
-) -> dict[str, Any]:
-    result = execute(
+    # Executed against the subset, not GitHub's whole schema: it is what the resolvers answer, and
+    # the double works without the published schema fetched. Every resolver is synchronous, which
+    # `execute_sync` assumes instead of asking it of each of thousands of values.
+    result = execute_sync(
         schema(),
         document,
-        root_value=root,
+        root_value=Root(world, viewer, rate_limits),
         variable_values=variables,
-        operation_name=operation_name,
+        operation_name=data.get("operationName"),
         field_resolver=_field,
         type_resolver=_type,
-        is_awaitable=_never_awaitable,  # every resolver is synchronous: not asked of each of thousands of values
     )
-    assert isinstance(result, ExecutionResult)  # every resolver is synchronous
     return _body(result.data, result.errors or [])
 
 
