@@ -43,8 +43,8 @@ from bot.github.markers import header, marker
 from bot.github.observed import Comment, Issue, LabelEvent, Observed, PullRequest
 from bot.reconcile.decide import lease_report
 from bot.reconcile.executor import Report
+from bot.reconcile.labels_and_links import NativePlan, plan_native
 from bot.reconcile.links import LINK_TOPIC, RECORD_TOPIC
-from bot.reconcile.native import NativePlan, plan_native
 from bot.reconcile.plan import Plan
 from bot.reconcile.status import status
 from bot.reconcile.summary import RunResult, failure_summary, job_summary

@@ -16,9 +16,7 @@ from urllib.parse import quote
 import githubkit
 
 from bot.config import load_settings
-from bot.github.offline import OfflineGitHub, parse_state
-from bot.reconcile import executor, gather
-from bot.reconcile.actions import (
+from bot.github.actions import (
     AssignAction,
     CommentAction,
     CreateLabelAction,
@@ -27,7 +25,9 @@ from bot.reconcile.actions import (
     PullRequestAction,
     ReactAction,
 )
-from bot.reconcile.plan import decide
+from bot.github.offline import OfflineGitHub, parse_state
+from bot.reconcile import executor, gather
+from bot.reconcile.decide import decide
 from tests.double_support import NAME, NOW, OWNER, client, comment, example_state, make_double
 from tests.github_double import GitHubDouble
 from tests.github_double.graphql_labels import issue_id

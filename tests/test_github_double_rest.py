@@ -12,8 +12,8 @@ import httpx
 import pytest
 from githubkit.exception import RequestFailed
 
+from bot.github.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
 from bot.github.offline import OfflineGitHub, parse_state
-from bot.reconcile.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
 from tests.double_support import BOT, NAME, NOW, OWNER, client, comment, double, example_state, github, make_double
 from tests.github_double import GitHubDouble
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.config import BotConfig
 from bot.errors import BotError
-from bot.reconcile.actions import PullRequestAction
+from bot.github.actions import PullRequestAction
 from bot.snapshot.store import parse_model
 from tests.github_double.gitstore import Commit, Person, noreply
 from tests.github_double.working_tree import file_text

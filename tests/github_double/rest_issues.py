@@ -10,7 +10,7 @@ from __future__ import annotations
 from operator import methodcaller
 from typing import Any
 
-from bot.reconcile.actions import AssignAction, CommentAction, ReactAction, Topic
+from bot.github.actions import AssignAction, CommentAction, ReactAction, Topic
 from tests.github_double import bodies
 from tests.github_double.context import Context
 from tests.github_double.protocol import Response, not_found, page, required, validation_failed

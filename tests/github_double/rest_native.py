@@ -11,8 +11,8 @@ from operator import methodcaller
 from typing import Any
 from urllib.parse import unquote
 
+from bot.github.actions import CreateLabelAction, LabelAction, LinkAction
 from bot.github.port import NativeRefused
-from bot.reconcile.actions import CreateLabelAction, LabelAction, LinkAction
 from tests.github_double import bodies
 from tests.github_double.context import Context
 from tests.github_double.graphql_labels import issue_id

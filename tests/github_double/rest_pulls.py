@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.reconcile.actions import PullRequestAction
+from bot.github.actions import PullRequestAction
 from tests.github_double import branches, pull_bodies
 from tests.github_double.context import Context
 from tests.github_double.protocol import Response, invalid, not_found, page, required, validation_failed
