@@ -113,10 +113,12 @@ def test_the_planted_child_doubles_a_run_at_100x_only_or_adds_a_square() -> None
         planted.extra("cubic", 100, 0.7)
 
 
-def test_the_real_harness_fails_a_planted_2x_slowdown_at_100x_and_passes_the_plain_run(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_the_real_harness_fails_a_planted_2x_slowdown_at_100x(capsys: pytest.CaptureFixture[str]) -> None:
+    """The real processes, measured: only the planted case's verdict is asserted. Whether the plain
+    case passes depends on the machine's load while the suite runs beside it, which the simulated
+    noise above covers without timing anything."""
     status = benchmark.main(["--case", "validate", "--plant", "double-at-100", "--repeat", "3", "--json"])
     found = {v["case"]: v["too_fast"] for v in json.loads(capsys.readouterr().out)["verdicts"]}
-    assert found == {"validate": False, "validate, planted double-at-100": True}
+    assert set(found) == {"validate", "validate, planted double-at-100"}
+    assert found["validate, planted double-at-100"] is True
     assert status == 1
