@@ -18,7 +18,6 @@ from bot.reconcile import executor, gather
 from bot.reconcile.decide import decide
 from bot.reconcile.plan import Plan
 from bot.reconcile.schedule import schedule
-from bot.snapshot import store_rewrite
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import Loaded
 from tests.backends import backend
@@ -115,21 +114,8 @@ def _run(settings: Settings, local: Loaded[Snapshot], github: OfflineGitHub, bud
     return counted.writes
 
 
-def test_every_budget_from_3_to_40_converges_to_the_unbounded_run(
-    sandbox: Repo, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_every_budget_from_3_to_40_converges_to_the_unbounded_run(sandbox: Repo) -> None:
     settings, local, initial = _start(sandbox)
-    # Writing the snapshot's text is pure and the slowest step of a run: each text is made once here.
-    texts: dict[Snapshot, str] = {}
-    save_text = store_rewrite.save_text
-
-    def remembered(loaded: Loaded[Snapshot], model: Snapshot) -> str:
-        assert loaded is local
-        if model not in texts:
-            texts[model] = save_text(loaded, model)
-        return texts[model]
-
-    monkeypatch.setattr(store_rewrite, "save_text", remembered)
     unbounded = OfflineGitHub(*parse_state(initial, "state"), NOW)
     total = _run(settings, local, unbounded, None)
     # 3 x (eyes, reply, rocket), an assignment, the PR (ready nudges wait for the merge); one label
