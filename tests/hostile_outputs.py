@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from bot.commands.grammar import Command
+from bot.commands.grammar import Command, Targeted
 from bot.commands.outbox import Voice, actions, reports
 from bot.commands.reading import ParseError
 from bot.commands.registry import command_table
@@ -165,7 +165,7 @@ class World:
         help_text = self.renderer.render("comments/help.md.j2", table=command_table(self.config.commands.prefix))
 
         def line(verb: str, verdict: Any, reason: str, notice: bool = False) -> Line:
-            command = Command(verb=verb, line=1, text=h, target=h)  # type: ignore[arg-type]
+            command = Command(verb, 1, h, Targeted(h))
             return Line(1, h, command, verdict, verdict, reason, notice=notice)
 
         lines = (

@@ -13,9 +13,9 @@ import datetime as dt
 import difflib
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
-from bot.commands.grammar import Command
+from bot.commands.grammar import Blocking, Command, Completion, Evidence, ExitMet, Review, StateChange, Targeted
 from bot.commands.records import Key
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
@@ -105,33 +105,35 @@ def enact(effect: Effect, situation: Situation, command: Command, comment: Comme
     return Applied(changed, outcome.effect)
 
 
-_PacketEffect = Callable[[Situation, Command, WorkPacket], Outcome]
-_ConstraintEffect = Callable[[Situation, Command, Comment, Constraint], Outcome]
+# The arguments an effect takes: a shape from `grammar` that names a packet or a constraint.
+A = TypeVar("A", bound=Targeted)
 
 
-def _on_packet(effect: _PacketEffect) -> Effect:
-    """An effect on the packet the command names; an unknown packet is refused.
+def _on_packet(shape: type[A], effect: Callable[[Situation, A, WorkPacket], Outcome]) -> Effect:
+    """An effect, on arguments of `shape`, on the packet they name; an unknown packet is refused.
 
-    Applied as `verb = _on_packet(_verb)` after the effect rather than as a decorator: mutmut does
-    not mutate decorated functions, and the effects are rules (docs/testing.md).
+    Applied as `verb = _on_packet(Shape, _verb)` after the effect rather than as a decorator:
+    mutmut does not mutate decorated functions, and the effects are rules (docs/testing.md).
     """
 
     def run(situation: Situation, command: Command, comment: Comment) -> Outcome:
-        packet = find_packet(situation.snapshot, command.target)
-        return packet if isinstance(packet, Refused) else effect(situation, command, packet)
+        args = command.of(shape)
+        packet = find_packet(situation.snapshot, args.target)
+        return packet if isinstance(packet, Refused) else effect(situation, args, packet)
 
     return run
 
 
-def _on_constraint(effect: _ConstraintEffect) -> Effect:
-    """An effect on the constraint the command names; an unknown constraint is refused."""
+def _on_constraint(shape: type[A], effect: Callable[[Situation, A, Comment, Constraint], Outcome]) -> Effect:
+    """An effect, on arguments of `shape`, on the constraint they name; an unknown one is refused."""
 
     def run(situation: Situation, command: Command, comment: Comment) -> Outcome:
-        constraint = situation.snapshot.constraint(command.target)
+        args = command.of(shape)
+        constraint = situation.snapshot.constraint(args.target)
         if constraint is None:
             known = (c.id for c in situation.snapshot.constraints)
-            return Refused(f"unknown constraint `{command.target}`" + suggest(command.target, known))
-        return effect(situation, command, comment, constraint)
+            return Refused(f"unknown constraint `{args.target}`" + suggest(args.target, known))
+        return effect(situation, args, comment, constraint)
 
     return run
 
@@ -158,99 +160,99 @@ def _satisfied_by(packet: WorkPacket, done: str) -> WorkPacket:
     )
 
 
-def _complete(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
+def _complete(situation: Situation, args: Completion, packet: WorkPacket) -> Outcome:
     if packet.state == "complete":
         return Refused(f"`{packet.id}` is already complete")
     related = packet.related_issues
-    if command.receipt is not None and command.receipt != packet.issue and command.receipt not in related:
-        related = (*related, command.receipt)
+    if args.receipt is not None and args.receipt != packet.issue and args.receipt not in related:
+        related = (*related, args.receipt)
     receipt_owner = situation.config.owner.accepted_receipt
-    owner = receipt_owner.format(receipt=command.receipt) if command.receipt else packet.owner
+    owner = receipt_owner.format(receipt=args.receipt) if args.receipt else packet.owner
     done = packet.model_copy(
         update={
             "state": "complete",
-            "result": command.result,
+            "result": args.result,
             "related_issues": related,
             "owner": owner,
             "next_action": "",
         }
     )
     packets = tuple(done if p.id == packet.id else _satisfied_by(p, packet.id) for p in situation.snapshot.work_packets)
-    receipt = f" (receipt #{command.receipt})" if command.receipt else ""
+    receipt = f" (receipt #{args.receipt})" if args.receipt else ""
     return Applied(situation.snapshot.model_copy(update={"work_packets": packets}), f"completed `{packet.id}`{receipt}")
 
 
-complete = _on_packet(_complete)
+complete = _on_packet(Completion, _complete)
 
 
-def _state(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
+def _state(situation: Situation, args: StateChange, packet: WorkPacket) -> Outcome:
     if packet.state == "complete":
         return Refused(f"`{packet.id}` is complete; its state is final")
-    if packet.state == command.state:
-        return Refused(f"`{packet.id}` is already `{command.state}`")
-    if command.state not in DECIDED_STATES and packet.state not in DECIDED_STATES:
+    if packet.state == args.state:
+        return Refused(f"`{packet.id}` is already `{args.state}`")
+    if args.state not in DECIDED_STATES and packet.state not in DECIDED_STATES:
         return Refused(
-            f"`{command.state}` is derived from evidence (dependencies, leases, assignment); a person decides "
+            f"`{args.state}` is derived from evidence (dependencies, leases, assignment); a person decides "
             "only `capacity-hold` and `waiting-evidence`, and can lift them with `ready`"
         )
-    reason = f" (reason: {code_span(command.reason)})" if command.reason else ""
-    changed = _with_packet(situation.snapshot, packet.model_copy(update={"state": command.state}))
-    return Applied(changed, f"`{packet.id}`: `{packet.state}` → `{command.state}`{reason}")
+    reason = f" (reason: {code_span(args.reason)})" if args.reason else ""
+    changed = _with_packet(situation.snapshot, packet.model_copy(update={"state": args.state}))
+    return Applied(changed, f"`{packet.id}`: `{packet.state}` → `{args.state}`{reason}")
 
 
-state = _on_packet(_state)
+state = _on_packet(StateChange, _state)
 
 
-def _block(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
+def _block(situation: Situation, args: Blocking, packet: WorkPacket) -> Outcome:
     if packet.state == "complete":
         return Refused(f"`{packet.id}` is complete; nothing can block it")
-    changed = _with_packet(situation.snapshot, packet.model_copy(update={"blocked_by_condition": command.condition}))
-    return Applied(changed, f"`{packet.id}` blocked: {code_span(command.condition)}")
+    changed = _with_packet(situation.snapshot, packet.model_copy(update={"blocked_by_condition": args.condition}))
+    return Applied(changed, f"`{packet.id}` blocked: {code_span(args.condition)}")
 
 
-block = _on_packet(_block)
+block = _on_packet(Blocking, _block)
 
 
-def _unblock(situation: Situation, command: Command, packet: WorkPacket) -> Outcome:
+def _unblock(situation: Situation, args: Targeted, packet: WorkPacket) -> Outcome:
     if not packet.blocked_by_condition:
         return Refused(f"`{packet.id}` has no blocking condition")
     changed = _with_packet(situation.snapshot, packet.model_copy(update={"blocked_by_condition": ""}))
     return Applied(changed, f"`{packet.id}` unblocked")
 
 
-unblock = _on_packet(_unblock)
+unblock = _on_packet(Targeted, _unblock)
 
 
-def _review(situation: Situation, command: Command, comment: Comment, constraint: Constraint) -> Outcome:
+def _review(situation: Situation, args: Review, comment: Comment, constraint: Constraint) -> Outcome:
     today = comment.created_at.astimezone(dt.UTC).date()
     try:
-        by = command.by or today + dt.timedelta(days=situation.config.commands.review_days)
+        by = args.by or today + dt.timedelta(days=situation.config.commands.review_days)
     except OverflowError:
         return Refused(f"no review date can follow {today}")
     if by <= today:
         return Refused(f"review date {by} is not after the comment's date {today}")
-    note = f" (note: {code_span(command.note)})" if command.note else ""
+    note = f" (note: {code_span(args.note)})" if args.note else ""
     return Applied(
         _with_constraint(situation.snapshot, constraint.id, {"observed_at": today, "review_by": by}),
         f"`{constraint.id}` re-observed {today}; review by {by}{note}",
     )
 
 
-review = _on_constraint(_review)
+review = _on_constraint(Review, _review)
 
 
-def _evidence(situation: Situation, command: Command, comment: Comment, constraint: Constraint) -> Outcome:
-    item = EvidenceRef(class_=command.evidence_class, summary=command.summary, ref=command.ref)
+def _evidence(situation: Situation, args: Evidence, comment: Comment, constraint: Constraint) -> Outcome:
+    item = EvidenceRef(class_=args.evidence_class, summary=args.summary, ref=args.ref)
     return Applied(
         _with_constraint(situation.snapshot, constraint.id, {"evidence": (*constraint.evidence, item)}),
-        f"evidence [{command.evidence_class}] added to `{constraint.id}`",
+        f"evidence [{args.evidence_class}] added to `{constraint.id}`",
     )
 
 
-evidence = _on_constraint(_evidence)
+evidence = _on_constraint(Evidence, _evidence)
 
 
-def _exit_met(situation: Situation, command: Command, comment: Comment, constraint: Constraint) -> Outcome:
+def _exit_met(situation: Situation, args: ExitMet, comment: Comment, constraint: Constraint) -> Outcome:
     snapshot = situation.snapshot
     users = [
         *(f"program `{p.id}`" for p in snapshot.programs if constraint.id in p.constraint_ids),
@@ -261,7 +263,7 @@ def _exit_met(situation: Situation, command: Command, comment: Comment, constrai
         more = f" and {len(users) - 5} more" if len(users) > 5 else ""
         return Refused(f"`{constraint.id}` is still referenced by {', '.join(users[:5])}{more}")
     retired = RetiredConstraint(
-        id=constraint.id, name=constraint.name, retired_on=comment.created_at.astimezone(dt.UTC).date(), ref=command.ref
+        id=constraint.id, name=constraint.name, retired_on=comment.created_at.astimezone(dt.UTC).date(), ref=args.ref
     )
     return Applied(
         snapshot.model_copy(
@@ -270,8 +272,8 @@ def _exit_met(situation: Situation, command: Command, comment: Comment, constrai
                 "retired_constraints": (*snapshot.retired_constraints, retired),
             }
         ),
-        f"retired `{constraint.id}` (exit met: {code_span(command.ref)})",
+        f"retired `{constraint.id}` (exit met: {code_span(args.ref)})",
     )
 
 
-exit_met = _on_constraint(_exit_met)
+exit_met = _on_constraint(ExitMet, _exit_met)

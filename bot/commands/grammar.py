@@ -1,8 +1,9 @@
-"""Slash-command grammar: the verbs, the typed command, and how each verb's arguments are written.
+"""Slash-command grammar: the typed command, one type per shape of arguments, and how each is written.
 
 Each verb's `Grammar` pairs its forms (what usage shows) with the builder that reads its
-arguments; a malformed argument raises `ArgumentError`, which `reading` turns into a per-line
-error. Ids are checked against the snapshot later (`effects`), not here.
+arguments into their type; a malformed argument raises `ArgumentError`, which `reading` turns
+into a per-line error. The verbs themselves are the registry's (`registry.Verb`). Ids are
+checked against the snapshot later (`effects`), not here.
 """
 
 from __future__ import annotations
@@ -10,57 +11,105 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
-from typing import Literal, NamedTuple, get_args
+from dataclasses import dataclass, fields
+from typing import NamedTuple, TypeVar
 
 from bot.snapshot.model import WORK_STATES
 from bot.untrusted import code_span
-
-Verb = Literal[
-    "complete", "claim", "unclaim", "state", "block", "unblock", "review", "evidence", "exit", "why", "help", "drop"
-]
-VERBS: tuple[Verb, ...] = get_args(Verb)
 
 _DIGITS = re.compile(r"[0-9]{1,18}")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-/]*")
 _ISSUE = re.compile(r"#([0-9]{1,9})")
 
 
-class Command(NamedTuple):
-    """A parsed command line, at its line in the comment.
+@dataclass(frozen=True, slots=True)
+class NoArgs:
+    """A verb that takes no arguments (`help`)."""
 
-    `target` is a packet or constraint id where the verb takes one; other arguments are set only
-    by the verbs that take them.
-    """
 
-    verb: Verb
-    line: int
-    text: str
-    target: str = ""
-    state: str = ""
-    result: str = ""
+@dataclass(frozen=True, slots=True)
+class Targeted:
+    """The packet or constraint id a verb names, and nothing else (`claim`, `unblock`, `why`, ...)."""
+
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class Completion(Targeted):
+    result: str
     receipt: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StateChange(Targeted):
+    state: str
     reason: str = ""
-    condition: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Blocking(Targeted):
+    condition: str
+
+
+@dataclass(frozen=True, slots=True)
+class Review(Targeted):
     by: dt.date | None = None
     note: str = ""
-    evidence_class: str = ""
-    summary: str = ""
-    ref: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence(Targeted):
+    evidence_class: str
+    summary: str
+    ref: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExitMet(Targeted):
+    ref: str
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
     drop_ids: tuple[int, ...] = ()
     drop_all: bool = False
 
+
+Args = NoArgs | Targeted | Completion | StateChange | Blocking | Review | Evidence | ExitMet | Drop
+Shape = TypeVar("Shape", bound=Args)
+
+
+class Command(NamedTuple):
+    """A parsed command line, at its line in the comment: the verb (a `registry.Verb`) and its arguments."""
+
+    verb: str
+    line: int
+    text: str
+    args: Args = NoArgs()
+
+    @property
+    def target(self) -> str:
+        """The packet or constraint id the command names; empty for a verb that names none."""
+        return self.args.target if isinstance(self.args, Targeted) else ""
+
+    def of(self, shape: type[Shape]) -> Shape:
+        """The arguments as the shape an effect takes; another shape is a wiring error in the registry."""
+        if not isinstance(self.args, shape):
+            raise TypeError(f"`{self.verb}` was read as {type(self.args).__name__}, not {shape.__name__}")
+        return self.args
+
     def parsed(self) -> dict[str, object]:
-        """The parsed form for the plan JSON: the verb and every argument that was given."""
+        """The parsed form for the plan JSON: the verb and every argument that was given.
+
+        The arguments' names and order are their fields' (the target first), as the plan JSON
+        has always listed them.
+        """
         out: dict[str, object] = {"verb": self.verb}
-        for name in _ARGUMENTS:
-            value = getattr(self, name)
+        for field in fields(self.args):
+            value = getattr(self.args, field.name)
             if value not in ("", None, (), False):
-                out[name] = value.isoformat() if isinstance(value, dt.date) else value
+                out[field.name] = value.isoformat() if isinstance(value, dt.date) else value
         return out
-
-
-# Every field after verb, line and text is an argument, in the order the plan JSON lists them.
-_ARGUMENTS = Command._fields[3:]
 
 
 class ArgumentError(Exception):
@@ -89,8 +138,8 @@ def _labelled(args: str, label: str) -> str | None:
     return match.group(1) if match else None
 
 
-# Reads one verb's arguments: (line number, the line's text, the text after the verb) to a command.
-Builder = Callable[[int, str, str], Command]
+# Reads one verb's arguments, the text after the verb, into their type.
+Builder = Callable[[str], Args]
 
 
 class Grammar(NamedTuple):
@@ -117,19 +166,19 @@ def syntax(*forms: str) -> Callable[[Builder], Grammar]:
     return declare
 
 
-def only_id(verb: Verb, what: str) -> Grammar:
+def only_id(verb: str, what: str) -> Grammar:
     """`<verb> <what>`: a single packet or constraint id."""
 
-    def build(number: int, text: str, args: str) -> Command:
+    def build(args: str) -> Args:
         target, rest = _ident(args, what)
         if rest:
             raise ArgumentError(f"unexpected text after the {what} id: {code_span(rest, 60)}")
-        return Command(verb, number, text, target=target)
+        return Targeted(target)
 
     return Grammar((f"{verb} <{what}>",), build)
 
 
-def _read_complete(number: int, text: str, args: str) -> Command:
+def _read_complete(args: str) -> Args:
     target, rest = _ident(args, "packet")
     receipt = None
     tail = re.search(r"\s*receipt:\s*(\S+)\s*$", rest, re.IGNORECASE)
@@ -142,13 +191,13 @@ def _read_complete(number: int, text: str, args: str) -> Command:
     result = _labelled(rest, "result")
     if result is None:
         raise ArgumentError("expected `result: <text>`")
-    return Command("complete", number, text, target=target, result=_free_text(result, "result"), receipt=receipt)
+    return Completion(target, _free_text(result, "result"), receipt)
 
 
 complete = syntax("complete <packet> result: <text> [receipt: #N]")(_read_complete)
 
 
-def _read_state(number: int, text: str, args: str) -> Command:
+def _read_state(args: str) -> Args:
     target, rest = _ident(args, "packet")
     wanted, _, tail = rest.partition(" ")
     if wanted not in WORK_STATES:
@@ -163,21 +212,21 @@ def _read_state(number: int, text: str, args: str) -> Command:
         if found is None:
             raise ArgumentError("expected `reason: <text>` after the state")
         reason = _free_text(found, "reason")
-    return Command("state", number, text, target=target, state=wanted, reason=reason)
+    return StateChange(target, wanted, reason)
 
 
 state = syntax("state <packet> <state> [reason: <text>]")(_read_state)
 
 
-def _read_block(number: int, text: str, args: str) -> Command:
+def _read_block(args: str) -> Args:
     target, rest = _ident(args, "packet")
-    return Command("block", number, text, target=target, condition=_free_text(rest, "condition"))
+    return Blocking(target, _free_text(rest, "condition"))
 
 
 block = syntax("block <packet> <condition>")(_read_block)
 
 
-def _read_review(number: int, text: str, args: str) -> Command:
+def _read_review(args: str) -> Args:
     target, rest = _ident(args, "constraint")
     by = None
     note = ""
@@ -199,13 +248,13 @@ def _read_review(number: int, text: str, args: str) -> Command:
             by = None
         if by is None:
             raise ArgumentError(f"{code_span(match.group(1), 40)} is not a date (YYYY-MM-DD)")
-    return Command("review", number, text, target=target, by=by, note=note)
+    return Review(target, by, note)
 
 
 review = syntax("review <constraint> [by YYYY-MM-DD] [note: <text>]")(_read_review)
 
 
-def _read_evidence(number: int, text: str, args: str) -> Command:
+def _read_evidence(args: str) -> Args:
     target, rest = _ident(args, "constraint")
     cls, _, rest = rest.partition(" ")
     if not _ID.fullmatch(cls):
@@ -221,47 +270,39 @@ def _read_evidence(number: int, text: str, args: str) -> Command:
             break
     else:
         raise ArgumentError("unbalanced parentheses around the reference")
-    return Command(
-        "evidence",
-        number,
-        text,
-        target=target,
-        evidence_class=cls,
-        summary=_free_text(summary, "summary"),
-        ref=_free_text(ref, "reference"),
-    )
+    return Evidence(target, cls, _free_text(summary, "summary"), _free_text(ref, "reference"))
 
 
 evidence = syntax("evidence <constraint> <class> <summary> (<ref>)")(_read_evidence)
 
 
-def _read_exit_met(number: int, text: str, args: str) -> Command:
+def _read_exit_met(args: str) -> Args:
     target, rest = _ident(args, "constraint")
     ref = _labelled(rest, "met")
     if ref is None:
         raise ArgumentError("expected `met: <ref>`")
-    return Command("exit", number, text, target=target, ref=_free_text(ref, "reference"))
+    return ExitMet(target, _free_text(ref, "reference"))
 
 
 exit_met = syntax("exit <constraint> met: <ref>")(_read_exit_met)
 
 
-def verb_only(verb: Verb) -> Grammar:
+def verb_only(verb: str) -> Grammar:
     """`<verb>` alone; any text after it is ignored."""
 
-    def build(number: int, text: str, args: str) -> Command:
-        return Command(verb, number, text)
+    def build(args: str) -> Args:
+        return NoArgs()
 
     return Grammar((verb,), build)
 
 
-def _read_drop(number: int, text: str, args: str) -> Command:
+def _read_drop(args: str) -> Args:
     if args.lower() == "all":
-        return Command("drop", number, text, drop_all=True)
+        return Drop(drop_all=True)
     ids = args.replace(",", " ").split()
     if not ids or not all(_DIGITS.fullmatch(i) for i in ids):
         raise ArgumentError("expected `all` or comment ids")
-    return Command("drop", number, text, drop_ids=tuple(int(i) for i in ids))
+    return Drop(drop_ids=tuple(int(i) for i in ids))
 
 
 drop = syntax("drop all", "drop <comment-id> [<comment-id> ...]")(_read_drop)

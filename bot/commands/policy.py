@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
-from bot.commands.grammar import Command
+from bot.commands.grammar import Command, Drop
 from bot.commands.records import Key
 from bot.commands.registry import changes_snapshot, spec
 from bot.commands.selection import Fresh, Work
@@ -62,12 +62,12 @@ def dropped(
     recorded one when it was accepted.
     """
     pending: list[Key] = []
-    drops: list[tuple[int, Command]] = []
+    drops: list[tuple[int, Drop]] = []
     for work in queue:
         for command, accepted in _verdicts(work, permissions, snapshot, assignees):
             key = (work.comment.id, command.line)
-            if command.verb == "drop" and accepted:
-                drops.append((work.comment.id, command))
+            if isinstance(command.args, Drop) and accepted:
+                drops.append((work.comment.id, command.args))
             elif changes_snapshot(command.verb) and key not in ledger:
                 pending.append(key)
     removed: dict[Key, int] = {}

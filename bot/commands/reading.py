@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from bot.commands.grammar import VERBS, ArgumentError, Command
-from bot.commands.registry import lookup
+from bot.commands.grammar import ArgumentError, Command
+from bot.commands.registry import VERBS, lookup
 from bot.commands.visible import paragraph_lines, starts_command
 from bot.untrusted import code_span
 
@@ -82,6 +82,6 @@ def _read_line(text: str, prefix: str, max_argument: int, number: int) -> Comman
     if len(args) > max_argument:
         return f"arguments are {len(args)} characters long; the limit is {max_argument}"
     try:
-        return spec.grammar.build(number, text, args)
+        return Command(spec.verb, number, text, spec.grammar.build(args))
     except ArgumentError as bad:
         return f"{bad}; usage: {prefix} {spec.grammar.usage}"

@@ -1,9 +1,10 @@
 """The command registry: every verb's facts in one spec — grammar, usage, help, who, effect.
 
-Adding a verb means one `Verb` word and, for a new shape of arguments, one `Grammar`
-(`grammar.py`); one row in `SPECS` and its line in `HELP`; one effect function; one test. The
-`/perf help` reply and the README's "Slash commands" table are generated from these specs; after
-changing one, regenerate the README's table:
+Adding a verb means one word in `Verb`, one row in `SPECS` and its line in `HELP` (here), and
+its effect (`answers.py` for a reply, `effects.py` for a change to the snapshot); a new shape of
+arguments adds its type and reader to `grammar.py`. docs/architecture.md lists every file a new
+verb touches. The `/perf help` reply and the README's "Slash commands" table are generated from
+these specs; after changing one, regenerate the README's table:
 
     python -m bot.commands.registry --readme < README.md > README.md.new && mv README.md.new README.md
 """
@@ -13,13 +14,19 @@ from __future__ import annotations
 import difflib
 import sys
 from collections.abc import Sequence
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, get_args
 
 from bot.commands import answers, effects, grammar
 from bot.commands.effects import Answered, Effect, Outcome, Situation
-from bot.commands.grammar import Command, Grammar, Verb, only_id, verb_only
+from bot.commands.grammar import Command, Grammar, only_id, verb_only
 from bot.config import CommandSettings
 from bot.github.observed import Comment
+
+# Every verb, in the order `SPECS` lists them (a test holds the two equal).
+Verb = Literal[
+    "complete", "claim", "unclaim", "state", "block", "unblock", "review", "evidence", "exit", "why", "help", "drop"
+]
+VERBS: tuple[Verb, ...] = get_args(Verb)
 
 # Who may use a verb: anyone; `write` permission or more; that, or the assignee of the packet's
 # issue; `maintain` permission or more (the collaborator permission, not the author association).
@@ -85,7 +92,7 @@ HELP: dict[Verb, str] = {
 _BY_VERB: dict[str, VerbSpec] = {s.verb: s for s in SPECS}
 
 
-def spec(verb: Verb) -> VerbSpec:
+def spec(verb: str) -> VerbSpec:
     return _BY_VERB[verb]
 
 
@@ -94,7 +101,7 @@ def lookup(word: str) -> VerbSpec | None:
     return _BY_VERB.get(word)
 
 
-def changes_snapshot(verb: Verb) -> bool:
+def changes_snapshot(verb: str) -> bool:
     return _BY_VERB[verb].changes_snapshot
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from bot.commands import answers
 from bot.commands.effects import Answered, Situation
-from bot.commands.grammar import Command
+from bot.commands.grammar import Blocking, Command, Drop
 from bot.commands.outbox import Voice, actions
 from bot.commands.records import recorded_decisions
 from bot.commands.replay import Handled, Line
@@ -77,7 +77,7 @@ def test_a_reply_to_twenty_help_lines_with_410_backticks_each(
 def test_a_drop_over_3500_pending_commands(settings: Settings, renderer: Renderer, seed: Snapshot) -> None:
     pending = {(1000 + n, 1): 9000 for n in range(3500)}
     situation = Situation(seed, settings.config, renderer, {}, pending, frozenset(pending))
-    drop = Command("drop", 1, "/perf drop all", drop_all=True)
+    drop = Command("drop", 1, "/perf drop all", Drop(drop_all=True))
     answer = answers.drop(situation, drop, the_comment(cid=9000))
     assert isinstance(answer, Answered)
     assert answer.text.endswith(f"and {3500 - answers.NAMED_DROPS} more")
@@ -95,7 +95,7 @@ def replies(done: Handled, renderer: Renderer, settings: Settings) -> list[Comme
 def test_a_reply_whose_every_answer_is_huge_shows_what_fits_and_records_all(
     settings: Settings, renderer: Renderer
 ) -> None:
-    block = Command("block", 1, "/perf block x " + "y" * 900, target="x", condition="y" * 900)
+    block = Command("block", 1, "/perf block x " + "y" * 900, Blocking(target="x", condition="y" * 900))
     lines = tuple(
         dataclasses.replace(Line(n, block.text, block, "refused", "refused", "z" * HUGE), line=n) for n in range(1, 21)
     )
@@ -107,7 +107,7 @@ def test_a_reply_whose_every_answer_is_huge_shows_what_fits_and_records_all(
 
 @worst_case("command-lapsed")
 def test_a_lapsed_notice_with_a_huge_reason(settings: Settings, renderer: Renderer) -> None:
-    block = Command("block", 2, "/perf block x y", target="x", condition="y")
+    block = Command("block", 2, "/perf block x y", Blocking(target="x", condition="y"))
     line = Line(2, block.text, block, "accepted", "lapsed", "r" * HUGE, notice=True)
     (notice,) = replies(Handled(the_comment(), False, (line,)), renderer, settings)
     fits(notice.body, settings.config)

@@ -8,7 +8,7 @@ import pytest
 
 from bot.commands import answers
 from bot.commands.effects import Answered, Refused, Situation
-from bot.commands.grammar import Command
+from bot.commands.grammar import Command, Drop, Targeted
 from bot.commands.records import Key
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
@@ -25,20 +25,20 @@ def situation(config: BotConfig, renderer: Renderer) -> Situation:
 
 
 def test_claim_and_unclaim_answer_and_ask_for_the_assignment(situation: Situation) -> None:
-    claim = Command("claim", 1, "t", target="w2")
+    claim = Command("claim", 1, "t", Targeted(target="w2"))
     assert answers.claim(situation, claim, COMMENT) == Answered(
         "alice will be assigned to #12 (`w2`)", AssignAction(issue=12, login="alice", add=True)
     )
-    unclaim = Command("unclaim", 1, "t", target="w2")
+    unclaim = Command("unclaim", 1, "t", Targeted(target="w2"))
     assert answers.unclaim(situation, unclaim, COMMENT) == Answered(
         "alice is not assigned to #12 (`w2`)", AssignAction(issue=12, login="alice", add=False)
     )
 
 
 def test_claim_needs_a_known_packet_whose_issue_was_observed(situation: Situation) -> None:
-    unknown = answers.claim(situation, Command("claim", 1, "t", target="w9"), COMMENT)
+    unknown = answers.claim(situation, Command("claim", 1, "t", Targeted(target="w9")), COMMENT)
     assert unknown == Refused("unknown packet `w9`; did you mean `w3`, `w2`, `w1`?")
-    unobserved = answers.unclaim(situation, Command("unclaim", 1, "t", target="w3"), COMMENT)
+    unobserved = answers.unclaim(situation, Command("unclaim", 1, "t", Targeted(target="w3")), COMMENT)
     assert unobserved == Refused("issue #13 was not observed")
 
 
@@ -47,7 +47,7 @@ def with_drops(situation: Situation, dropped: dict[Key, int], accepted: set[Key]
 
 
 def test_drop_lists_the_accepted_commands_this_comment_dropped_in_order(situation: Situation) -> None:
-    drop = Command("drop", 1, "t", drop_all=True)
+    drop = Command("drop", 1, "t", Drop(drop_all=True))
     dropped = {(205, 1): 301, (201, 2): 301, (201, 1): 301, (202, 1): 999, (203, 1): 301}
     accepted = {(201, 1), (201, 2), (202, 1), (205, 1)}
     answer = answers.drop(with_drops(situation, dropped, accepted), drop, COMMENT)
@@ -55,7 +55,7 @@ def test_drop_lists_the_accepted_commands_this_comment_dropped_in_order(situatio
 
 
 def test_drop_with_nothing_pending(situation: Situation) -> None:
-    drop = Command("drop", 1, "t", drop_all=True)
+    drop = Command("drop", 1, "t", Drop(drop_all=True))
     assert answers.drop(with_drops(situation, {(202, 1): 999}, {(202, 1)}), drop, COMMENT) == Answered(
         "no pending commands to drop"
     )
@@ -64,14 +64,16 @@ def test_drop_with_nothing_pending(situation: Situation) -> None:
 def test_an_assignment_effect_built_at_test_time(situation: Situation) -> None:
     # claim and unclaim are built when the module is imported; building one here puts its code under test.
     assign, release = answers._assignment(True), answers._assignment(False)
-    command = Command("claim", 1, "t", target="w2")
+    command = Command("claim", 1, "t", Targeted(target="w2"))
     assert assign(situation, command, COMMENT) == Answered(
         "alice will be assigned to #12 (`w2`)", AssignAction(issue=12, login="alice", add=True)
     )
     assert release(situation, command, COMMENT) == Answered(
         "alice is not assigned to #12 (`w2`)", AssignAction(issue=12, login="alice", add=False)
     )
-    assert assign(situation, Command("claim", 1, "t", target="w3"), COMMENT) == Refused("issue #13 was not observed")
-    assert release(situation, Command("claim", 1, "t", target="w9"), COMMENT) == Refused(
+    assert assign(situation, Command("claim", 1, "t", Targeted(target="w3")), COMMENT) == Refused(
+        "issue #13 was not observed"
+    )
+    assert release(situation, Command("claim", 1, "t", Targeted(target="w9")), COMMENT) == Refused(
         "unknown packet `w9`; did you mean `w3`, `w2`, `w1`?"
     )

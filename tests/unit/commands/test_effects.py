@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import pytest
 
 from bot.commands import effects
 from bot.commands.effects import Answered, Applied, Effect, Outcome, Refused, Situation, enact, suggest
-from bot.commands.grammar import Command
+from bot.commands.grammar import (
+    Args,
+    Blocking,
+    Command,
+    Completion,
+    Evidence,
+    ExitMet,
+    Review,
+    StateChange,
+    Targeted,
+)
 from bot.config import BotConfig
 from bot.github.observed import Comment
 from bot.render import Renderer
@@ -27,12 +38,25 @@ def situation(config: BotConfig, renderer: Renderer) -> Situation:
     return Situation(valid(), config, renderer, assignees={}, dropped={}, accepted=frozenset())
 
 
+# The arguments each verb's effect takes, built from a test's keywords (the others empty).
+SHAPES: dict[str, Callable[..., Args]] = {
+    "complete": partial(Completion, result=""),
+    "state": partial(StateChange, state=""),
+    "block": partial(Blocking, condition=""),
+    "unblock": Targeted,
+    "review": Review,
+    "evidence": partial(Evidence, evidence_class="", summary="", ref=""),
+    "exit": partial(ExitMet, ref=""),
+    "claim": Targeted,
+}
+
+
 def run(
     effect: Effect, situation: Situation, verb: str, target: str, snapshot: Snapshot | None = None, **args: Any
 ) -> Outcome:
     if snapshot is not None:
         situation = situation._replace(snapshot=snapshot)
-    return enact(effect, situation, Command(verb, 2, "text", target=target, **args), COMMENT)  # type: ignore[arg-type]
+    return enact(effect, situation, Command(verb, 2, "text", SHAPES[verb](target, **args)), COMMENT)
 
 
 def applied(outcome: Outcome) -> Applied:
@@ -92,9 +116,9 @@ def test_a_change_that_would_break_the_snapshot_is_refused_naming_three_problems
 
 def test_answers_and_refusals_pass_through(situation: Situation) -> None:
     answered = Answered("hello")
-    assert run(lambda s, c, m: answered, situation, "help", "") is answered
+    assert run(lambda s, c, m: answered, situation, "claim", "") is answered
     refused = Refused("no")
-    assert run(lambda s, c, m: refused, situation, "help", "") is refused
+    assert run(lambda s, c, m: refused, situation, "claim", "") is refused
 
 
 def test_complete_sets_the_result_and_satisfies_the_dependents(situation: Situation) -> None:
@@ -194,7 +218,7 @@ def test_review_takes_a_later_date_and_refuses_one_not_after_the_comment(situati
 
 def test_review_at_the_end_of_time_is_refused(situation: Situation) -> None:
     end = COMMENT.model_copy(update={"created_at": dt.datetime(9999, 12, 31, tzinfo=dt.UTC)})
-    outcome = enact(effects.review, situation, Command("review", 1, "t", target="c2"), end)
+    outcome = enact(effects.review, situation, Command("review", 1, "t", Review(target="c2")), end)
     assert outcome == Refused("no review date can follow 9999-12-31")
 
 
@@ -248,28 +272,32 @@ def far_east(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.mark.usefixtures("far_east")
 def test_dates_are_the_comments_utc_date_whatever_the_machines_time_zone(situation: Situation) -> None:
     noon = COMMENT.model_copy(update={"created_at": dt.datetime(2026, 8, 28, 12, tzinfo=dt.UTC)})
-    reviewed = enact(effects.review, situation, Command("review", 1, "t", target="c2"), noon)
+    reviewed = enact(effects.review, situation, Command("review", 1, "t", Review(target="c2")), noon)
     assert isinstance(reviewed, Applied)
     assert reviewed.effect == "`c2` re-observed 2026-08-28; review by 2026-09-04"
-    retired = enact(effects.exit_met, situation, Command("exit", 1, "t", target="c2", ref="#9"), noon)
+    retired = enact(effects.exit_met, situation, Command("exit", 1, "t", ExitMet(target="c2", ref="#9")), noon)
     assert isinstance(retired, Applied)
     assert retired.snapshot.retired_constraints[-1].retired_on == dt.date(2026, 8, 28)
 
 
 def test_an_effect_on_a_packet_or_a_constraint_gets_it_or_a_refusal(situation: Situation) -> None:
     on_packet = effects._on_packet(
-        lambda s, c, p: Answered(f"{c.verb} {p.id} #{p.issue} of {len(s.snapshot.work_packets)}")
+        Targeted, lambda s, a, p: Answered(f"{type(a).__name__} {p.id} #{p.issue} of {len(s.snapshot.work_packets)}")
     )
-    assert on_packet(situation, Command("claim", 1, "t", target="w2"), COMMENT) == Answered("claim w2 #12 of 3")
-    assert on_packet(situation, Command("claim", 1, "t", target="w9"), COMMENT) == Refused(
+    assert on_packet(situation, Command("claim", 1, "t", Targeted(target="w2")), COMMENT) == Answered(
+        "Targeted w2 #12 of 3"
+    )
+    assert on_packet(situation, Command("claim", 1, "t", Targeted(target="w9")), COMMENT) == Refused(
         "unknown packet `w9`; did you mean `w3`, `w2`, `w1`?"
     )
     on_constraint = effects._on_constraint(
-        lambda s, c, m, x: Answered(f"{c.verb} {x.id} by {m.user} of {len(s.snapshot.constraints)}")
+        Review, lambda s, a, m, x: Answered(f"{a.note} {x.id} by {m.user} of {len(s.snapshot.constraints)}")
     )
-    assert on_constraint(situation, Command("review", 1, "t", target="c2"), COMMENT) == Answered(
-        "review c2 by alice of 2"
+    assert on_constraint(situation, Command("review", 1, "t", Review("c2", note="n")), COMMENT) == Answered(
+        "n c2 by alice of 2"
     )
-    assert on_constraint(situation, Command("review", 1, "t", target="zz"), COMMENT) == Refused(
+    with pytest.raises(TypeError, match=r"^`exit` was read as ExitMet, not Review$"):
+        on_constraint(situation, Command("exit", 1, "t", ExitMet("c2", "r")), COMMENT)
+    assert on_constraint(situation, Command("review", 1, "t", Review(target="zz")), COMMENT) == Refused(
         "unknown constraint `zz`"
     )

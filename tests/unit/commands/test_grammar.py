@@ -1,46 +1,74 @@
-"""Each verb's grammar on its own: the typed command it builds, or the argument error it raises."""
+"""Each verb's grammar on its own: the typed arguments it builds, or the argument error it raises."""
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import TypeVar
 
 import pytest
 
 from bot.commands import grammar
-from bot.commands.grammar import ArgumentError, Command
-from bot.commands.registry import spec
+from bot.commands.grammar import (
+    Args,
+    ArgumentError,
+    Blocking,
+    Command,
+    Completion,
+    Drop,
+    Evidence,
+    ExitMet,
+    NoArgs,
+    Review,
+    StateChange,
+    Targeted,
+)
+from bot.commands.reading import parse
+from bot.commands.registry import Verb, spec
+
+S = TypeVar("S", bound=Args)
 
 
-def build(verb: grammar.Verb, args: str) -> Command:
-    return spec(verb).grammar.build(3, f"/perf {verb} {args}", args)
+def build(verb: Verb, args: str) -> Args:
+    return spec(verb).grammar.build(args)
 
 
-def refused(verb: grammar.Verb, args: str) -> str:
+def read(verb: Verb, args: str, shape: type[S]) -> S:
+    built = build(verb, args)
+    assert isinstance(built, shape)
+    return built
+
+
+def refused(verb: Verb, args: str) -> str:
     with pytest.raises(ArgumentError) as error:
         build(verb, args)
     return str(error.value)
 
 
-def test_a_command_keeps_its_line_and_text() -> None:
-    command = build("claim", "m1")
-    assert (command.verb, command.line, command.text, command.target) == ("claim", 3, "/perf claim m1", "m1")
+def test_a_command_keeps_its_verb_line_and_text() -> None:
+    (command,) = parse("hello\n/perf claim m1", "/perf", 1000, 100).commands
+    assert command == Command("claim", 2, "/perf claim m1", Targeted("m1"))
+    assert command.target == "m1"
+    assert Command("help", 1, "t").target == ""
 
 
 def test_parsed_lists_the_verb_and_only_the_arguments_given() -> None:
     assert Command("help", 1, "t").parsed() == {"verb": "help"}
-    full = Command(
-        "review", 1, "t", target="c", by=dt.date(2026, 9, 1), note="n", receipt=5, drop_ids=(4,), drop_all=True
-    )
-    assert full.parsed() == {
-        "verb": "review",
-        "target": "c",
-        "receipt": 5,
-        "by": "2026-09-01",
-        "note": "n",
-        "drop_ids": (4,),
-        "drop_all": True,
-    }
-    assert list(full.parsed()) == ["verb", "target", "receipt", "by", "note", "drop_ids", "drop_all"]
+    review = Command("review", 1, "t", Review("c", dt.date(2026, 9, 1), "n"))
+    assert review.parsed() == {"verb": "review", "target": "c", "by": "2026-09-01", "note": "n"}
+    assert Command("review", 1, "t", Review("c")).parsed() == {"verb": "review", "target": "c"}
+    complete = Command("complete", 1, "t", Completion("m", "r", 5)).parsed()
+    assert list(complete.items()) == [("verb", "complete"), ("target", "m"), ("result", "r"), ("receipt", 5)]
+    evidence = Command("evidence", 1, "t", Evidence("c", "k", "s", "r")).parsed()
+    assert list(evidence) == ["verb", "target", "evidence_class", "summary", "ref"]
+    assert Command("drop", 1, "t", Drop((4,), True)).parsed() == {"verb": "drop", "drop_ids": (4,), "drop_all": True}
+
+
+def test_an_effect_takes_the_arguments_in_its_shape() -> None:
+    command = Command("state", 1, "t", StateChange("m", "ready"))
+    assert command.of(StateChange) == StateChange("m", "ready")
+    assert command.of(Targeted) == StateChange("m", "ready")
+    with pytest.raises(TypeError, match=r"^`state` was read as StateChange, not Blocking$"):
+        command.of(Blocking)
 
 
 def test_usage_joins_the_forms() -> None:
@@ -51,7 +79,7 @@ def test_usage_joins_the_forms() -> None:
 
 @pytest.mark.parametrize("ident", ["m1", "mac.m1-streamed_q4k/x", "9"])
 def test_an_id_starts_with_a_letter_or_digit(ident: str) -> None:
-    assert build("unblock", ident).target == ident
+    assert build("unblock", ident) == Targeted(ident)
 
 
 @pytest.mark.parametrize(("args", "message"), [("", "expected a packet id"), ("-m1", "expected a packet id")])
@@ -79,8 +107,8 @@ def test_text_after_a_single_id_is_quoted_back() -> None:
     ],
 )
 def test_complete(args: str, result: str, receipt: int | None) -> None:
-    command = build("complete", args)
-    assert (command.verb, command.target, command.result, command.receipt) == ("complete", "m1", result, receipt)
+    command = read("complete", args, Completion)
+    assert (command.target, command.result, command.receipt) == ("m1", result, receipt)
 
 
 @pytest.mark.parametrize(
@@ -114,7 +142,7 @@ def test_a_long_receipt_is_cut_in_the_message() -> None:
     ],
 )
 def test_state(args: str, state: str, reason: str) -> None:
-    command = build("state", args)
+    command = read("state", args, StateChange)
     assert (command.target, command.state, command.reason) == ("m5", state, reason)
 
 
@@ -141,7 +169,7 @@ def test_an_unknown_state_is_cut_in_the_message() -> None:
 
 
 def test_block() -> None:
-    assert build("block", 'm1 "exclusive window"').condition == "exclusive window"
+    assert build("block", 'm1 "exclusive window"') == Blocking("m1", "exclusive window")
     assert refused("block", "m1") == "condition is empty"
 
 
@@ -156,7 +184,7 @@ def test_block() -> None:
     ],
 )
 def test_review(args: str, by: dt.date | None, note: str) -> None:
-    command = build("review", args)
+    command = read("review", args, Review)
     assert (command.target, command.by, command.note) == ("c", by, note)
 
 
@@ -191,7 +219,7 @@ def test_a_long_unexpected_review_text_is_cut_in_the_message() -> None:
     ],
 )
 def test_evidence(args: str, cls: str, summary: str, ref: str) -> None:
-    command = build("evidence", args)
+    command = read("evidence", args, Evidence)
     assert (command.target, command.evidence_class, command.summary, command.ref) == ("c", cls, summary, ref)
 
 
@@ -211,14 +239,14 @@ def test_evidence_refused(args: str, message: str) -> None:
 
 
 def test_exit() -> None:
-    command = build("exit", "laptop MET: #9600")
+    command = read("exit", "laptop MET: #9600", ExitMet)
     assert (command.target, command.ref) == ("laptop", "#9600")
     assert refused("exit", "laptop") == "expected `met: <ref>`"
     assert refused("exit", "laptop met: ") == "reference is empty"
 
 
 def test_help_ignores_what_follows() -> None:
-    assert build("help", "me please") == Command("help", 3, "/perf help me please")
+    assert build("help", "me please") == NoArgs()
 
 
 @pytest.mark.parametrize(
@@ -226,7 +254,7 @@ def test_help_ignores_what_follows() -> None:
     [("all", (), True), ("ALL", (), True), ("101, 102 103", (101, 102, 103), False), ("7", (7,), False)],
 )
 def test_drop(args: str, ids: tuple[int, ...], every: bool) -> None:
-    command = build("drop", args)
+    command = read("drop", args, Drop)
     assert (command.drop_ids, command.drop_all) == (ids, every)
 
 
@@ -238,44 +266,44 @@ def test_drop_refused(args: str) -> None:
 def test_only_id_builds_a_grammar_for_one_id() -> None:
     unblock = grammar.only_id("unblock", "packet")
     assert unblock.forms == ("unblock <packet>",)
-    assert unblock.build(4, "/perf unblock m1", "m1") == Command("unblock", 4, "/perf unblock m1", target="m1")
+    assert unblock.build("m1") == Targeted("m1")
     with pytest.raises(ArgumentError, match=r"^unexpected text after the packet id: `" + "z" * 59 + "…`$"):
-        unblock.build(4, "t", "m1 " + "z" * 70)
+        unblock.build("m1 " + "z" * 70)
     with pytest.raises(ArgumentError, match=r"^expected a packet id$"):
-        unblock.build(4, "t", "")
+        unblock.build("")
 
 
 def test_verb_only_builds_a_grammar_that_ignores_its_arguments() -> None:
     help_ = grammar.verb_only("help")
     assert help_.forms == ("help",)
-    assert help_.build(2, "/perf help x", "x") == Command("help", 2, "/perf help x")
+    assert help_.build("x") == NoArgs()
 
 
 def test_syntax_pairs_forms_with_their_reader() -> None:
     declared = grammar.syntax("a <x>", "a all")(grammar.verb_only("help").build)
     assert declared.forms == ("a <x>", "a all")
-    assert declared.build(1, "t", "") == Command("help", 1, "t")
+    assert declared.build("") == NoArgs()
 
 
 @pytest.mark.parametrize(
-    ("verb", "args", "command"),
+    ("verb", "args", "built"),
     [
-        ("complete", "m1 result: r", Command("complete", 3, "/perf complete m1 result: r", target="m1", result="r")),
-        ("state", "m1 ready", Command("state", 3, "/perf state m1 ready", target="m1", state="ready")),
-        ("block", "m1 c", Command("block", 3, "/perf block m1 c", target="m1", condition="c")),
-        ("review", "c1", Command("review", 3, "/perf review c1", target="c1")),
+        ("complete", "m1 result: r", Completion(target="m1", result="r")),
+        ("state", "m1 ready", StateChange(target="m1", state="ready")),
+        ("block", "m1 c", Blocking(target="m1", condition="c")),
+        ("review", "c1", Review(target="c1")),
         (
             "evidence",
             "c1 k s (r)",
-            Command("evidence", 3, "/perf evidence c1 k s (r)", target="c1", evidence_class="k", summary="s", ref="r"),
+            Evidence(target="c1", evidence_class="k", summary="s", ref="r"),
         ),
-        ("exit", "c1 met: r", Command("exit", 3, "/perf exit c1 met: r", target="c1", ref="r")),
-        ("drop", "all", Command("drop", 3, "/perf drop all", drop_all=True)),
-        ("drop", "5", Command("drop", 3, "/perf drop 5", drop_ids=(5,))),
+        ("exit", "c1 met: r", ExitMet(target="c1", ref="r")),
+        ("drop", "all", Drop(drop_all=True)),
+        ("drop", "5", Drop(drop_ids=(5,))),
     ],
 )
-def test_each_reader_builds_the_whole_command(verb: grammar.Verb, args: str, command: Command) -> None:
-    assert build(verb, args) == command
+def test_each_reader_builds_all_its_arguments(verb: Verb, args: str, built: Args) -> None:
+    assert build(verb, args) == built
 
 
 @pytest.mark.parametrize(
@@ -288,5 +316,5 @@ def test_each_reader_builds_the_whole_command(verb: grammar.Verb, args: str, com
         ("evidence", "constraint"),
     ],
 )
-def test_each_reader_names_the_id_it_expects(verb: grammar.Verb, what: str) -> None:
+def test_each_reader_names_the_id_it_expects(verb: Verb, what: str) -> None:
     assert refused(verb, "") == f"expected a {what} id"

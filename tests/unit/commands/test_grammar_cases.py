@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.commands.grammar import Review
 from bot.commands.reading import Parsed, command_lines, parse
 from tests.property_budget import examples
 
@@ -210,7 +211,7 @@ def test_parser_is_total_on_command_shaped_text(body: str) -> None:
 
 def test_dates_are_typed() -> None:
     (command,) = run("/perf review c by 2026-09-10").commands
-    assert command.by == dt.date(2026, 9, 10)
+    assert command.of(Review).by == dt.date(2026, 9, 10)
 
 
 def test_lines_split_only_where_markdown_breaks_them() -> None:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from bot.commands.grammar import Command
+from bot.commands.grammar import Blocking, Command, Targeted
 from bot.commands.outbox import Voice, actions, finished, reports
 from bot.commands.reading import ParseError
 from bot.commands.records import recorded_decisions
@@ -17,8 +17,8 @@ from bot.render import Renderer
 from tests.unit.commands.values import comment
 
 ASKED = comment(101, "alice", "/perf claim profile.real-cuda\n/perf nonsense")
-CLAIM = Command("claim", 1, "/perf claim profile.real-cuda", target="profile.real-cuda")
-BLOCK = Command("block", 2, "/perf block x @everyone", target="x", condition="@everyone")
+CLAIM = Command("claim", 1, "/perf claim profile.real-cuda", Targeted(target="profile.real-cuda"))
+BLOCK = Command("block", 2, "/perf block x @everyone", Blocking(target="x", condition="@everyone"))
 
 
 @pytest.fixture
@@ -130,7 +130,7 @@ def test_the_reply_names_the_author_the_prefix_and_a_whole_refusal(renderer: Ren
 
 def test_a_report_line_in_full() -> None:
     long_text = "/perf block x " + "y" * 400
-    command = Command("block", 1, long_text, target="x", condition="y" * 400)
+    command = Command("block", 1, long_text, Blocking(target="x", condition="y" * 400))
     done = Handled(ASKED, True, (Line(1, long_text, command, "accepted", "accepted", "ok"),), whole="too long")
     first, whole = reports(done)
     assert first == {

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands.grammar import VERBS
+from bot.commands.grammar import Blocking
 from bot.commands.reading import Parsed, ParseError, command_lines, has_raw_command_line, parse
+from bot.commands.registry import VERBS
 
 P = "/perf"
 
@@ -88,7 +89,7 @@ def test_a_comment_over_the_limit_is_not_read() -> None:
 
 def test_arguments_at_the_limit_are_read_and_longer_ones_are_refused() -> None:
     at = read("/perf block m1 " + "y" * 7, max_argument=10)
-    assert [c.condition for c in at.commands] == ["y" * 7]
+    assert [c.args for c in at.commands] == [Blocking("m1", "y" * 7)]
     over = read("/perf block m1 " + "y" * 8, max_argument=10)
     assert over.commands == ()
     assert [e.message for e in over.errors] == ["arguments are 11 characters long; the limit is 10"]

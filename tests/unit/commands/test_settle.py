@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from bot.commands.grammar import Command
+from bot.commands.grammar import Blocking, Command
 from bot.commands.records import Decision, Verdict
 from bot.commands.replay import Handled, Line
 from bot.commands.settle import settled_through
 from tests.unit.commands.values import comment
 
-BLOCK = Command("block", 1, "/perf block x y", target="x", condition="y")
+BLOCK = Command("block", 1, "/perf block x y", Blocking(target="x", condition="y"))
 HELP = Command("help", 1, "/perf help")
 
 
