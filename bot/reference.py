@@ -12,10 +12,10 @@ import argparse
 import json
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any, NamedTuple, get_args
+from typing import Any, NamedTuple
 
 from bot.errors import input_error
-from bot.github.actions import Topic
+from bot.github.actions import TOPICS
 from bot.github.observed import Observed
 from bot.render import Renderer
 from bot.schemas import schema
@@ -131,7 +131,7 @@ def parts(parser: argparse.ArgumentParser, renderer: Renderer) -> dict[str, str]
         "cli": renderer.render("reference/cli.md.j2", commands=commands(parser)),
         "config": renderer.render("reference/keys.md.j2", keys=keys(schema("config"))),
         "state": renderer.render("reference/keys.md.j2", keys=keys(state)),
-        "topics": renderer.render("reference/topics.md.j2", topics=get_args(Topic)),
+        "topics": renderer.render("reference/topics.md.j2", topics=TOPICS),
     }
 
 

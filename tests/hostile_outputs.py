@@ -29,6 +29,7 @@ from bot.evidence.derive import Derivation, Reason, ReasonKind, derive_all
 from bot.evidence.explain import explain
 from bot.evidence.leases import Lease, LeaseReadback
 from bot.github.actions import (
+    TOPICS,
     AssignAction,
     CommentAction,
     NativeNote,
@@ -37,6 +38,7 @@ from bot.github.actions import (
     PullRequestAction,
     ReactAction,
     TipReport,
+    Topic,
 )
 from bot.github.events import Trigger
 from bot.github.markers import header, marker
@@ -246,11 +248,7 @@ class World:
 def outputs(world: World) -> dict[str, Callable[[], list[str]]]:
     """Each template's outputs, by template name."""
     r, h, s, prefix = world.renderer, world.hostile, world.snapshot, world.config.commands.prefix
-    packet, constraint, d = s.work_packets[0], s.constraints[0], world.every_reason()
     text = world.config.page_text
-
-    def nudge(name: str, topic: str, **context: Any) -> list[str]:
-        return [r.render(name, marker=marker(topic, h), prefix=prefix, **context)]
 
     return {
         "page.md.j2": lambda: [r.page(s, text), r.page(s, text.model_copy(update={"dependency_graph": True}))],
@@ -278,25 +276,32 @@ def outputs(world: World) -> dict[str, Callable[[], list[str]]]:
                 proposals=world.native.proposals,
             )
         ],
-        "comments/command-reply.md.j2": lambda: world.bodies("command-reply"),
-        "comments/command-lapsed.md.j2": lambda: world.bodies("command-lapsed"),
-        "comments/native-links.md.j2": lambda: world.native_bodies("native-links"),
-        "comments/native-restored.md.j2": lambda: world.native_bodies("native-restored"),
         "comments/help.md.j2": lambda: [r.render("comments/help.md.j2", table=command_table(prefix))],
-        "comments/issue-mismatch.md.j2": lambda: [
+        **{TOPICS[topic].template: texts for topic, texts in topic_outputs(world).items()},
+    }
+
+
+def topic_outputs(world: World) -> dict[Topic, Callable[[], list[str]]]:
+    """Each comment topic's outputs, by topic (each topic's template is in the registry, `TOPICS`)."""
+    r, h, s, prefix = world.renderer, world.hostile, world.snapshot, world.config.commands.prefix
+    packet, constraint, d = s.work_packets[0], s.constraints[0], world.every_reason()
+
+    def nudge(topic: Topic, **context: Any) -> list[str]:
+        return [r.render(TOPICS[topic].template, marker=marker(topic, h), prefix=prefix, **context)]
+
+    return {
+        "command-reply": lambda: world.bodies("command-reply"),
+        "command-lapsed": lambda: world.bodies("command-lapsed"),
+        "native-links": lambda: world.native_bodies("native-links"),
+        "native-restored": lambda: world.native_bodies("native-restored"),
+        "issue-mismatch": lambda: [
             body
             for kind in ("closed-while-open", "reopened-while-complete")
-            for body in nudge("comments/issue-mismatch.md.j2", "issue-mismatch", kind=kind, packets=[packet], omitted=1)
+            for body in nudge("issue-mismatch", kind=kind, packets=[packet], omitted=1)
         ],
-        "comments/lease-lost.md.j2": lambda: nudge(
-            "comments/lease-lost.md.j2", "lease-lost", packet=packet, derivation=d, reasons=d.reasons, omitted=1
-        ),
-        "comments/packet-ready.md.j2": lambda: nudge(
-            "comments/packet-ready.md.j2", "packet-ready", packet=packet, derivation=d, reasons=d.reasons, omitted=1
-        ),
-        "comments/review-overdue.md.j2": lambda: nudge(
-            "comments/review-overdue.md.j2", "review-overdue", constraint=constraint, today="2026-08-28"
-        ),
+        "lease-lost": lambda: nudge("lease-lost", packet=packet, derivation=d, reasons=d.reasons, omitted=1),
+        "packet-ready": lambda: nudge("packet-ready", packet=packet, derivation=d, reasons=d.reasons, omitted=1),
+        "review-overdue": lambda: nudge("review-overdue", constraint=constraint, today="2026-08-28"),
     }
 
 

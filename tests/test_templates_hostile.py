@@ -14,8 +14,9 @@ import re
 import pytest
 
 from bot.config import Settings
+from bot.github.actions import TOPICS
 from bot.render import Renderer
-from tests.hostile_outputs import NO_OUTSIDE_TEXT, World, outputs
+from tests.hostile_outputs import NO_OUTSIDE_TEXT, World, outputs, topic_outputs
 from tests.paths import ROOT
 
 # Workflow commands at the start of a line, a fence, every line break, a bidi override and isolate,
@@ -41,6 +42,10 @@ def test_every_template_has_hostile_outputs_or_takes_no_outside_text(settings: S
     rendered = set(outputs(World(HOSTILES[0], settings, renderer)))
     assert rendered.isdisjoint(NO_OUTSIDE_TEXT)
     assert set(template_names()) - MACRO_LIBRARIES == rendered | set(NO_OUTSIDE_TEXT)
+
+
+def test_every_comment_topic_has_hostile_outputs(settings: Settings, renderer: Renderer) -> None:
+    assert set(topic_outputs(World(HOSTILES[0], settings, renderer))) == set(TOPICS)
 
 
 @pytest.fixture(scope="module", params=range(len(HOSTILES)), ids=["hostile", "fenced"])

@@ -18,7 +18,7 @@ from bot.commands.records import DECISION_TOPIC, LAPSED_TOPIC, REPLY_TOPIC, Deci
 from bot.commands.registry import changes_snapshot
 from bot.commands.replay import Handled, Line
 from bot.config import CommandSettings
-from bot.github.actions import Action, CommentAction, ReactAction, ReactionContent
+from bot.github.actions import TOPICS, Action, CommentAction, ReactAction, ReactionContent
 from bot.github.markers import header
 from bot.github.observed import Comment
 from bot.render import Renderer
@@ -95,7 +95,7 @@ def _reply(done: Handled, voice: Voice) -> CommentAction:
     def render(shown: int) -> str:
         """The reply showing its first `shown` lines (answers, then malformed lines); all are recorded."""
         return voice.renderer.render(
-            "comments/command-reply.md.j2",
+            TOPICS["command-reply"].template,
             header=header(*markers),
             author=comment.user,
             answers=done.lines[:shown],
@@ -116,7 +116,7 @@ def _lapsed_notice(comment: Comment, line: Line, voice: Voice) -> CommentAction:
         topic="command-lapsed",
         body=capped(
             voice.renderer.render(
-                "comments/command-lapsed.md.j2",
+                TOPICS["command-lapsed"].template,
                 header=header((LAPSED_TOPIC, lapsed_key((comment.id, line.line)))),
                 author=comment.user,
                 command=line.command,

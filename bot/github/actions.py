@@ -2,10 +2,11 @@
 perfbot's comments, and the records a plan reports beside them. Imports nothing else of `bot`, so
 every package can name them, from the adapters that perform the writes up to the CLI."""
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# Every topic of perfbot's comments; `TOPICS` below holds what each one is (a test holds the two equal).
 Topic = Literal[
     "packet-ready",
     "lease-lost",
@@ -16,6 +17,53 @@ Topic = Literal[
     "native-links",
     "native-restored",
 ]
+
+
+class TopicSpec(NamedTuple):
+    """One comment topic: the template that words it, and when perfbot writes it (docs/reference.md)."""
+
+    template: str
+    meaning: str
+
+
+# The topic registry: adding a topic is its word in `Topic` and its entry here, plus its template.
+TOPICS: dict[Topic, TopicSpec] = {
+    "packet-ready": TopicSpec(
+        "comments/packet-ready.md.j2",
+        "on a packet's issue, once per episode, when its derived state becomes `ready` from a waiting state: why "
+        "(dependencies met, lease released), its next action and exit condition",
+    ),
+    "lease-lost": TopicSpec(
+        "comments/lease-lost.md.j2",
+        "on a packet's issue, once per episode, when a `running` packet's issue no longer holds a live lease",
+    ),
+    "review-overdue": TopicSpec(
+        "comments/review-overdue.md.j2",
+        "on a constraint's review issue, once per `review_by` date, when today (UTC) is past it",
+    ),
+    "issue-mismatch": TopicSpec(
+        "comments/issue-mismatch.md.j2",
+        "on an issue closed while its packet is not complete, or reopened while it is complete; nothing is changed",
+    ),
+    "command-reply": TopicSpec(
+        "comments/command-reply.md.j2",
+        "the answer to a comment carrying commands: 🚀 applied or 😕 refused, with the reason, one line per command",
+    ),
+    "command-lapsed": TopicSpec(
+        "comments/command-lapsed.md.j2",
+        "when an applied command no longer applies to the default branch's snapshot, so the PR leaves it out",
+    ),
+    "native-links": TopicSpec(
+        "comments/native-links.md.j2",
+        "on a program's umbrella issue (`authority_issue`), whenever the native links perfbot keeps for the program "
+        "change: each kept link and why, and those it removed; its markers are perfbot's record of the links it owns",
+    ),
+    "native-restored": TopicSpec(
+        "comments/native-restored.md.j2",
+        "on an issue whose state label or perfbot link a person took off, when perfbot puts it back: what, and that "
+        "the snapshot and the evidence decide",
+    ),
+}
 ReactionContent = Literal["eyes", "rocket", "confused"]
 PullOperation = Literal["create", "update", "close", "none"]
 # `blocked_by`: `issue` is natively blocked by `target`; `sub_issue`: `issue` is a sub-issue of `target`.

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from bot.bodies import capped
 from bot.config import BotConfig
 from bot.evidence.derive import Derivation
-from bot.github.actions import Action, CommentAction, NativeNote, Proposal
+from bot.github.actions import TOPICS, Action, CommentAction, NativeNote, Proposal
 from bot.github.markers import header, marker, markers_of
 from bot.github.observed import Observed
 from bot.reconcile.labels import LabelPlan, plan_labels
@@ -74,7 +74,7 @@ def _restored(
             for name in names
         }
         body = renderer.render(
-            "comments/native-restored.md.j2",
+            TOPICS["native-restored"].template,
             marker=marker(RESTORED_TOPIC, key),
             labels=label_packets,
             removals={name: labels.removals[(issue, name)] for name in names},
@@ -91,7 +91,7 @@ def _record(record: Record, following: Snapshot, links: LinkPlan, renderer: Rend
     markers = [(RECORD_TOPIC, record.program), *((LINK_TOPIC, link_key(link)) for link in record.kept)]
     program = next(p for p in following.programs if p.id == record.program)
     body = renderer.render(
-        "comments/native-links.md.j2",
+        TOPICS["native-links"].template,
         header=header(*markers),
         program=program,
         kept=[(link, links.why.get(link, [])) for link in record.kept],

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from bot.bodies import fitted
 from bot.config import BotConfig
 from bot.evidence.derive import Derivation
-from bot.github.actions import CommentAction, OverdueReview
+from bot.github.actions import TOPICS, CommentAction, OverdueReview, Topic
 from bot.github.markers import marker, markers_of
 from bot.github.observed import Observed
 from bot.render import Renderer
@@ -70,9 +70,8 @@ class Nudges:
     def _comment(
         self,
         issue: int,
-        topic: str,
+        topic: Topic,
         key: str,
-        template: str,
         listed: tuple[str, Sequence[object]] | None = None,
         **context: object,
     ) -> list[CommentAction]:
@@ -86,17 +85,18 @@ class Nudges:
             if listed is not None:
                 context.update({name: items[:shown], "omitted": len(items) - shown})
             return self.renderer.render(
-                template, marker=marker(topic, key), prefix=self.config.commands.prefix, **context
+                TOPICS[topic].template, marker=marker(topic, key), prefix=self.config.commands.prefix, **context
             )
 
         body = fitted(render, len(items), self.config.commands.max_body_chars, self.renderer)
-        return [CommentAction(issue=issue, topic=topic, body=body)]  # type: ignore[arg-type]
+        return [CommentAction(issue=issue, topic=topic, body=body)]
 
     def packets(self, merged: Snapshot, derivations: list[Derivation]) -> list[CommentAction]:
         """Ready and lease-lost nudges from the default branch's snapshot and its derivations."""
         actions: list[CommentAction] = []
         for packet, d in zip(merged.work_packets, derivations, strict=True):
             ready = ready_episode(packet, d)
+            topic: Topic
             if ready is not None:
                 topic, episode = "packet-ready", _digest("ready", ready)
             elif packet.state == "running" and not d.own_lease:
@@ -107,7 +107,6 @@ class Nudges:
                 packet.issue,
                 topic,
                 f"{packet.id}:{episode}",
-                f"comments/{topic}.md.j2",
                 ("reasons", d.reasons),
                 packet=packet,
                 derivation=d,
@@ -124,7 +123,6 @@ class Nudges:
                 overdue.issue,
                 "review-overdue",
                 f"{constraint.id}:{overdue.review_by}",
-                "comments/review-overdue.md.j2",
                 constraint=constraint,
                 today=self.now.astimezone(dt.UTC).date(),
             )
@@ -156,7 +154,5 @@ class Nudges:
                 continue
             if open_packets:
                 key = f"{number}:{kind}"
-                actions += self._comment(
-                    number, "issue-mismatch", key, "comments/issue-mismatch.md.j2", ("packets", open_packets), kind=kind
-                )
+                actions += self._comment(number, "issue-mismatch", key, ("packets", open_packets), kind=kind)
         return actions

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Callable
-from typing import Any, TypeVar, get_args
+from typing import Any, TypeVar
 
 import pytest
 
@@ -22,7 +22,7 @@ from bot.commands.records import recorded_decisions
 from bot.commands.replay import Handled, Line
 from bot.config import BotConfig, Settings
 from bot.evidence.derive import Derivation, Reason
-from bot.github.actions import CommentAction, Topic
+from bot.github.actions import TOPICS, CommentAction, Topic
 from bot.github.markers import header, markers_in
 from bot.github.observed import Comment, Issue, Observed
 from bot.reconcile import gather
@@ -38,11 +38,11 @@ NOW = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)
 GITHUB_LIMIT = 65_536
 HUGE = 100_000
 # The tests below that drive each comment topic's worst case, registered as the module loads.
-WORST_CASES: dict[str, list[str]] = {}
+WORST_CASES: dict[Topic, list[str]] = {}
 T = TypeVar("T", bound=Callable[..., None])
 
 
-def worst_case(topic: str) -> Callable[[T], T]:
+def worst_case(topic: Topic) -> Callable[[T], T]:
     def register(test: T) -> T:
         WORST_CASES.setdefault(topic, []).append(test.__name__)
         return test
@@ -270,4 +270,4 @@ def test_a_pr_body_over_thousands_of_commands_and_changes(settings: Settings, se
 
 
 def test_every_comment_topic_has_a_worst_case_test() -> None:
-    assert set(get_args(Topic)) == set(WORST_CASES)
+    assert set(TOPICS) == set(WORST_CASES)

@@ -10,7 +10,7 @@ import pytest
 
 from bot.cli import main
 from bot.cli.arguments import parser as _parser
-from bot.errors import InputError
+from bot.github.actions import TOPICS, TopicSpec
 from bot.reference import PATH, commands, parts, regenerate
 from bot.render import Renderer
 from tests.paths import ROOT
@@ -71,7 +71,8 @@ def test_reference_check_fails_on_drift(tmp_path: Path, capsys: pytest.CaptureFi
     assert "generated parts missing ['topics']" in capsys.readouterr().err
 
 
-def test_a_topic_without_a_meaning_cannot_be_documented() -> None:
+def test_the_topics_part_has_a_row_per_registered_topic_with_its_meaning() -> None:
     renderer = Renderer.from_directory(ROOT / "templates")
-    with pytest.raises(InputError, match=r"topics\.md\.j2:\d+: cannot render: .*'new-topic'"):
-        renderer.render("reference/topics.md.j2", topics=("packet-ready", "new-topic"))
+    topics = {"packet-ready": TOPICS["packet-ready"], "new-topic": TopicSpec("comments/new.md.j2", "when *new*")}
+    rows = renderer.render("reference/topics.md.j2", topics=topics).strip().split("\n")[2:]
+    assert rows == [f"| `packet-ready` | {TOPICS['packet-ready'].meaning} |", "| `new-topic` | when *new* |"]

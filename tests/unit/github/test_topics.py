@@ -1,0 +1,20 @@
+"""The topic registry: one entry per word of `Topic`, each with a template that exists and a meaning."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from bot.github.actions import TOPICS, Topic
+from tests.paths import ROOT
+
+
+def test_the_registry_has_an_entry_per_topic_in_the_literals_order() -> None:
+    assert tuple(TOPICS) == get_args(Topic)
+
+
+def test_each_topic_has_its_own_template_and_a_meaning() -> None:
+    templates = [spec.template for spec in TOPICS.values()]
+    assert len(set(templates)) == len(templates)
+    for topic, spec in TOPICS.items():
+        assert (ROOT / "templates" / spec.template).is_file(), topic
+        assert spec.meaning.strip() == spec.meaning != "", topic
