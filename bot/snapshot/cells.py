@@ -34,16 +34,24 @@ _SUSPECT = re.compile("|".join(p.pattern for p in (_CONTROL, _BIDI, _WORKFLOW_CO
 _MAYBE_SUSPECT_JSON = re.compile(f"[{_CONTROL.pattern[1:-1]}{_BIDI.pattern[1:-1]}|<\\\\]|::|##\\[")
 
 
-def table_cells(s: Snapshot) -> Iterator[Finding]:
-    """Text that lands in a table cell may not contain `|` or a line break (upstream does not escape)."""
+def table_cells(s: Snapshot, clean: Snapshot | None = None) -> Iterator[Finding]:
+    """Text that lands in a table cell may not contain `|` or a line break (upstream does not escape).
+
+    `clean` is a snapshot known to have no finding, the one a command changed into `s`: a record
+    of `s` that is one of its records (the same object, which a frozen record shares between the
+    two) is passed over, so a run applying a thousand commands checks each changed record once
+    rather than every record a thousand times."""
     rest = s.model_dump(by_alias=True, exclude=set(_RECORD_LISTS))
+    # Identities compare only while both snapshots are alive, as they are for this whole call.
+    known = {id(r) for name in _RECORD_LISTS for r in getattr(clean, name)} if clean is not None else set()
     for name, field in Snapshot.model_fields.items():
         key = field.alias or name
         if name not in _RECORD_LISTS:
             yield from _text_cells(_strings(rest[key], (key,)), lambda loc: _name(s, loc))
             continue
         for index, record in enumerate(getattr(s, name)):
-            yield from _record_cells(key, index, record)
+            if id(record) not in known:
+                yield from _record_cells(key, index, record)
 
 
 def _record_lists() -> frozenset[str]:

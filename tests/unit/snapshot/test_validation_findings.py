@@ -352,3 +352,22 @@ def test_no_text_a_check_flags_is_passed_over(text: str) -> None:
 def test_a_lone_surrogate_is_walked_rather_than_written_as_json() -> None:
     packet = valid().work_packets[1].model_copy(update={"lane": "a\ud800|b"})
     assert _record_cells("work_packets", 1, packet) == _walked_cells("work_packets", 1, packet) != ()
+
+
+def test_a_clean_snapshots_own_records_are_passed_over_and_a_changed_one_is_checked() -> None:
+    before = valid()
+    bad_packet = before.work_packets[1].model_copy(update={"lane": "x|y"})
+    changed = before.model_copy(update={"work_packets": (before.work_packets[0], bad_packet, *before.work_packets[2:])})
+    # Only the changed record is read again, and it is found as a whole validation finds it.
+    assert (
+        validate(changed, clean=before)
+        == validate(changed)
+        == [Finding(("work_packets", 1, "lane"), f'work_packets "w2" lane: {PIPE}')]
+    )
+    # A record the clean snapshot holds (the same object) is not read again, even if it were bad:
+    # the caller vouches that `clean` has no finding.
+    assert validate(changed, clean=changed) == []
+    # Texts outside the lists of records are checked whatever `clean` says.
+    assert Finding(("schema",), f"schema: {PIPE}") in validate(
+        changed.model_copy(update={"schema_": "x|y"}), clean=changed
+    )
