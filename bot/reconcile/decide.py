@@ -51,9 +51,7 @@ def decide(inputs: Inputs) -> Plan:
     nudges = Nudges(observed, config, inputs.renderer, inputs.now)
     actions: list[Action] = [
         *processed.actions,
-        *nudges.packets(base, merged),
-        *nudges.reviews(snapshot, overdue),
-        *nudges.mismatches(base, snapshot),
+        *nudges.every(base, merged, snapshot, overdue),
     ]
     leases = lease_report(inputs)
     actions.append(pull_request(inputs, derivations, files, processed.applied, leases, native.proposals, refused))

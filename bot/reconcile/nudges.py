@@ -91,6 +91,20 @@ class Nudges:
         body = fitted(render, len(items), self.config.commands.max_body_chars, self.renderer)
         return [CommentAction(issue=issue, topic=topic, body=body)]
 
+    def every(
+        self, merged: Snapshot, derivations: list[Derivation], working: Snapshot, overdue_now: list[OverdueReview]
+    ) -> list[CommentAction]:
+        """Every nudge of a run, in the plan's order: `merged` is the default branch's snapshot and
+        `derivations` its packets' derivations; `working` the snapshot with this run's commands.
+
+        A new nudge adds its method below and its line here, so `decide` calls it unchanged.
+        """
+        return [
+            *self.packets(merged, derivations),
+            *self.reviews(working, overdue_now),
+            *self.mismatches(merged, working),
+        ]
+
     def packets(self, merged: Snapshot, derivations: list[Derivation]) -> list[CommentAction]:
         """Ready and lease-lost nudges from the default branch's snapshot and its derivations."""
         actions: list[CommentAction] = []

@@ -170,3 +170,19 @@ def test_an_issue_reopened_while_its_packet_is_complete_is_told(settings: Settin
     assert nudges(settings, renderer, issues=reopened).mismatches(snapshot, undone) == []
     # An issue no packet names, or one not observed, is not looked at.
     assert nudges(settings, renderer, issues=(Issue(number=99, state="closed"),)).mismatches(snapshot, snapshot) == []
+
+
+def test_every_nudge_of_a_run_comes_in_the_plans_order(settings: Settings, renderer: Renderer) -> None:
+    merged = edited("work_packets", 1, state="running")
+    working = valid()
+    issues = (Issue(number=13, state="closed"),)
+    every = nudges(settings, renderer, issues=issues).every(
+        merged, derived(merged, w3="ready"), working, overdue_reviews(working, NOW)
+    )
+    assert [(a.topic, a.issue) for a in every] == [
+        ("lease-lost", 12),
+        ("packet-ready", 13),
+        ("review-overdue", 41),
+        ("review-overdue", 41),
+        ("issue-mismatch", 13),
+    ]
