@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import gc
 import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -28,55 +25,14 @@ if TYPE_CHECKING:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """Property tests' example counts (tests/property_budget.py), in every process that runs tests,
-    before their modules are collected. The parent is the profile hypothesis chose itself (`ci` when
-    CI is set: derandomized, no example database). No deadline: speed is measured in benchmarks/,
-    never asserted in a test. The controller of `pytest -n` runs none, and is spared the import
-    (about 0.1 s before the workers start), unless `--hypothesis-profile` names a profile there."""
-    workers = config.getoption("numprocesses", None) or config.getoption("tx", None)
-    starts_workers = bool(workers) and config.getoption("dist", "no") != "no"  # `--dist no`: tests run here
-    if starts_workers and not hasattr(config, "workerinput") and not config.getoption("hypothesis_profile", None):
-        return
+    """Property tests' example counts (tests/property_budget.py), before their modules are collected.
+    The parent is the profile hypothesis chose itself (`ci` when CI is set: derandomized, no example
+    database). No deadline: speed is measured in benchmarks/, never asserted in a test."""
     from hypothesis import settings
 
     settings.register_profile("bounded", settings(), max_examples=BOUNDED, deadline=None)
     settings.register_profile("thorough", settings(), max_examples=THOROUGH_DEFAULT, deadline=None)
     settings.load_profile(profile())
-
-
-# Thousands of sandboxes are written, read and removed per run: on a machine with a RAM-backed
-# /dev/shm they go there (about 8% of the suite's time), unless TMPDIR says where. Set before
-# pytest first asks for its temporary root, and inherited by the workers and every child process.
-_MEMORY = Path("/dev/shm")
-if (
-    "TMPDIR" not in os.environ
-    and _MEMORY.is_dir()
-    and os.access(_MEMORY, os.W_OK | os.X_OK)
-    and shutil.disk_usage(_MEMORY).free >= 2**30  # a container's default 64 MB is too small
-):
-    os.environ["TMPDIR"] = str(_MEMORY)
-    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """What exists once the tests are collected (every module, every collected test) lives until the
-    process ends: frozen out of the cyclic collector, so its full collections stop walking it again
-    and again (they cost seconds per process over the suite). What a test creates is collected as
-    before, so a cycle it leaves behind is still found, and an exception its `__del__` raises still
-    reported."""
-    gc.freeze()
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """`-n` alone schedules `load`: each worker is handed its share of the tests up front, so a run
-    can end with one worker alone on a tail of long tests. `worksteal` is the same scheduling plus
-    an idle worker taking queued tests from the other (docs/testing.md); any other `--dist` stands."""
-    if config.getvalue("dist") != "load":
-        return None
-    from xdist.scheduler import WorkStealingScheduling
-
-    return WorkStealingScheduling(config, log)
 
 
 @pytest.fixture(scope="session")

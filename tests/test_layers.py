@@ -128,6 +128,11 @@ def test_no_module_imports_itself_back() -> None:
     assert circles(import_graph(BOT)) == []
 
 
+def test_the_ports_words_import_nothing_else_of_bot() -> None:
+    """`bot.github.actions` is named by every layer above it, down to the adapters."""
+    assert import_graph(BOT)["bot.github.actions"] == set()
+
+
 def test_every_module_has_a_layer() -> None:
     for module in import_graph(BOT):
         layer_of(module)

@@ -1,4 +1,4 @@
-"""Intake: which comments are read, in what order, the per-person cap and the whole refusals."""
+"""Selection: which comments are read, in what order, the per-person cap and the whole refusals."""
 
 from __future__ import annotations
 
