@@ -28,7 +28,6 @@ from bot.github.observed import Observed
 from bot.github.offline_journal import Stamp, journal_path, read_folded, stamp
 from bot.github.offline_label_link_writes import NativeWrites
 from bot.github.port import GitHubError
-from bot.github.state_json import StateEncoder
 from bot.json_input import parse_object
 from bot.timestamps import utc_stamp
 
@@ -101,14 +100,10 @@ class OfflineGitHub(NativeWrites):
         observed: Observed,
         now: dt.datetime,
         path: Path | None = None,
-        *,
-        encoder: StateEncoder | None = None,
     ) -> None:
-        """`encoder`: one shared by every adapter that saves the same state in turn (the GitHub
-        double's writes), so each save re-encodes only the records that changed."""
         self.raw, self.observed, self.now, self.path = raw, observed, now, path
         self.writes = 0
-        self._encoder, self._saved = encoder or StateEncoder(), cast(Stamp | None, None)
+        self._saved = cast(Stamp | None, None)
         # Journalled: the state text the journal extends, and whether that journal exists yet.
         self._journal: tuple[str, bool] | None = None
         self._markers: tuple[int, dict[object, set[tuple[str, str]]]] | None = None
@@ -162,7 +157,7 @@ class OfflineGitHub(NativeWrites):
 
     def text(self) -> str:
         """`json.dumps(raw, indent=2)`: ASCII escapes, as JSON may carry lone surrogates, which UTF-8 cannot encode."""
-        return self._encoder.text(self.raw)
+        return json.dumps(self.raw, indent=2) + "\n"
 
     def _save(self, *changed: tuple[str | int, ...]) -> None:
         if self.path is not None:

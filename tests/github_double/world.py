@@ -20,10 +20,9 @@ from bot.errors import InputError, Problem
 from bot.files import read_text, write_atomic
 from bot.github.observed import Observed
 from bot.github.offline import OfflineGitHub, parse_state
-from bot.github.state_json import StateEncoder
 from tests.github_double import branches
 from tests.github_double.activity import Activity, sidecar
-from tests.github_double.gitstore import Commit, GitStore
+from tests.github_double.gitstore import GitStore
 from tests.github_double.state_format import GitSection
 
 T = TypeVar("T")
@@ -50,9 +49,6 @@ class World:
         self.source_files: dict[str, str] | None = None
         self.git_written = False
         self._stamp: tuple[int, int] | None = None
-        # The objects the state file last kept, by what they hold (`_sync_git`).
-        self._objects: tuple[tuple[frozenset[str], frozenset[str], dict[str, Commit]], dict[str, Any]] | None = None
-        self.encoder = StateEncoder()
         self.activity = Activity(sidecar(path), clock)
         self.load(raw, parsed=parsed)
 
@@ -78,7 +74,6 @@ class World:
                 [Problem(name, 0, 0, f"git.{'.'.join(map(str, e['loc']))}: {e['msg']}") for e in exc.errors()]
             ) from exc
         self.raw = raw
-        self._objects = None
         self.git = GitStore(refs=dict(section.refs))
         self.git.load_objects({oid: record.model_dump() for oid, record in section.objects.items()})
         self.default_branch = section.default_branch
@@ -116,16 +111,14 @@ class World:
     def save(self) -> None:
         self._sync_git()
         if self.path is not None:
-            write_atomic(self.path, self.encoder.text(self.raw))  # `json.dumps(raw, indent=2)`, as a write saves
+            write_atomic(self.path, json.dumps(self.raw, indent=2) + "\n")  # as a write saves
             self._stamp = self._file_stamp()
 
     def apply(self, viewer: str, write: Callable[[OfflineGitHub], T]) -> T:
         """Run one of `OfflineGitHub`'s writes as `viewer`; it saves the state file itself."""
         self._sync_git()
-        # One encoder for every write, as one offline run has: each save re-encodes only the
-        # records that changed, instead of the whole state again (the text is the same).
         observed = Observed(repository=self.repository, bot_login=viewer)
-        offline = OfflineGitHub(self.raw, observed, self.clock(), self.path, encoder=self.encoder)
+        offline = OfflineGitHub(self.raw, observed, self.clock(), self.path)
         result = write(offline)
         self._stamp = self._file_stamp()
         return result
@@ -146,16 +139,7 @@ class World:
             section["derived"] = self.derived
         section["refs"] = dict(sorted(refs.items()))
         section["pulls"] = {str(n): self.pull_git[n] for n in sorted(self.pull_git)}
-        kept = self.git.reachable(tips)
-        # Blobs and trees are named by their content: the same oids, the same objects. A commit's
-        # oid leaves out what the double keeps beside it (`verified`, the login), so commits are
-        # compared whole. The same dict again lets each save re-encode none of it (`StateEncoder`
-        # keeps a record that is the same object and unchanged), where a new one re-encoded every
-        # file's text.
-        held = (frozenset(kept.blobs), frozenset(kept.trees), dict(kept.commits))
-        if self._objects is None or self._objects[0] != held:
-            self._objects = (held, kept.dump_objects())
-        section["objects"] = self._objects[1]
+        section["objects"] = self.git.reachable(tips).dump_objects()
         self.raw["git"] = section
 
     def _file_stamp(self) -> tuple[int, int] | None:
