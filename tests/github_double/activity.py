@@ -18,7 +18,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import marshal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,12 +27,8 @@ def sidecar(state: Path | None) -> Path | None:
     return None if state is None else state.with_name(state.name + ".activity.json")
 
 
-def fingerprints(raw: dict[str, Any], memo: dict[int, tuple[bytes | str, str]] | None = None) -> dict[int, str]:
-    """A digest per issue of everything perfbot reads of it, reactions excepted. With `memo`, an
-    issue whose parts are written the same by `marshal` as when its digest was last made (the same
-    values of the same types, keys in the same order) keeps that digest: the double looks before
-    and after every request, and most issues have not changed; only those that did are encoded and
-    hashed again."""
+def fingerprints(raw: dict[str, Any]) -> dict[int, str]:
+    """A digest per issue of everything perfbot reads of it, reactions excepted."""
     parts: dict[int, list[Any]] = {int(i["number"]): [i] for i in raw.get("issues", [])}
     for comment in sorted(raw.get("comments", []), key=lambda c: c["id"]):
         parts.setdefault(int(comment["issue"]), []).append(comment)
@@ -42,26 +37,7 @@ def fingerprints(raw: dict[str, Any], memo: dict[int, tuple[bytes | str, str]] |
     for issue in raw.get("issues", []):
         if issue.get("parent") is not None:
             parts.setdefault(int(issue["parent"]), []).append({"sub_issue": issue["number"]})
-    if memo is None:
-        return {n: _digest(found) for n, found in parts.items()}
-    digests: dict[int, str] = {}
-    for n, found in parts.items():
-        shown = _shown(found)
-        known = memo.get(n)
-        if known is None or known[0] != shown:
-            known = memo[n] = (shown, _digest(found))
-        digests[n] = known[1]
-    return digests
-
-
-def _shown(found: list[Any]) -> bytes | str:
-    """What the memo compares: `marshal`'s bytes (a sixth of the time `repr` takes on the states of
-    the tests), or the `repr` of what it cannot write. For the JSON values a state holds, equal bytes
-    are equal values of the same types (marshal writes bytes-like objects alike, which JSON has not)."""
-    try:
-        return marshal.dumps(found)
-    except ValueError:
-        return repr(found)
+    return {n: _digest(found) for n, found in parts.items()}
 
 
 def _digest(found: list[Any]) -> str:
@@ -72,7 +48,6 @@ class Activity:
     def __init__(self, path: Path | None, clock: Callable[[], dt.datetime]) -> None:
         self.path, self.clock = path, clock
         self.known: dict[int, tuple[str, str]] = {}  # number -> (fingerprint, updatedAt)
-        self.digests: dict[int, tuple[bytes | str, str]] = {}  # number -> (its parts as `_shown`, fingerprint)
         if path is not None and path.is_file():
             found = json.loads(path.read_text(encoding="utf-8"))
             self.known = {int(n): (str(v["seen"]), str(v["at"])) for n, v in found.items()}
@@ -82,7 +57,7 @@ class Activity:
         now = self.clock().astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         given = {int(i["number"]): i.get("updated_at") for i in raw.get("issues", [])}
         changed = False
-        for number, seen in fingerprints(raw, self.digests).items():
+        for number, seen in fingerprints(raw).items():
             before = self.known.get(number)
             if before is not None and before[0] == seen:
                 continue
