@@ -42,8 +42,9 @@ def decide(inputs: Inputs) -> Plan:
     )
     native = plan_native(base, following, derivations, observed, config, inputs.renderer)
     following = with_proposals(following, native.proposals)
-    # The default branch's snapshot was validated when it was gathered; only a change is checked again.
-    findings = validate(following) if following != base else []
+    # The default branch's snapshot was validated when it was gathered; only a change is checked
+    # again, and only the records it changed are read for their table cells (`clean`).
+    findings = validate(following, clean=base) if following != base else []
     if findings:
         raise BotError("the reconciled snapshot would be invalid: " + "; ".join(f.message for f in findings))
     files, refused = proposed_files(inputs, following)
@@ -118,8 +119,8 @@ def next_snapshot(snapshot: Snapshot, derivations: list[Derivation]) -> Snapshot
             "hard_dependency_ids": tuple(x for x in packet.hard_dependency_ids if x not in d.newly_satisfied),
             "satisfied_dependency_ids": (*packet.satisfied_dependency_ids, *d.newly_satisfied),
         }
-        # A packet nothing changes stays the same object, so what was worked out for it (its
-        # validation findings) is known again.
+        # A packet nothing changes stays the same object, so the validation of the next snapshot
+        # knows it for one of the clean default branch's (`validate(..., clean=base)`).
         same = all(getattr(packet, name) == value for name, value in update.items())
         packets.append(packet if same else packet.model_copy(update=update))
     return snapshot.model_copy(update={"work_packets": tuple(packets)})
