@@ -30,7 +30,7 @@ from bot.cli import main as perfbot
 from bot.config import load_settings
 from bot.reconcile import gather
 from bot.render import Renderer
-from bot.snapshot import store_rewrite
+from bot.snapshot import store_save
 from tests.backends import API_URL, cli_over, double_on, live_environ
 from tests.github_double import DEFAULT_TOKEN, GitHubDouble
 
@@ -57,7 +57,7 @@ def repository(root: Path, factor: int) -> tuple[Path, str]:
     settings = load_settings(root / "config" / "perfbot.yaml")
     seed = gather.snapshot(settings).model
     big = scaled(seed, factor)
-    (root / settings.config.snapshot).write_text(store_rewrite.dump_new(big), encoding="utf-8")
+    (root / settings.config.snapshot).write_text(store_save.dump_new(big), encoding="utf-8")
     page = Renderer.from_directory(settings.templates_path).page(big, settings.config.page_text)
     (root / settings.config.page).write_text(page, encoding="utf-8")
     issues = sorted(gather.tracked_issues(big))

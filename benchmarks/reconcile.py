@@ -25,7 +25,7 @@ from bot.reconcile import gather
 from bot.reconcile.decide import decide
 from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
-from bot.snapshot import store, store_rewrite
+from bot.snapshot import store, store_save
 from bot.snapshot.model import Snapshot
 
 
@@ -65,7 +65,7 @@ def main() -> None:
     observed = Observed.model_validate_json(example.read_text(encoding="utf-8"))
     now = dt.datetime(2026, 8, 27, 12, tzinfo=dt.UTC)
     big, big_leases, big_observed = world(loaded.model, args.factor, readback.live, observed)
-    big_loaded = store.parse_model(store_rewrite.dump_new(big), "big.yaml", Snapshot)
+    big_loaded = store.parse_model(store_save.dump_new(big), "big.yaml", Snapshot)
     released = LeaseReadback("leases.json", "live-array", ())
     cases = (
         ("seed", loaded, readback, observed),

@@ -18,7 +18,7 @@ from benchmarks.synthetic import place, scaled
 from bot.config import load_settings
 from bot.reconcile import gather
 from bot.render import Renderer
-from bot.snapshot import store_rewrite
+from bot.snapshot import store_save
 
 NOW = "2026-08-27T17:00:00Z"
 ISSUE_STRIDE = 100_000  # as `synthetic.scaled` numbers copy n's issues
@@ -32,7 +32,7 @@ def repository(root: Path, factor: int) -> Path:
     settings = load_settings(root / "config" / "perfbot.yaml")
     big = scaled(gather.snapshot(settings).model, factor)
     if factor > 1:
-        (root / settings.config.snapshot).write_text(store_rewrite.dump_new(big), encoding="utf-8")
+        (root / settings.config.snapshot).write_text(store_save.dump_new(big), encoding="utf-8")
         page = Renderer.from_directory(settings.templates_path).page(big, settings.config.page_text)
         (root / settings.config.page).write_text(page, encoding="utf-8")
     leases_path = root / "config" / "leases.json"

@@ -273,14 +273,14 @@ def test_a_proposal_that_would_not_reload_as_decided_is_refused(
     sandbox: Repo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Item 3: whatever writes the text, a PR only proposes a snapshot that reloads as the decided model."""
-    from bot.snapshot import store_rewrite
+    from bot.snapshot import store_save
 
-    real = store_rewrite.save_text
+    real = store_save.save_text
 
     def drops_the_ledger(loaded: Any, snapshot: Any, *, splice: bool = True) -> str:
         return real(loaded, snapshot.model_copy(update={"ledger": ()}), splice=splice)
 
-    monkeypatch.setattr(store_rewrite, "save_text", drops_the_ledger)
+    monkeypatch.setattr(store_save, "save_text", drops_the_ledger)
     state = sandbox.state()
     state["permissions"] = {"root": "admin"}
     state["comments"] = [
@@ -300,9 +300,9 @@ def test_a_proposal_that_would_not_reload_as_decided_is_refused(
 def test_the_refusal_is_in_the_plan_json(
     sandbox: Repo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bot.snapshot import store_rewrite
+    from bot.snapshot import store_save
 
-    monkeypatch.setattr(store_rewrite, "save_text", lambda loaded, snapshot, splice=True: "schema: [\n")
+    monkeypatch.setattr(store_save, "save_text", lambda loaded, snapshot, splice=True: "schema: [\n")
     state = sandbox.state()
     state["permissions"] = {"root": "admin"}
     state["comments"] = [

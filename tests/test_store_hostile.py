@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.errors import InputError
-from bot.snapshot import store, store_emit, store_rewrite
+from bot.snapshot import store, store_outline, store_save
 from bot.snapshot.model import Snapshot
 from bot.snapshot.validation import validate
 from tests.harness import Repo, pull
@@ -87,7 +87,7 @@ def test_every_style_is_what_the_fixture_says() -> None:
 def test_nasty_text_in_any_style_reloads_exactly(style: str, text: str) -> None:
     loaded = loaded_with(style)
     wanted = with_result(loaded.model, text)
-    saved = store_rewrite.save_text(loaded, wanted)
+    saved = store_save.save_text(loaded, wanted)
     assert store.parse_model(saved, "s.yaml", Snapshot).model == wanted
     assert saved.startswith("# a comment that must survive\n")
     assert saved.endswith("# trailing comment\n")
@@ -105,26 +105,26 @@ long_words = st.lists(st.sampled_from(["a", "bb", " ", "  ", "x" * 50]), min_siz
 def test_any_text_in_any_existing_style_reloads_to_exactly_that_text(style: str, text: str, splice: bool) -> None:
     loaded = loaded_with(style)
     wanted = with_result(loaded.model, text)
-    saved = store_rewrite.save_text(loaded, wanted, splice=splice)
+    saved = store_save.save_text(loaded, wanted, splice=splice)
     assert store.parse_model(saved, "s.yaml", Snapshot).model == wanted
 
 
 def test_a_line_separator_in_another_value_does_not_shift_the_splice() -> None:
-    """U+2028 in one value made `store_emit.splice_tree` (splitlines) drop a line and duplicate a key further on."""
+    """U+2028 in one value made the splice (splitlines) drop a line and duplicate a key further on."""
     base = VALID.replace("    driver: d\n", "    driver: 'd\u2028e'\n", 1)
     loaded = store.parse_model(base, "s.yaml", Snapshot)
     assert loaded.model.constraints[0].driver == "d\u2028e"
     packets = list(loaded.model.work_packets)
     packets[1] = packets[1].model_copy(update={"state": "running"})
     wanted = loaded.model.model_copy(update={"work_packets": tuple(packets)})
-    saved = store_rewrite.save_text(loaded, wanted)
+    saved = store_save.save_text(loaded, wanted)
     assert store.parse_model(saved, "s.yaml", Snapshot).model == wanted
     head, tail = base.rsplit("    state: ready\n", 1)
     assert saved == head + "    state: running\n" + tail
 
 
 def test_source_lines_split_only_where_ruamel_counts_a_line() -> None:
-    assert store_emit.source_lines("a\nb\u2028c\x85d\x0be\r\nf\rg") == ["a\n", "b\u2028c\x85d\x0be\r\n", "f\r", "g"]
+    assert store_outline.source_lines("a\nb\u2028c\x85d\x0be\r\nf\rg") == ["a\n", "b\u2028c\x85d\x0be\r\n", "f\r", "g"]
 
 
 def refused(text: str) -> str:

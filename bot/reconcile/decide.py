@@ -22,7 +22,7 @@ from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.reconcile.plan import Plan
 from bot.reconcile.schedule import schedule
 from bot.reconcile.view import changed_graph, evidence_for, explainer
-from bot.snapshot import store_rewrite
+from bot.snapshot import store_save
 from bot.snapshot.model import Snapshot
 from bot.snapshot.validation import validate
 from bot.timestamps import utc_stamp
@@ -97,7 +97,7 @@ def lease_report(inputs: Inputs) -> LeaseReport:
 
 def proposed_files(inputs: Inputs, following: Snapshot) -> tuple[dict[str, str], str]:
     """The PR's files for `following`, and why they must not be proposed ("" when they may)."""
-    text = store_rewrite.save_text(inputs.snapshot, following)
+    text = store_save.save_text(inputs.snapshot, following)
     files = {inputs.snapshot_path: text, inputs.page_path: inputs.renderer.page(following, inputs.config.page_text)}
     # An unchanged save is the default branch's own text, which was loaded and validated already;
     # `following` was validated by `decide` before this.

@@ -111,14 +111,16 @@ def _refuse_unsafe(node: Any) -> None:
             raise ComposerError(None, None, message, node.start_mark)
 
 
-def _yaml() -> YAML:
+def yaml_for(mapping: int = 2, sequence: int = 4, offset: int = 2, width: int = 4096) -> YAML:
+    """The store's round-trip YAML, writing with these indents and line width (by default the
+    store's own layout: `store_style.Style`)."""
     yaml = YAML()
     yaml.Composer = _Composer
     yaml.Constructor = _Constructor
     yaml.Representer = _Representer
     yaml.preserve_quotes = True
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    yaml.width = 4096
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
+    yaml.width = width
     yaml.allow_unicode = True
     return yaml
 
@@ -187,7 +189,7 @@ def parse_tree(text: str, file: str) -> Any:
         col = run.start() - text.rfind("\n", 0, run.start())
         raise input_error(file, f"more than {MAX_DEPTH} nested [ or {{ in a row", line, col)
     try:
-        return _yaml().load(text)
+        return yaml_for().load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         message = " ".join(str(x) for x in (exc.context, exc.problem) if x) or str(exc)
@@ -244,7 +246,8 @@ def load_snapshot(path: Path) -> Loaded[Snapshot]:
     return load_model(path, Snapshot)
 
 
-def dump_tree(tree: Any) -> str:
+def dump_tree(tree: Any, yaml: YAML | None = None) -> str:
+    """The text of a round-trip tree, written by `yaml` (by default in the store's own layout)."""
     out = io.StringIO()
-    _yaml().dump(tree, out)
+    (yaml or yaml_for()).dump(tree, out)
     return out.getvalue()

@@ -19,7 +19,7 @@ texts and names the place of whatever it refuses.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -57,10 +57,11 @@ _DECIMAL = re.compile("[-+]?(?:0|[1-9][0-9]*)")
 
 # (0-based line, column) of each key or item, by the id of the dict or list that holds it.
 Marks = dict[int, dict[Any, tuple[int, int]]]
-# What loading saw of the text's layout, for a rewrite (`store_layout.sections`): each top-level
-# key with its line and, when its value is a block list, the (line, column, is a block mapping)
-# of each item; kept only for a plain document (one block mapping, no `---` or `...`).
-Seen = list[tuple[str, int, list[tuple[int, int, bool]] | None]]
+# What loading saw of where the top-level values are, for a rewrite (`store_outline.top_level`):
+# each top-level key with its line and column and, when its value is a block list, the column of
+# its dashes and the (line, column, is a block mapping) of each item; kept only when the document's
+# top is a block mapping with text keys.
+Seen = list[tuple[str, int, int, int, list[tuple[int, int, bool]] | None]]
 
 
 class _Refused(Exception):
@@ -99,11 +100,10 @@ class _Builder:
             raise _Refused
         top = events.get_event()
         value = self.node(top, 1)
-        end = events.get_event()  # document end
+        events.get_event()  # document end
         if not isinstance(events.get_event(), StreamEndEvent):
             raise _Refused  # a second document
-        plain = self.plain and not (start.explicit or end.explicit) and type(top) is MappingStartEvent
-        if self.seen is not None and not (plain and not top.flow_style):
+        if self.seen is not None and not (self.plain and type(top) is MappingStartEvent and not top.flow_style):
             self.seen.clear()
         return value
 
@@ -168,12 +168,14 @@ class _Builder:
         assert self.seen is not None
         event = self.parser.get_event()
         items: list[tuple[int, int, bool]] | None = None
+        dash = -1
         if type(event) is SequenceStartEvent and not event.flow_style:
-            items = self.items = []
+            items, dash = [], event.start_mark.column
+            self.items = items
         value = self.node(event, 2)
         self.items = None
-        self.plain = self.plain and isinstance(key, str) and mark.column == 0
-        self.seen.append((str(key), mark.line, items))
+        self.plain = self.plain and isinstance(key, str)
+        self.seen.append((str(key), mark.line, mark.column, dash, items))
         return value
 
     def tag(self, value: str) -> str:
@@ -228,6 +230,15 @@ def has_lone_surrogate(text: str) -> bool:
     return False
 
 
+def c_events(text: str) -> Callable[[], Any] | None:
+    """The C parser's events of `text`, one per call; None where it may read the text otherwise
+    than ruamel (see `different_in_1_1`), or is not installed."""
+    if CParser is None or different_in_1_1(text) or has_lone_surrogate(text):
+        return None
+    get: Callable[[], Any] = CParser(text).get_event
+    return get
+
+
 def load_data(
     text: str,
     *,
@@ -240,7 +251,7 @@ def load_data(
     """(True, data) when the C parser reads `text` the way the round-trip loader would;
     (False, None) when the round-trip loader must decide (it also locates what it refuses).
     Given `marks`, it is filled with where each key and item of `data` starts, as the round-trip
-    tree would place them (`locate`); given `seen`, with the layout of a plain document (`Seen`)."""
+    tree would place them (`locate`); given `seen`, with where the top-level values are (`Seen`)."""
     if CParser is None or different_in_1_1(text) or has_lone_surrogate(text):
         return False, None
     try:

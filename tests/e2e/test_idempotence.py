@@ -16,7 +16,7 @@ from bot.reconcile import executor, gather
 from bot.reconcile.decide import decide
 from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
-from bot.snapshot import store, store_rewrite
+from bot.snapshot import store, store_save
 from bot.snapshot.model import Snapshot
 from tests.paths import ROOT
 from tests.property_budget import examples
@@ -106,7 +106,7 @@ def test_applied_plan_is_a_fixed_point(settings: Settings, renderer: Renderer) -
         snapshot, leases, raw, now = world
         # The world's snapshot as a file holds it (the seed's text with the drawn states written in),
         # loaded as a run loads it.
-        source = store.parse_model(store_rewrite.save_text(loaded, snapshot), loaded.file, Snapshot)
+        source = store.parse_model(store_save.save_text(loaded, snapshot), loaded.file, Snapshot)
 
         def plan_for(github: OfflineGitHub) -> Any:
             return decide(

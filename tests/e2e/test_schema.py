@@ -20,7 +20,7 @@ from bot.schema_kinds import KINDS, SchemaKind
 from bot.schemas import file_name, schema_text
 from bot.snapshot.model import WORK_STATES, Snapshot
 from bot.snapshot.store import load_snapshot, parse_model, parse_tree
-from bot.snapshot.store_rewrite import save_text
+from bot.snapshot.store_save import save_text
 from tests.paths import FIXTURES, ROOT
 from tests.property_budget import examples
 

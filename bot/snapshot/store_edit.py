@@ -1,0 +1,351 @@
+"""Saving by editing the text in place: only what changed is written, in the file's own layout.
+
+The old and new models are compared key by key. Where they differ, the text is edited at the
+places `store_outline` finds, and nowhere else:
+
+- a changed value is written over the old one (the key, what separates it from its value and any
+  comment after it stay), in the style the old value had where that style carries the new text;
+- a key that goes (an optional field emptied) takes its lines with it, but not its comments;
+- a new key goes after the key before it in the model's order, indented as its neighbours;
+- in a block list, items are matched as `store_patch` matches them (records by their identity
+  key, ids by value, other records by position): a changed record is edited key by key, a removed
+  one loses its lines (its own comments go with it), new ones go after the item before them;
+- a new top-level key (the first ledger entry) goes after the section before it.
+
+What is written is written in the `Style` learned from the file around it (`store_style`), and
+every stretch of changed text is read back and must give the intended value before it is kept:
+each changed, removed or added record, each changed section. Comments, blank lines and the bytes
+of every record that did not change stay as they were. When something is not as this expects
+(an alias, a list reordered, a flow-style record edited inside, a piece that reads back wrong),
+`Declined` is raised and the caller writes the whole file by a round trip instead (`store_save`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
+
+from bot.errors import InputError
+from bot.snapshot.model import LIST_KEYS, Snapshot
+from bot.snapshot.store import MAX_DEPTH, MAX_INTEGER_DIGITS, PlainDate, parse_tree
+from bot.snapshot.store_libyaml import load_data
+from bot.snapshot.store_outline import BlockList, BlockMap, Entry, Leaf, Piece, Pos, comments, content_len, source_lines
+from bot.snapshot.store_patch import built, restyled
+from bot.snapshot.store_style import Style, entry_lines, item_lines, learn
+
+
+class Declined(Exception):
+    """The text is not one this can edit with certainty; the whole file is written instead."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text from `start` to `end` (positions in the whole text) with `text` (`\\n` ends)."""
+
+    start: Pos
+    end: Pos
+    text: str
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the edits of one piece are made with: the file's lines, where the piece's quoted and
+    block scalars are (for finding comments), and the style to write in."""
+
+    lines: list[str]
+    scalars: list[tuple[Pos, Pos]]
+    style: Style
+
+
+def _indented(col: int, found: list[str]) -> str:
+    return "".join(" " * col + comment + "\n" for comment in found)
+
+
+def map_edits(ctx: Context, node: BlockMap, old: Any, new: Any, sparse: Any) -> list[Edit]:
+    """The edits that turn block mapping `node` (which reads as `old`) into `new`."""
+    keys = [entry.key for entry in node.entries]
+    if not isinstance(old, Mapping) or not isinstance(new, Mapping) or len(set(keys)) != len(keys):
+        raise Declined
+    if any(key not in new for key in keys):
+        raise Declined  # a key the model does not know: it would not have loaded
+    edits: list[Edit] = []
+    gone = set()
+    for index, entry in enumerate(node.entries):
+        if old.get(entry.key) == new[entry.key]:
+            continue
+        if entry.key not in sparse:  # emptied: optional fields at their default are left out
+            edits += deleted_entry(ctx, node, index)
+            gone.add(entry.key)
+        else:
+            edits += value_edits(ctx, entry, old.get(entry.key), new[entry.key], sparse[entry.key])
+    kept = [key for key in keys if key not in gone]
+    order = [key for key in new if key in kept or key in sparse]
+    anchor: str | None = None
+    pending: list[str] = []
+    for key in [*order, None]:
+        if (key is None or key in kept) and pending:
+            edits.append(_inserted_entries(ctx, node, kept, anchor, pending, new, sparse))
+            pending = []
+        if key in kept:
+            anchor = key
+        elif key is not None:
+            pending.append(key)
+    return edits
+
+
+def value_edits(ctx: Context, entry: Entry, old: Any, new: Any, sparse: Any) -> list[Edit]:
+    """The edits that turn `entry`'s value into `new`: inside it for a block mapping or list."""
+    node = entry.value
+    if isinstance(node, BlockMap) and isinstance(new, Mapping):
+        return map_edits(ctx, node, old, new, sparse)
+    if isinstance(node, BlockList) and isinstance(new, list | tuple) and new and isinstance(old, list | tuple):
+        return list_edits(ctx, node, entry.start[1], entry.key, old, new, sparse)
+    return _replaced(ctx, entry, new, sparse)
+
+
+def _value_node(node: Any, new: Any, sparse: Any, style: Style) -> Any:
+    """The node written for `new` where the file held `node`: a scalar in its old style, a list in
+    its old flow or block style, anything else as the file writes new values."""
+    if isinstance(node, Leaf) and node.style not in ("[", "{") and not isinstance(new, Mapping | list | tuple):
+        return restyled(node.style, new)
+    flow = isinstance(node, Leaf) and node.style == "["
+    if flow or isinstance(node, BlockList):
+        style = dataclasses.replace(style, flow_lists=flow)
+    return built(new, sparse, style)
+
+
+def _replaced(ctx: Context, entry: Entry, new: Any, sparse: Any) -> list[Edit]:
+    """`entry`'s value written anew; comments inside the old value go on lines before the key."""
+    node, lines = entry.value, ctx.lines
+    value = _value_node(node, new, sparse, ctx.style)
+    out = entry_lines(entry.key, value, entry.start[1], ctx.style)
+    if not out[0].startswith(entry.key + ":"):
+        raise Declined  # a key ruamel quotes: not one of the model's
+    body = "".join(out)[len(entry.key) : -1]
+    start = entry.key_end
+    if node.start[0] == entry.start[0] and isinstance(node, Leaf) and body.startswith(": "):
+        start, body = node.start, body[2:]  # on the key's line, only the value is written over
+    end = node.end
+    found = comments(lines, start, end, ctx.scalars)
+    line_end = (end[0], content_len(lines[end[0]]))
+    if isinstance(value, LiteralScalarString | FoldedScalarString) and lines[end[0]][end[1] : line_end[1]].strip():
+        found += comments(lines, end, line_end, ctx.scalars)  # after a block scalar a comment would be its text
+        end = line_end
+    edits = [Edit(start, end, body)]
+    if found:
+        edits.append(Edit((entry.start[0], 0), (entry.start[0], 0), _indented(entry.start[1], found)))
+    return edits
+
+
+def deleted_entry(ctx: Context, node: BlockMap, index: int) -> list[Edit]:
+    """An entry's lines removed; its comments stay, on lines of their own at its column."""
+    entry, lines = node.entries[index], ctx.lines
+    start, end = entry.start, entry.value.end
+    if not lines[start[0]][: start[1]].strip():  # the key starts its line
+        found = comments(lines, start, (end[0], content_len(lines[end[0]])), ctx.scalars)
+        return [Edit((start[0], 0), (end[0] + 1, 0), _indented(start[1], found))]
+    # The first key of a list item, on its dash's line: the next key moves up to its place.
+    if index + 1 >= len(node.entries):
+        raise Declined
+    following = node.entries[index + 1].start
+    found = comments(lines, start, following, ctx.scalars)
+    edits = [Edit(start, following, "")]
+    if found:
+        edits.append(Edit((start[0], 0), (start[0], 0), _indented(start[1], found)))
+    return edits
+
+
+def _inserted_entries(
+    ctx: Context, node: BlockMap, kept: list[str], anchor: str | None, keys: list[str], new: Any, sparse: Any
+) -> Edit:
+    """New keys after `anchor`'s value, or before the first kept key when there is none."""
+    col, style = node.col, ctx.style
+    chunks = ["".join(entry_lines(key, built(new[key], sparse[key], style), col, style)) for key in keys]
+    if anchor is not None:
+        entry = next(e for e in node.entries if e.key == anchor)
+        at = (entry.value.end[0] + 1, 0)
+        return Edit(at, at, "".join(" " * col + chunk for chunk in chunks))
+    first = next(e for e in node.entries if e.key in kept) if kept else None
+    if first is None:
+        raise Declined  # every key replaced: nothing to place them by
+    text = "".join(chunk if index == 0 else " " * col + chunk for index, chunk in enumerate(chunks))
+    return Edit(first.start, first.start, text + " " * col)
+
+
+Alignment = tuple[list[tuple[int, int]], list[int], list[tuple[int, list[int]]]]
+
+
+def aligned(old: Sequence[Any], new: Sequence[Any], key: str) -> Alignment:
+    """How a list's items match: (old, new) index pairs, removed old indexes, and new indexes
+    inserted after each old index (-1: before the first). Records are matched by their identity
+    key, other values by value, records without a usable key by position (as `store_patch` does)."""
+    ident = LIST_KEYS.get(key, "")
+    records = [item for item in [*old, *new] if isinstance(item, Mapping)]
+    if records and not (ident and len(records) == len(old) + len(new) and all(ident in r for r in records)):
+        return _by_position(len(old), len(new))
+    if records:
+        before, after = [r[ident] for r in old], [r[ident] for r in new]
+        if len(set(before)) != len(before) or len(set(after)) != len(after):
+            return _by_position(len(old), len(new))
+    else:
+        before, after = [(type(v).__name__, v) for v in old], [(type(v).__name__, v) for v in new]
+    if before == after:
+        return [(i, i) for i in range(len(old))], [], []
+    pairs: list[tuple[int, int]] = []
+    removed: list[int] = []
+    inserted: list[tuple[int, list[int]]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag == "equal":
+            pairs += zip(range(i1, i2), range(j1, j2), strict=True)
+        if tag in ("delete", "replace"):
+            removed += range(i1, i2)
+        if tag in ("insert", "replace"):
+            inserted.append((i1 - 1, list(range(j1, j2))))
+    return pairs, removed, inserted
+
+
+def _by_position(old: int, new: int) -> Alignment:
+    extra = list(range(old, new))
+    return [(i, i) for i in range(min(old, new))], list(range(new, old)), [(old - 1, extra)] if extra else []
+
+
+def list_edits(
+    ctx: Context, node: BlockList, parent_col: int, key: str, old: Sequence[Any], new: Sequence[Any], sparse: Any
+) -> list[Edit]:
+    """The edits that turn block list `node` (held by a key at `parent_col`) into `new`."""
+    if len(old) != len(node.items):
+        raise Declined
+    pairs, removed, inserted = aligned(old, new, key)
+    edits: list[Edit] = []
+    for i, j in pairs:
+        if old[i] == new[j]:
+            continue
+        value = node.items[i].value
+        if isinstance(value, BlockMap) and isinstance(new[j], Mapping):
+            edits += map_edits(ctx, value, old[i], new[j], sparse[j])
+        else:
+            edits.append(_deleted_item(ctx, node, i, keep=True))
+            edits.append(_inserted_items(ctx, node, parent_col, i, [new[j]], [sparse[j]]))
+    for i in removed:
+        edits.append(_deleted_item(ctx, node, i, keep=not isinstance(old[i], Mapping)))
+    for after, js in inserted:
+        edits.append(_inserted_items(ctx, node, parent_col, after, [new[j] for j in js], [sparse[j] for j in js]))
+    return edits
+
+
+def _deleted_item(ctx: Context, node: BlockList, index: int, *, keep: bool) -> Edit:
+    """An item's lines removed; with `keep`, the comments in them stay (a removed record's go)."""
+    item, lines = node.items[index], ctx.lines
+    last = item.value.end[0]
+    found = comments(lines, (item.dash, node.dash_col), (last, content_len(lines[last])), ctx.scalars) if keep else []
+    return Edit((item.dash, 0), (last + 1, 0), _indented(node.dash_col, found))
+
+
+def _inserted_items(
+    ctx: Context, node: BlockList, parent_col: int, after: int, values: list[Any], sparse: list[Any]
+) -> Edit:
+    """New items after item `after` (before the first for -1), laid out as the list's items are."""
+    content = node.items[0].value.start[1]
+    out = [
+        line
+        for value, kept in zip(values, sparse, strict=True)
+        for line in item_lines(built(value, kept, ctx.style), node.dash_col, content, parent_col, ctx.style)
+    ]
+    at = (node.items[after].value.end[0] + 1, 0) if after >= 0 else (node.items[0].dash, 0)
+    return Edit(at, at, "".join(out))
+
+
+def applied(lines: list[str], first: int, last: int, edits: list[Edit], line_end: str) -> str:
+    """Lines [first, last) with `edits` made (positions in the whole text, none overlapping)."""
+    out = [*lines[first:last], ""]  # the empty line stands for the place after the last
+    ordered = sorted(enumerate(edits), key=lambda pair: (pair[1].start, pair[1].end, pair[0]), reverse=True)
+    for (_, later), (_, earlier) in itertools.pairwise(ordered):
+        if earlier.end > later.start:
+            raise Declined  # two edits of one stretch: not a change this makes
+    for _, edit in ordered:
+        (l1, c1), (l2, c2) = edit.start, edit.end
+        if not first <= l1 <= l2 <= last:
+            raise Declined
+        text = edit.text if line_end == "\n" else edit.text.replace("\n", line_end)
+        joined = out[l1 - first][:c1] + text + out[l2 - first][c2:]
+        out[l1 - first : l2 - first + 1] = source_lines(joined)
+    return "".join(out)
+
+
+def read_back(text: str) -> Any:
+    """`text` read as the store reads a file (C parser, else the round-trip loader)."""
+    read, data = load_data(text, max_depth=MAX_DEPTH, max_digits=MAX_INTEGER_DIGITS, date=PlainDate)
+    if read:
+        return data
+    try:
+        return parse_tree(text, "snapshot piece")
+    except InputError as exc:
+        raise Declined from exc
+
+
+def records_read_back(text: str, records: Sequence[BaseModel]) -> bool:
+    """Whether `text`, a run of list items, reads back as exactly `records`."""
+    data = read_back(text)
+    if not isinstance(data, list) or len(data) != len(records):
+        return False
+    try:
+        return all(type(r).model_validate(d) == r for d, r in zip(data, records, strict=True))
+    except ValidationError:
+        return False
+
+
+_FIELDS = {field.alias or name: name for name, field in Snapshot.model_fields.items()}
+
+
+def fields_read_back(text: str, snapshot: Snapshot, keys: Sequence[str]) -> bool:
+    """Whether `text`, top-level keys, holds exactly `keys` and each reads back as `snapshot` has it."""
+    data = read_back(text)
+    data = {} if data is None else data
+    if not isinstance(data, Mapping) or sorted(map(str, data)) != sorted(keys):
+        return False
+    for key in keys:
+        name = _FIELDS[key]
+        copy = snapshot.model_copy()
+        try:
+            Snapshot.__pydantic_validator__.validate_assignment(copy, name, data[key])
+        except ValidationError:
+            return False
+        if getattr(copy, name) != getattr(snapshot, name):
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Lines [first, last) of the file replaced by `text`, kept only when `check(text)` holds."""
+
+    first: int
+    last: int
+    text: str
+    check: Callable[[str], bool] | None
+
+
+def joined(lines: list[str], units: list[Unit]) -> str:
+    """The file's lines with each unit's new text in its place; `Declined` if any reads back wrong."""
+    out = list(lines)
+    ordered = sorted(enumerate(units), key=lambda pair: (pair[1].first, pair[1].last, pair[0]), reverse=True)
+    for (_, later), (_, earlier) in itertools.pairwise(ordered):
+        if earlier.last > later.first:
+            raise Declined
+    for _, unit in ordered:
+        if unit.check is not None and not unit.check(unit.text):
+            raise Declined
+        out[unit.first : unit.last] = [unit.text]
+    return "".join(out)
+
+
+def context(lines: list[str], found: Piece, parent_col: int, base: Style) -> Context:
+    """The context to edit `found` in: its scalars, and the style it shows (else `base`'s)."""
+    return Context(lines, found.scalars, learn(found, lines, parent_col, base))

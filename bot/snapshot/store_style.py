@@ -1,0 +1,172 @@
+"""How a snapshot file is written, learned from its own text, and new text written the same way.
+
+People and tools lay a YAML file out in many ways: lists indented under their key or not (PyYAML,
+yamllint and ruamel's default dump put the dash at the key's column), four-space indents, long
+values folded at 80 columns, strings quoted by habit, CRLF line ends. A rewrite that writes in the
+store's own layout into such a file breaks it (a dash at the wrong column no longer parses) or
+changes every line. So what is written into a file is written in the file's `Style`: its dash
+offset and item indent, the indent of folded lines, the width at which it folds, whether lists of
+ids are flow (`[a, b]`) or block lists, which quote a string gets, and its line end. `learn` reads
+them from a piece of the file (`store_outline.Piece`); what a piece does not show is kept from the
+style it starts from (the section's, then the file's, then the store's own, `Style()`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.emitter import Emitter
+
+from bot.snapshot.store import dump_tree, yaml_for
+from bot.snapshot.store_outline import BlockList, BlockMap, Leaf, Node, Piece, content_len, source_lines
+
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+@dataclass(frozen=True)
+class Style:
+    """Indents are relative to the key that holds the list or value: `offset` to the dash,
+    `sequence` to an item's content, `mapping` to a folded value's further lines. `quote` is the
+    quote a string that cannot be plain gets; `quote_all`: every new string is quoted. The
+    defaults are the store's own layout."""
+
+    mapping: int = 2
+    sequence: int = 4
+    offset: int = 2
+    width: int = 4096
+    flow_lists: bool = True
+    quote: str = "'"
+    quote_all: bool = False
+    line_end: str = "\n"
+
+    def yaml(self, col: int = 0, *, offset: int | None = None, sequence: int | None = None) -> YAML:
+        """The store's YAML writing in this style, for text that will start at column `col`."""
+        offset = self.offset if offset is None else offset
+        sequence = max(self.sequence if sequence is None else sequence, offset + 2)
+        # ruamel folds at the width from the line's start; written at column `col`, the text starts later.
+        yaml = yaml_for(self.mapping, sequence, offset, max(self.width - col, 2 * sequence + 1))
+        yaml.Emitter = _EMITTERS[self.quote == '"', self.quote_all]
+        return yaml
+
+
+class _Emitter(Emitter):
+    """ruamel's emitter, quoting the strings it chooses the style of as the file quotes them."""
+
+    double = False  # a string that cannot be plain is double-quoted, not single-quoted
+    quote_all = False  # every string value is quoted
+
+    def choose_scalar_style(self) -> Any:
+        style = super().choose_scalar_style()
+        if self.event.style:  # a style the value carries (kept from the file): as it is
+            return style
+        quote = '"' if self.double else "'"
+        if style == "'":
+            return quote
+        plain_text = style == "" and self.event.tag == _STR_TAG and not self.simple_key_context
+        return quote if plain_text and self.quote_all and self.event.value else style
+
+
+_EMITTERS: dict[tuple[bool, bool], type[Emitter]] = {
+    (double, every): type("_Emitter", (_Emitter,), {"double": double, "quote_all": every})
+    for double in (False, True)
+    for every in (False, True)
+}
+
+
+def entry_lines(key: str, value: Any, col: int, style: Style) -> list[str]:
+    """`key: value` as written at column `col`: the first line from the key on, the others
+    indented for that column; lines end in `\\n`."""
+    holder = CommentedMap()
+    holder[key] = value
+    return _shifted(source_lines(dump_tree(holder, style.yaml(col))), col)
+
+
+def item_lines(value: Any, dash_col: int, content_col: int, parent_col: int, style: Style) -> list[str]:
+    """A list item written with its dash at `dash_col` and its content at `content_col`, in a list
+    held by a key at `parent_col`; whole lines, ending in `\\n`."""
+    holder = CommentedMap()
+    holder["k"] = CommentedSeq([value])
+    yaml = style.yaml(parent_col, offset=dash_col - parent_col, sequence=content_col - parent_col)
+    lines = source_lines(dump_tree(holder, yaml))[1:]
+    return [" " * parent_col + line if line.strip() else line for line in lines]
+
+
+def _shifted(lines: list[str], col: int) -> list[str]:
+    return lines[:1] + [" " * col + line if line.strip() else line for line in lines[1:]]
+
+
+def line_end(text: str) -> str:
+    """The file's line end: the one its first line ends with."""
+    at = text.find("\n")
+    return "\r\n" if at > 0 and text[at - 1] == "\r" else "\n"
+
+
+@dataclass
+class _Facts:
+    """What one walk over a piece saw (None: not seen)."""
+
+    lines: list[str]
+    offset: int | None = None
+    sequence: int | None = None
+    mapping: int | None = None
+    width: int | None = None
+    flow_lists: bool | None = None
+    quotes: Counter[str] = dataclasses.field(default_factory=Counter)
+
+
+def learn(piece: Piece, lines: list[str], parent_col: int, base: Style) -> Style:
+    """`base` with what `piece` shows of how the file is written; `parent_col` is the column of
+    the key that holds the piece's top node (0 for a top-level section read whole)."""
+    facts = _Facts(lines)
+    if piece.root is not None:
+        _walk(facts, piece.root, parent_col)
+    found: dict[str, Any] = {
+        name: getattr(facts, name)
+        for name in ("offset", "sequence", "mapping", "width", "flow_lists")
+        if getattr(facts, name) is not None
+    }
+    quoted = facts.quotes["'"] + facts.quotes['"']
+    if quoted:
+        found["quote"] = '"' if facts.quotes['"'] > facts.quotes["'"] else "'"
+        found["quote_all"] = quoted > facts.quotes[""]
+    return dataclasses.replace(base, **found)
+
+
+def _walk(facts: _Facts, node: Node, parent_col: int) -> None:
+    if isinstance(node, BlockMap):
+        for entry in node.entries:
+            _walk(facts, entry.value, entry.start[1])
+    elif isinstance(node, BlockList):
+        first = node.items[0].value
+        if facts.offset is None:
+            facts.offset, facts.sequence = node.dash_col - parent_col, first.start[1] - parent_col
+        if isinstance(first, Leaf) and first.style not in ("[", "{") and facts.flow_lists is None:
+            facts.flow_lists = False
+        for item in node.items:
+            _walk(facts, item.value, parent_col)
+    elif node.style == "[":
+        facts.flow_lists = True if facts.flow_lists is None else facts.flow_lists
+    elif node.style in ("", "'", '"'):
+        facts.quotes[node.style] += 1
+        if node.end[0] > node.start[0]:
+            _folded(facts, node, parent_col)
+
+
+def _folded(facts: _Facts, leaf: Leaf, key_col: int) -> None:
+    """A value folded over lines: the indent of its further lines, and the width it was folded at
+    (a line is broken at the first space past the width, so each full line less its last word
+    fits in it)."""
+    lines = facts.lines
+    further = lines[leaf.start[0] + 1]
+    if facts.mapping is None and further.strip():
+        facts.mapping = max(len(further) - len(further.lstrip(" ")) - key_col, 1)
+    for line in lines[leaf.start[0] : leaf.end[0]]:
+        text = line[: content_len(line)].rstrip(" ")
+        fits = len(text) - len(text.rsplit(" ", 1)[-1]) - 1
+        if fits > 0 and (facts.width is None or fits > facts.width):
+            facts.width = fits
