@@ -121,6 +121,7 @@ def repository(api: str, world: World, *, full: bool = False) -> dict[str, Any]:
         "topics": [],
         "has_issues": True,
         "has_projects": True,
+        "has_downloads": True,
         "has_wiki": True,
         "has_pages": False,
         "has_discussions": False,

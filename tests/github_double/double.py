@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tests.github_double import branches, graphql_api, routes
+from tests.github_double import branches, graphql_api, openapi_check, routes
 from tests.github_double.context import Context
 from tests.github_double.faults import Fault, Faults, with_partial
 from tests.github_double.limits import RateLimits
@@ -125,6 +125,8 @@ class GitHubDouble:
 
     def _answer(self, request: Request, kind: str) -> Response | None:
         resource = "graphql" if kind == "graphql" else "core"
+        # Held to GitHub's OpenAPI description: every REST request, and the routes' own answers.
+        operation = None if kind == "graphql" else openapi_check.on_request(request)
         viewer = self.viewer(request)
         if viewer is None:
             return self._finish(Response(401, error_body(401, "Bad credentials", DOCS)), resource, None)
@@ -142,6 +144,7 @@ class GitHubDouble:
                 response = routes.dispatch(Context(self.world, viewer, request, self.api_url))
         except HttpError as refused:
             response = refused.response
+        openapi_check.on_response(operation, response)
         if kind == "rest_write":
             self.world.notice()  # a write dates the issue it changed when it lands
         if fault is not None and fault.timeout:

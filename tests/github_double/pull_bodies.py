@@ -58,6 +58,7 @@ def simple(api: str, world: World, record: dict[str, Any]) -> dict[str, Any]:
         "body": record.get("body") or None,
         "labels": [],
         "milestone": None,
+        "assignee": None,
         "assignees": [],
         "requested_reviewers": [],
         "requested_teams": [],

@@ -48,6 +48,30 @@ ROUTES: list[tuple[str, str, Handler]] = [
 COMPILED = [(method, re.compile(pattern), handler) for method, pattern, handler in ROUTES]
 
 
+def _its_url(ctx: Context, answer: Response) -> str:
+    url: str = answer.body["url"]
+    return url
+
+
+def _posted_to(ctx: Context, answer: Response) -> str:
+    return ctx.api + ctx.request.path
+
+
+# The creates whose 201 carries a `Location` header on GitHub (its OpenAPI description documents
+# one for each): the created resource's API URL, which is the body's `url`, or for a link between
+# two issues, whose body is one of the issues, the list the link was added to (the URL posted to).
+# `rest_issues.create_comment` sets its own.
+LOCATIONS: dict[Handler, Callable[[Context, Response], str]] = {
+    rest_native.create_label: _its_url,
+    rest_native.add_blocked_by: _posted_to,
+    rest_native.add_sub_issue: _posted_to,
+    rest_git.create_tree: _its_url,
+    rest_git.create_commit: _its_url,
+    rest_git.create_ref: _its_url,
+    rest_pulls.create_pull: _its_url,
+}
+
+
 def dispatch(ctx: Context) -> Response:
     """The handler's answer; 404 with GitHub's body for any other path, method or repository."""
     path = unquote(ctx.request.path.rstrip("/"))
@@ -58,5 +82,8 @@ def dispatch(ctx: Context) -> Response:
         params = match.groupdict()
         if f"{params.pop('owner')}/{params.pop('repo')}".lower() != ctx.world.repository.lower():
             break
-        return handler(ctx, **params)
+        answer = handler(ctx, **params)
+        if answer.status == 201 and handler in LOCATIONS:
+            answer.headers.setdefault("location", LOCATIONS[handler](ctx, answer))
+        return answer
     raise not_found()

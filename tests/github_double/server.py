@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
 from tests.github_double.double import GitHubDouble
+from tests.github_double.openapi_check import NotGitHubs
 from tests.github_double.protocol import Request, Response, error_body
 
 
@@ -32,6 +33,10 @@ def handler_for(double: GitHubDouble, silence: float) -> type[BaseHTTPRequestHan
             )
             try:
                 answer = double.handle(request)
+            except NotGitHubs as wrong:
+                # The client sees why: the exchange is not GitHub's (tests/github_double/openapi_check.py).
+                print(wrong, file=sys.stderr)  # noqa: T201
+                answer = Response(500, error_body(500, str(wrong)))
             except Exception:
                 traceback.print_exc(file=sys.stderr)
                 answer = Response(500, error_body(500, "Server Error"))
