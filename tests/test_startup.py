@@ -42,7 +42,7 @@ def test_an_offline_dry_run_imports_no_github_client_and_no_markdown_reader() ->
     assert "bot.reconcile.decide" in names  # it did run
     assert under(names, "githubkit", "httpx") == set()
     # No comment of the example state holds a command: nothing is read as Markdown.
-    assert under(names, "markdown_it") == set()
+    assert under(names, "cmarkgfm") == set()
 
 
 def test_an_offline_run_that_writes_imports_no_github_client(tmp_path: Path) -> None:
@@ -63,10 +63,10 @@ def test_a_comment_with_a_command_is_read_as_markdown(tmp_path: Path) -> None:
     path.write_text(json.dumps(state), encoding="utf-8")
     code, names = modules_after(["reconcile", "--offline", str(path), "--dry-run"])
     assert code == 0
-    assert "markdown_it" in names  # the lazy import still happens when it must
+    assert "cmarkgfm" in names  # the lazy import still happens when it must
 
 
 def test_validate_imports_no_github_client_renderer_markdown_reader_or_reconciler() -> None:
     code, names = modules_after(["validate"])
     assert code == 0
-    assert under(names, "githubkit", "httpx", "jinja2", "markdown_it", "bot.reconcile", "bot.commands") == set()
+    assert under(names, "githubkit", "httpx", "jinja2", "cmarkgfm", "bot.reconcile", "bot.commands") == set()

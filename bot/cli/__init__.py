@@ -18,7 +18,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
-    """Each subcommand imports only what it uses: `validate` never loads jinja2, markdown-it,
+    """Each subcommand imports only what it uses: `validate` never loads jinja2, cmark-gfm,
     the reconcile modules or githubkit."""
     from bot.cli.arguments import parser
     from bot.context import RunContext

@@ -1,0 +1,282 @@
+"""Where, in cmark-gfm's HTML, a line of top-level paragraph text starts, as a browser builds the page.
+
+A line starts right after a paragraph's `<p data-sourcepos="…">` (the paragraph cmark-gfm wrote,
+raw HTML cannot forge the attribute: `visible` spells it otherwise in a comment) or after a
+`<br />` and its line break inside it. It is a line of top-level paragraph text when the browser
+would put its text straight into that paragraph, and the paragraph straight into the page:
+
+- no element is open around the paragraph (a quote, a list, a table, a footnote, `<details>`,
+  any raw HTML element) and none is open inside it at the line (`<span>`, `<b>`, `<del>`, a link);
+- no comment, tag or raw-text element (`<noscript>`…) swallows it, as HTML's tokenizer reads
+  them: a comment ends at `-->` or `--!>`, `<!…>` and `<?…>` at the first `>`, a tag at the
+  first `>` outside its quoted attribute values, and one left open swallows everything after;
+- the browser's repairs are followed where they hide text: a formatting element (`<b>`, `<a>`…)
+  still open when its paragraph ends is reopened in the next text; a block element (`<div>`…)
+  opened inside a paragraph ends it; an end tag closes what is open inside its element.
+
+Where the browser's repairs are harder than that (an end tag across a block element, the
+adoption of a formatting element by a block, foreign content's breakouts), the element is kept
+open: text is taken as hidden, never as shown. One pass, left to right, no backtracking.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterator
+
+# How `Page` names a paragraph cmark-gfm wrote (no tag name holds a space), beside raw HTML's `p`.
+PARAGRAPH = "p data-sourcepos"
+# HTML's formatting elements (reopened by the browser), void elements (never open), elements that
+# close an open paragraph, the boundaries of a paragraph's "button scope", and special elements
+# (an end tag for another element does not close past one).
+FORMATTING = frozenset(
+    {"a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u"}
+)
+VOID = frozenset(
+    {
+        "area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "img", "input", "keygen", "link",
+        "meta", "param", "source", "track", "wbr",
+    }
+)  # fmt: skip
+CLOSES_PARAGRAPH = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div", "dl", "dd", "dt",
+        "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup",
+        "hr", "li", "listing", "main", "menu", "nav", "ol", "p", "plaintext", "pre", "search", "section", "summary",
+        "table", "ul", "xmp",
+    }
+)  # fmt: skip
+SCOPE = frozenset({"applet", "button", "caption", "html", "marquee", "object", "table", "td", "template", "th"})
+SPECIAL = CLOSES_PARAGRAPH | SCOPE | {PARAGRAPH} | frozenset(
+    {
+        "area", "base", "basefont", "bgsound", "body", "br", "col", "colgroup", "embed", "frame", "frameset", "head",
+        "iframe", "img", "input", "keygen", "link", "meta", "noembed", "noframes", "noscript", "param", "script",
+        "select", "source", "style", "tbody", "textarea", "tfoot", "thead", "title", "tr", "track", "wbr",
+    }
+)  # fmt: skip
+# Start tags the browser drops in the body, and those it drops outside a table; elements that end
+# the formatting elements opened inside them (a "marker" in HTML's list of them).
+DROPPED = frozenset({"body", "frame", "frameset", "head", "html"})
+TABLE_PARTS = frozenset({"caption", "col", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr"})
+MARKERS = frozenset({"applet", "caption", "marquee", "object", "td", "template", "th"})
+# Elements whose content HTML reads as text up to their end tag, and those after which nothing is read.
+RAW_TEXT = frozenset({"iframe", "noembed", "noframes", "noscript", "style", "textarea", "title", "xmp"})
+ENDLESS = frozenset({"plaintext", "script"})
+FOREIGN = frozenset({"svg", "math"})
+
+_PARAGRAPH = re.compile(r'<p data-sourcepos="[0-9]+:[0-9]+-[0-9]+:[0-9]+">')
+_BREAK = "<br />\n"
+# The next `<` worth reading: a `<br />` and its line break before a line that starts without
+# a mark (`\ue000`, what `visible` puts at a candidate line) changes nothing to skip.
+_NEXT = re.compile("<(?!br />\n(?!\ue000))")
+_NAME = re.compile(r"[^\t\n\f\r />]*")
+# One step through a tag's attributes, as HTML's tokenizer reads them: spaces (and a `/` not
+# before `>`), then the tag's end, or a name (which may start with `=`) and perhaps `=` and a
+# value: quoted, a quote never closed (group 3), or unquoted.
+_ATTRIBUTE = re.compile(
+    r"([\t\n\f\r /]*)(?:(>)|[^\t\n\f\r />][^\t\n\f\r /=>]*"
+    r"""(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:"[^"]*"|'[^']*'|(["'])|[^\t\n\f\r >]*))?)?"""
+)
+_COMMENT_END = re.compile(r"--!?>")
+_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # HTML lowers ASCII letters only
+
+
+def _matched(pattern: re.Pattern[str], html: str, at: int) -> re.Match[str]:
+    """`pattern`'s match at `at`: each pattern given here also matches the empty string."""
+    return next(pattern.finditer(html, at))
+
+
+def tag_end(html: str, at: int) -> tuple[int, bool]:
+    """Past the `>` that ends a tag whose attributes start at `at` (-1 if none does), and whether
+    the tag closed itself (`/>`)."""
+    while True:
+        step = _matched(_ATTRIBUTE, html, at)
+        if step.group(2):
+            return step.end(), step.group(1).endswith("/")
+        if step.group(3) or step.end() == at:
+            return -1, False  # a quote never closed, or the text's end
+        at = step.end()
+
+
+class Page:
+    """The browser's open elements while reading, and the formatting elements it will reopen."""
+
+    def __init__(self) -> None:
+        self.open: list[str] = []
+        self.reopen: list[str] = []  # formatting elements closed by another's end, still active
+
+    @property
+    def at_top(self) -> bool:
+        """Whether text here goes straight into a paragraph cmark-gfm wrote, straight in the page."""
+        return self.open == [PARAGRAPH] and not self.reopen
+
+    @property
+    def foreign(self) -> bool:
+        return any(name in FOREIGN for name in self.open)
+
+    def text(self) -> None:
+        """Text is put in: the formatting elements to reopen are opened around it (not inside a
+        table cell or another marker, where the browser reopens only those closed inside it:
+        those stay to reopen, hidden)."""
+        if self.reopen and MARKERS.isdisjoint(self.open):
+            self.open += self.reopen
+            self.reopen = []
+
+    def start(self, name: str, closed: bool) -> None:
+        if name in DROPPED or "select" in self.open or (name in TABLE_PARTS and "table" not in self.open):
+            return  # inside a `<select>`, the browser drops every tag but the select's end
+        if name == "a" and ("a" in self.open or "a" in self.reopen):
+            self._end_link()
+        if name in CLOSES_PARAGRAPH or name == PARAGRAPH:
+            self._close(("p", PARAGRAPH), SCOPE)
+        else:
+            self.text()
+        if name not in VOID and not (closed and (name in FOREIGN or self.foreign)):
+            self.open.append(name)
+
+    def end(self, name: str) -> None:
+        """An end tag: a formatting or block element closes across special elements (not out of
+        a scope's boundary), any other element only up to the nearest special element."""
+        if "select" in self.open and name != "select":
+            return
+        if name == "form" and name in self.open:
+            del self.open[len(self.open) - 1 - self.open[::-1].index(name)]  # alone: what it holds stays open
+            return
+        names = ("p", PARAGRAPH) if name == "p" else (name,)
+        if not self._close(names, _barrier(name)) and name in self.reopen:
+            self.reopen.remove(name)
+
+    def _end_link(self) -> None:
+        """A link opened in a link: the browser ends the open one first, wherever it is."""
+        self.end("a")
+        if "a" in self.reopen:
+            self.reopen.remove("a")
+        if "a" in self.open:
+            del self.open[len(self.open) - 1 - self.open[::-1].index("a")]
+
+    def _close(self, names: tuple[str, ...], barrier: frozenset[str]) -> bool:
+        """Closes the innermost open element of `names`, unless a `barrier` element is open inside it."""
+        for index in range(len(self.open) - 1, -1, -1):
+            if self.open[index] in names:
+                if names[0] in FORMATTING:
+                    self._adopt(index)
+                else:
+                    self._pop_to(index)
+                return True
+            if self.open[index] in barrier:
+                break
+        return False
+
+    def _adopt(self, index: int) -> None:
+        """Closes the formatting element at `index` as the browser's adoption agency does, in short:
+        the first special element open inside it is moved out of it with what it holds (its content
+        wrapped in a copy of the element), and the elements between them that are not formatting
+        are left; then the element, now inside that one, closes as usual."""
+        name = self.open[index]
+        while (block := next((i for i in range(index + 1, len(self.open)) if self.open[i] in SPECIAL), 0)) > 0:
+            kept = [element for element in self.open[index + 1 : block] if element in FORMATTING]
+            self.open = [*self.open[:index], *kept, self.open[block], name, *self.open[block + 1 :]]
+            index += len(kept) + 1
+        self._pop_to(index)
+
+    def _pop_to(self, index: int) -> None:
+        """Closes `open[index]` and what is open inside it; formatting elements inside stay active,
+        but for those inside a marker (a table cell)."""
+        closed = self.open[index:]
+        del self.open[index:]
+        markers = [at for at, name in enumerate(closed) if name in MARKERS]
+        inside = closed[1 : markers[-1]] if markers else closed[1:]
+        self.reopen = [name for name in inside if name in FORMATTING] + self.reopen
+
+
+def _barrier(name: str) -> frozenset[str]:
+    """What an end tag does not close across: a scope's boundary for a formatting or block
+    element (a list too for a list item), else any special element."""
+    if name == "li":
+        return SCOPE | {"ol", "ul"}
+    return SCOPE if name in FORMATTING or name in CLOSES_PARAGRAPH else SPECIAL
+
+
+def line_starts(html: str, until: int) -> Iterator[int]:
+    """Each index of `html`, up to `until`, where a line of top-level paragraph text starts."""
+    page, at = Page(), 0
+    while at < until and (found := _NEXT.search(html, at)) is not None:
+        lt = found.start()
+        if lt > at:
+            page.text()
+        if html.startswith("<p ", lt) and (paragraph := _PARAGRAPH.match(html, lt)) is not None:
+            page.start(PARAGRAPH, False)
+            at = paragraph.end()
+            if page.at_top:
+                yield at
+            continue
+        if html.startswith(_BREAK, lt):
+            page.start("br", True)
+            at = lt + len(_BREAK) - 1
+            if page.at_top:
+                yield at + 1
+            continue
+        at = _markup(html, lt, page)
+        if at < 0:
+            return  # a comment, tag or raw text that never ends: nothing after it is shown
+
+
+def _markup(html: str, lt: int, page: Page) -> int:
+    """Reads the markup at `html[lt]` (a `<`) into `page`; where reading goes on, or -1."""
+    after = html[lt + 1 : lt + 2]
+    if after.isascii() and after.isalpha():
+        return _start_tag(html, lt, page)
+    if after == "/":
+        return _end_tag(html, lt, page)
+    if html.startswith("<!--", lt):
+        return _comment_end(html, lt + 4)
+    if html.startswith("<![CDATA[", lt) and page.foreign:
+        end = html.find("]]>", lt)
+        return -1 if end < 0 else end + 3
+    if after in ("!", "?"):
+        return _bogus_comment(html, lt)
+    page.text()
+    return lt + 1  # a `<` that starts no markup is text
+
+
+def _comment_end(html: str, at: int) -> int:
+    """Past the end of a comment whose text starts at `at`: `<!-->` and `<!--->` end at once."""
+    if html.startswith((">", "->"), at):
+        return html.index(">", at) + 1
+    end = _COMMENT_END.search(html, at)
+    return -1 if end is None else end.end()
+
+
+def _bogus_comment(html: str, at: int) -> int:
+    end = html.find(">", at)
+    return -1 if end < 0 else end + 1
+
+
+def _start_tag(html: str, lt: int, page: Page) -> int:
+    name_end = _matched(_NAME, html, lt + 1).end()
+    name = html[lt + 1 : name_end].translate(_LOWER)
+    end, closed = tag_end(html, name_end)
+    if end < 0 or name in ENDLESS:
+        return -1
+    page.start(name, closed)
+    if name in RAW_TEXT and not page.foreign:
+        close = re.compile(f"</{name}[\t\n\f\r />]", re.IGNORECASE).search(html, end)
+        return -1 if close is None else _end_tag(html, close.start(), page)
+    return end
+
+
+def _end_tag(html: str, lt: int, page: Page) -> int:
+    after = html[lt + 2 : lt + 3]
+    if after == ">":
+        return lt + 3  # `</>` is dropped
+    if not after:
+        page.text()
+        return lt + 2
+    if not (after.isascii() and after.isalpha()):
+        return _bogus_comment(html, lt)
+    name_end = _matched(_NAME, html, lt + 2).end()
+    end, _ = tag_end(html, name_end)
+    if end >= 0:
+        page.end(html[lt + 2 : name_end].translate(_LOWER))
+    return end
