@@ -86,9 +86,12 @@ class Live:
 
     name = "live"
 
-    def __init__(self) -> None:
+    def __init__(self, lag: int = 0) -> None:
+        """`lag`: lists lag by that many reads, and each run starts not seeing the bot's comments
+        and the open PR in them (as a run right after another may not)."""
         self.clock = FakeClock()
         self.log: list[dict[str, Any]] = []
+        self.lag = lag
 
     def open(self, settings: Settings, path: Path, now: dt.datetime = NOW) -> AbstractContextManager[GitHubPort]:
         return self._open(settings, path, now)
@@ -96,6 +99,9 @@ class Live:
     @contextmanager
     def _open(self, settings: Settings, path: Path, now: dt.datetime) -> Iterator[GitHubPort]:
         double = double_on(path, settings.root, now)
+        if self.lag:
+            double.lag(comments=self.lag, pulls=self.lag)
+            double.world.lag.hide_present(double.world.raw, double.world.bot_login)
         hooks = Hooks(wait=self.clock.wait, monotonic=self.clock.monotonic, transport=double.transport())
         context = RunContext(token=DEFAULT_TOKEN, repository=double.world.repository, api_url=API_URL)
         scope = gather.read_scope(settings, gather.snapshot(settings))
@@ -107,4 +113,7 @@ class Live:
 
 
 def backend(name: str) -> Backend:
+    """`offline`, `live`, or `live-lagging` (the live adapter over a double whose lists lag one read)."""
+    if name == "live-lagging":
+        return Live(lag=1)
     return Live() if name == "live" else Offline()

@@ -20,7 +20,7 @@ from bot.github.actions import (
     ReactAction,
 )
 from bot.github.observed import Observed
-from bot.github.port import GitHubError, GitHubPort, WriteAnnouncer
+from bot.github.port import GitHubError, GitHubPort, MarkerRereader, WriteAnnouncer
 
 T = TypeVar("T")
 
@@ -45,6 +45,10 @@ class Forwarding:
     def before_writes(self, actions: Sequence[Action]) -> None:
         if isinstance(self.port, WriteAnnouncer):
             self.port.before_writes(actions)
+
+    def headers_now(self, issue: int) -> list[frozenset[tuple[str, str]]]:
+        """A read, passed on: the marker headers the port re-reads before a comment (none if it cannot)."""
+        return self.port.headers_now(issue) if isinstance(self.port, MarkerRereader) else []
 
     def _write(self, call: Callable[[], T]) -> T:
         return call()

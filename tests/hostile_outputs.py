@@ -203,7 +203,7 @@ class World:
             overdue=(OverdueReview(constraint=h, review_by="2026-08-27", issue=7),),
             leases=lease_report(inputs),  # type: ignore[arg-type]
             commands=tuple(reports(self.handled(True))),
-            api={"graphql": 2, "rest_read": 3, "rest_write": 1},
+            api={"graphql": 2, "rest_read": 3, "rest_write": 1, "graphql_points": 2},
             trigger=Trigger(event=h, action=h, issue=7, comment_id=5, sender=h),
             decided_on=TipReport(oid=h, files=(h,)),
             native_notes=self.native_notes(),

@@ -81,8 +81,9 @@ def test_the_open_pr_shows_its_head_and_commits(github: githubkit.GitHub[Any], d
         double.tip(BRANCH),
         "main",
     )
-    authors = [n["commit"]["author"]["user"]["login"] for n in pull["commits"]["nodes"]]
-    assert authors == [BOT, "alice"]
+    authors = [(n["commit"]["author"]["name"], n["commit"]["author"]["user"]) for n in pull["commits"]["nodes"]]
+    # A GitActor's `user` is a User: GitHub gives null for a Bot, whose name is its login.
+    assert authors == [(BOT, None), ("alice", {"login": "alice"})]
     at_head = graphql(github, q.OBJECT, expression=f"{BRANCH}:{SNAPSHOT}")["repository"]["object"]
     assert (at_head["__typename"], at_head["text"]) == ("Blob", FILES[SNAPSHOT])
 
@@ -179,7 +180,7 @@ def test_create_commit_on_branch_is_a_compare_and_swap(github: githubkit.GitHub[
     payload = made["createCommitOnBranch"]
     assert payload["ref"]["target"]["oid"] == payload["commit"]["oid"] == double.tip(BRANCH)
     assert (payload["clientMutationId"], payload["commit"]["message"]) == ("run-1", "perfbot: regenerate\n\nwhy")
-    assert payload["commit"]["author"]["user"]["login"] == BOT
+    assert payload["commit"]["author"]["user"] is None  # a Bot is no User
     assert double.state()["pulls"][0]["files"][PAGE] == "# page 2\n"
     data, errors = failure(github, q.COMMIT_ON_BRANCH, input=commit_input(double, before, **{PAGE: "# page 3\n"}))
     error = errors[0]

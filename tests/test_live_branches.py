@@ -164,7 +164,7 @@ def test_export_state_replayed_offline_gives_the_live_plan(live: Live) -> None:
     assert status == 0, err
     assert out == f"wrote {exported}: 13 issues, 5 comments of {REPO}\n"  # and perfbot's three link records
     live_plan = live.plan("--dry-run")
-    assert live_plan.pop("api") == {"graphql": 1, "rest_read": 1, "rest_write": 0}
+    assert live_plan.pop("api") == {"graphql": 1, "rest_read": 1, "rest_write": 0, "graphql_points": 1}
     argv = ["reconcile", "--config", str(live.sandbox.config), "--offline", str(exported), "--json", "--dry-run"]
     assert main([*argv, "--now", NOW.isoformat()]) == 0
     offline_plan = json.loads(live.capsys.readouterr().out)

@@ -104,6 +104,8 @@ class PullRequestAction(Frozen):
     body: str = ""
     files: dict[str, str] = {}
     note: str = ""
+    # Open PRs from forks whose branch has perfbot's branch name: not perfbot's, so left alone.
+    forks: tuple[int, ...] = Field(default=(), exclude_if=lambda value: not value)
 
 
 class LabelAction(Frozen):

@@ -96,6 +96,11 @@ class PullRequest(Tolerant):
     number: StrictInt = Field(gt=0, description="The pull request number.")
     state: Literal["open", "closed", "merged"] = Field(default="open", description="Its state.")
     head: str = Field(description="Its branch; perfbot's own is `pull_request.branch`.")
+    # A fork's branch can carry perfbot's branch name: such a PR is anyone's, never perfbot's.
+    head_repository: str | None = Field(
+        default=None,
+        description="`OWNER/NAME` of the repository its branch is in, when that is not this one (a fork's PR).",
+    )
     title: str = Field(default="", description="Its title.")
     body: str = Field(default="", description="Its body.")
     files: dict[str, str] = Field(default={}, description="Repository path to the full content the branch holds.")
@@ -156,4 +161,15 @@ class Observed(Tolerant):
         return [c for c in self.comments if c.user == self.bot_login and (issue is None or c.issue == issue)]
 
     def open_pull(self, branch: str) -> PullRequest | None:
-        return next((p for p in self.pulls if p.head == branch and p.state == "open"), None)
+        """perfbot's open PR: from `branch` of this repository (a fork's branch of that name is not it)."""
+        return next((p for p in self.open_pulls(branch) if not self.from_fork(p)), None)
+
+    def fork_pulls(self, branch: str) -> list[PullRequest]:
+        """Open PRs from a fork's branch named `branch`: perfbot leaves them alone, and says so."""
+        return [p for p in self.open_pulls(branch) if self.from_fork(p)]
+
+    def open_pulls(self, branch: str) -> list[PullRequest]:
+        return [p for p in self.pulls if p.head == branch and p.state == "open"]
+
+    def from_fork(self, pull: PullRequest) -> bool:
+        return pull.head_repository is not None and pull.head_repository.casefold() != self.repository.casefold()

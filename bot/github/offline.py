@@ -106,7 +106,7 @@ class OfflineGitHub(NativeWrites):
         self._saved = cast(Stamp | None, None)
         # Journalled: the state text the journal extends, and whether that journal exists yet.
         self._journal: tuple[str, bool] | None = None
-        self._markers: tuple[int, dict[object, set[tuple[str, str]]]] | None = None
+        self._markers: tuple[int, dict[object, list[frozenset[tuple[str, str]]]]] | None = None
         self._next_id: tuple[int, int] | None = None
 
     @classmethod
@@ -200,27 +200,28 @@ class OfflineGitHub(NativeWrites):
         items: list[dict[str, Any]] = self.raw.setdefault(key, [])
         return items
 
-    def markers_now(self, issue: int) -> set[tuple[str, str]]:
-        """The bot's markers on `issue` as the state file holds them now (another run may have written).
+    def headers_now(self, issue: int) -> list[frozenset[tuple[str, str]]]:
+        """The bot's marker headers on `issue` as the state file holds them now (another run may have
+        written), oldest first.
 
-        The markers by issue and the next comment id are kept with the comment count they hold for."""
+        The headers by issue and the next comment id are kept with the comment count they hold for."""
         if self.path is None or self._unchanged_since_saved():
             count = len(self._list("comments"))
             if self._markers is None or self._markers[0] != count:
-                self._markers = (count, self._bot_markers(self.raw))
-            return set(self._markers[1].get(issue, set()))
+                self._markers = (count, self._bot_headers(self.raw))
+            return list(self._markers[1].get(issue, []))
         try:
             _, raw, _ = read_folded(self.path)
         except BotError as exc:
             raise GitHubError(f"{self.path}: cannot re-read the state file: {exc.user_message()}") from exc
-        return self._bot_markers(raw).get(issue, set())
+        return self._bot_headers(raw).get(issue, [])
 
-    def _bot_markers(self, raw: dict[str, Any]) -> dict[object, set[tuple[str, str]]]:
-        found: dict[object, set[tuple[str, str]]] = {}
-        for comment in raw.get("comments", []):
-            mine = isinstance(comment, dict) and comment.get("user") == self.observed.bot_login
-            if mine and isinstance(issue := comment.get("issue"), Hashable):
-                found.setdefault(issue, set()).update(markers_in(str(comment.get("body", ""))))
+    def _bot_headers(self, raw: dict[str, Any]) -> dict[object, list[frozenset[tuple[str, str]]]]:
+        found: dict[object, list[frozenset[tuple[str, str]]]] = {}
+        mine = [c for c in raw.get("comments", []) if isinstance(c, dict) and c.get("user") == self.observed.bot_login]
+        for comment in sorted(mine, key=lambda c: int(c["id"]) if isinstance(c.get("id"), int) else 0):
+            if isinstance(issue := comment.get("issue"), Hashable):
+                found.setdefault(issue, []).append(frozenset(markers_in(str(comment.get("body", "")))))
         return found
 
     def comment(self, action: CommentAction) -> int:
@@ -240,7 +241,7 @@ class OfflineGitHub(NativeWrites):
         )
         self._next_id = (len(comments), comment_id + 1)
         if self._markers is not None:
-            self._markers[1].setdefault(action.issue, set()).update(markers_in(action.body))
+            self._markers[1].setdefault(action.issue, []).append(frozenset(markers_in(action.body)))
             self._markers = (len(comments), self._markers[1])
         self._save(self._last("comments"))
         return comment_id
@@ -265,7 +266,17 @@ class OfflineGitHub(NativeWrites):
     def pull_request(self, action: PullRequestAction) -> int | None:
         pulls = self._list("pulls")
         # Read as `Observed` reads them: a pull without `state` is open.
-        existing = next((p for p in pulls if p["head"] == action.branch and p.get("state", "open") == "open"), None)
+        repository = str(self.raw.get("repository", self.observed.repository)).casefold()
+        existing = next(
+            (
+                p
+                for p in pulls
+                if p["head"] == action.branch
+                and p.get("state", "open") == "open"
+                and str(p.get("head_repository") or repository).casefold() == repository
+            ),
+            None,
+        )
         if action.operation == "create" and existing is not None:
             # GitHub refuses a second PR from the same head; like create-pull-request, update it.
             action = action.model_copy(update={"operation": "update", "number": existing["number"]})

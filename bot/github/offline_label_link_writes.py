@@ -23,6 +23,7 @@ class NativeWrites(ABC):
 
     observed: Observed
     now: dt.datetime
+    raw: dict[str, Any]
 
     @abstractmethod
     def _list(self, key: str) -> list[dict[str, Any]]:
@@ -49,12 +50,13 @@ class NativeWrites(ABC):
     def label(self, action: LabelAction) -> None:
         """Labels change as on GitHub, and each change is recorded as GitHub's timeline records it."""
         issue = self._issue(action.issue)
-        if not _toggled(issue.setdefault("labels", []), action.name, action.add):
+        name = self._relabelled(issue.setdefault("labels", []), action.name, action.add)
+        if name is None:
             return
         self._list("label_events").append(
             {
                 "issue": action.issue,
-                "label": action.name,
+                "label": name,
                 "action": "labeled" if action.add else "unlabeled",
                 "actor": self.observed.bot_login,
                 "created_at": utc_stamp(self.now),
@@ -62,9 +64,23 @@ class NativeWrites(ABC):
         )
         self._save(self._where("issues", issue), self._last("label_events"))
 
+    def _relabelled(self, names: list[str], name: str, add: bool) -> str | None:
+        """Add or remove a label as GitHub does, whatever the case of `name`: an added label takes
+        the repository label's spelling. The name changed, or None when nothing changed."""
+        present = next((n for n in names if n.casefold() == name.casefold()), None)
+        if (present is not None) == add:
+            return None
+        if present is not None:
+            names.remove(present)
+            return present
+        labels = self.raw.get("labels") or []
+        known = next((str(label["name"]) for label in labels if _same(label.get("name"), name)), name)
+        names.append(known)
+        return known
+
     def create_label(self, action: CreateLabelAction) -> None:
         labels = self._list("labels")
-        if any(label["name"] == action.name for label in labels):
+        if any(_same(label["name"], action.name) for label in labels):
             return
         labels.append({"name": action.name, "color": action.color, "description": action.description})
         self._save(self._last("labels"))
@@ -87,6 +103,11 @@ class NativeWrites(ABC):
                 return
             issue["parent"] = None
         self._save(self._where("issues", issue))
+
+
+def _same(label: object, name: str) -> bool:
+    """GitHub's label names are case-insensitive."""
+    return isinstance(label, str) and label.casefold() == name.casefold()
 
 
 def _toggled(items: list[T], item: T, add: bool) -> bool:

@@ -84,8 +84,9 @@ class MarkerRereader(Protocol):
     this capability before each comment and stops writing when the comment was already made.
     """
 
-    def markers_now(self, issue: int) -> set[tuple[str, str]]:
-        """(topic, key) of every marker in the header of the bot's own comments on `issue`, as of now."""
+    def headers_now(self, issue: int) -> list[frozenset[tuple[str, str]]]:
+        """The markers, (topic, key), in the header of each of the bot's own comments on `issue` as
+        of now, oldest comment first."""
         ...
 
 

@@ -55,7 +55,9 @@ def decide(inputs: Inputs) -> Plan:
         *nudges.every(base, merged, snapshot, overdue),
     ]
     leases = lease_report(inputs)
-    actions.append(pull_request(inputs, derivations, files, processed.applied, leases, native.proposals, refused))
+    proposal = pull_request(inputs, derivations, files, processed.applied, leases, native.proposals, refused)
+    forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
+    actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
     ordered, deferred = schedule([*actions, *native.actions], inputs.max_writes)
     return Plan(
         refusal=refused,

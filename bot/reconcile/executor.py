@@ -23,7 +23,7 @@ from bot.github.actions import (
 )
 from bot.github.markers import markers_in
 from bot.github.port import GitHubError, GitHubWriter, MarkerRereader, NativeRefused, WriteAnnouncer
-from bot.reconcile.links import REPOSTED_TOPICS
+from bot.reconcile.links import RECORD_TOPIC, REPOSTED_TOPICS
 from bot.reconcile.plan import Plan
 
 
@@ -107,13 +107,21 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
 
 
 def _written_since(action: CommentAction, port: GitHubWriter) -> bool:
-    """Whether the comment's markers are on its issue already (only a port that can re-read them knows).
+    """Whether the comment is on its issue already (only a port that can re-read the bot's comments knows).
 
-    A record's markers are left out: an earlier record carries them too."""
+    A comment with a marker of its own was made when any comment carries that marker. A record
+    (native links) is posted again, with the same markers, whenever its list changes: it was made
+    when the newest record of its program carries exactly its markers."""
     if not isinstance(port, MarkerRereader):
         return False
-    own = {(topic, key) for topic, key in markers_in(action.body) if topic not in REPOSTED_TOPICS}
-    return bool(own & port.markers_now(action.issue))
+    headers = port.headers_now(action.issue)
+    mine = frozenset(markers_in(action.body))
+    own = {(topic, key) for topic, key in mine if topic not in REPOSTED_TOPICS}
+    if own:
+        return any(own & header for header in headers)
+    programs = {marker for marker in mine if marker[0] == RECORD_TOPIC}
+    newest = next((header for header in reversed(headers) if programs & header), None)
+    return bool(programs) and newest == mine
 
 
 def _perform(action: Action, port: GitHubWriter) -> int | None:

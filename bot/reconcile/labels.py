@@ -67,20 +67,25 @@ def plan_labels(
     if not settings.enabled:
         return found
     managed = {settings.name(state): state for state in WORK_STATES}
+    folded = {name.casefold() for name in managed}
     shown = issue_states(snapshot, derivations)
-    existing = {label.name.lower() for label in observed.labels}
+    existing = {label.name.casefold() for label in observed.labels}
     removals, additions = [], []
     for issue in sorted(observed.issues, key=lambda i: i.number):
         wanted = {settings.name(state) for state in shown.get(issue.number, ())}
-        present = {name for name in issue.labels if name in managed}
-        removals += [LabelAction(issue=issue.number, name=n, add=False) for n in sorted(present - wanted)]
-        for name in sorted(wanted - present):
+        # GitHub's label names are case-insensitive: `Perf/Ready` on an issue is `perf/ready`.
+        present = {name.casefold(): name for name in issue.labels if name.casefold() in folded}
+        wanted_folded = {name.casefold() for name in wanted}
+        removals += [
+            LabelAction(issue=issue.number, name=present[n], add=False) for n in sorted(present.keys() - wanted_folded)
+        ]
+        for name in sorted(n for n in wanted if n.casefold() not in present):
             additions.append(LabelAction(issue=issue.number, name=name, add=True))
             removal = _removed_by_hand(issue, name, observed)
             if removal is not None:
                 found.restored.setdefault(issue.number, []).append(name)
                 found.removals[(issue.number, name)] = removal
-    created = sorted({a.name for a in additions if a.name.lower() not in existing})
+    created = sorted({a.name for a in additions if a.name.casefold() not in existing})
     found.actions += [
         CreateLabelAction(
             name=n, color=settings.style(managed[n]).color, description=settings.style(managed[n]).description
@@ -94,7 +99,8 @@ def plan_labels(
 def _removed_by_hand(issue: Issue, name: str, observed: Observed) -> LabelEvent | None:
     """The event of a person taking off a label that perfbot had put on, when that is its last event."""
     events = sorted(
-        (e for e in observed.label_events if e.issue == issue.number and e.label == name), key=lambda e: e.created_at
+        (e for e in observed.label_events if e.issue == issue.number and e.label.casefold() == name.casefold()),
+        key=lambda e: e.created_at,
     )
     if not events or events[-1].action != "unlabeled" or events[-1].actor == observed.bot_login:
         return None

@@ -13,6 +13,7 @@ import pytest
 
 from bot.cli import main
 from bot.config import Settings, load_settings
+from bot.github.markers import markers_in
 from bot.github.observed import Observed
 from bot.github.port import GitHubPort
 from bot.reconcile import executor, gather
@@ -116,6 +117,32 @@ def test_a_crash_after_any_write_then_a_clean_run_equals_one_clean_run(sandbox: 
     # one created, four issues change state (8 writes); m1 complete drops its three blocked-by links; and
     # a record for each of the three programs with links (the state above holds none of the bot's comments).
     assert writes == 11 + 1 + 8 + 3 + 3
+
+
+def bot_markers(state: Path) -> list[tuple[str, str]]:
+    """Every marker in the header of the bot's comments, as often as it was posted."""
+    raw = json.loads(state.read_text(encoding="utf-8"))
+    return [m for c in raw["comments"] if c["user"] == raw["bot_login"] for m in sorted(markers_in(c["body"]))]
+
+
+def test_with_lists_lagging_a_rerun_after_a_crash_at_any_write_posts_nothing_twice(sandbox: Repo) -> None:
+    """GitHub's lists are eventually consistent: a run right after a crash may not see, in its read,
+    the comments and the PR the crashed run made. It must find them before writing again; a run
+    after it finishes the work, and the world is the one clean run leaves."""
+    settings = load_settings(sandbox.config)
+    clean = sandbox.root / "clean.json"
+    clean.write_text(json.dumps(state_with(sandbox, THREE), indent=2), encoding="utf-8")
+    left_behind: list[dict[str, bytes]] = []
+    run_on(settings, backend("live"), clean, before_write=lambda: left_behind.append(world_files(clean)))
+    expected = clean.read_text(encoding="utf-8")
+    for k, files in enumerate(left_behind):
+        path = sandbox.root / f"crash-{k}.json"
+        put_world(path, files)
+        run_on(settings, backend("live-lagging"), path)
+        markers = bot_markers(path)
+        assert len(markers) == len(set(markers)), f"a marker posted twice after a crash after {k} writes"
+        run_on(settings, backend("live"), path)
+        assert path.read_text(encoding="utf-8") == expected, f"crash after {k} writes"
 
 
 def test_crash_safety_holds_for_an_assignee_without_write_access(sandbox: Repo, adapter: str) -> None:

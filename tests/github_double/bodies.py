@@ -89,8 +89,10 @@ def user(api: str, login: str, kind: str | None = None) -> dict[str, Any]:
     }
 
 
-def repository(api: str, world: World, *, full: bool = False) -> dict[str, Any]:
-    name, number = world.repository, user_id(world.repository)
+def repository(api: str, world: World, fork: str | None = None, *, full: bool = False) -> dict[str, Any]:
+    """This repository, or the fork `fork` (`OWNER/NAME`) of it."""
+    name = fork or world.repository
+    number = user_id(name)
     url, open_count = f"{api}/repos/{name}", sum(i["state"] == "open" for i in world.records("issues"))
     body: dict[str, Any] = {
         "id": number,
@@ -98,8 +100,8 @@ def repository(api: str, world: World, *, full: bool = False) -> dict[str, Any]:
         "name": name.split("/")[1],
         "full_name": name,
     }
-    body |= {"private": False, "owner": user(api, world.owner), "html_url": f"{WEB}/{name}", "description": None}
-    body |= {"fork": False, "url": url} | {key: url + suffix for key, suffix in REPOSITORY_URLS.items()}
+    body |= {"private": False, "owner": user(api, name.split("/")[0]), "html_url": f"{WEB}/{name}", "description": None}
+    body |= {"fork": fork is not None, "url": url} | {key: url + suffix for key, suffix in REPOSITORY_URLS.items()}
     body |= {
         "git_url": f"git://github.com/{name}.git",
         "ssh_url": f"git@github.com:{name}.git",

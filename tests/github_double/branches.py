@@ -90,6 +90,8 @@ def synthesize_pulls(world: World) -> None:
         return
     for pull in world.records("pulls"):
         branch, number = pull["head"], pull["number"]
+        if world.fork_of(pull) is not None:
+            continue  # its branch is in the fork, not here
         if pull["state"] == "open" and branch in world.git.refs:
             continue
         if pull["state"] != "open" and world.pull_git.get(number, {}).get("closed_head"):
@@ -149,7 +151,7 @@ def foreign(world: World, pull: dict[str, Any]) -> list[str]:
 def sync_pulls(world: World, branch: str) -> None:
     """After `branch` moved: each open PR from it shows the branch's files, as OfflineGitHub writes them."""
     for pull in world.records("pulls"):
-        if pull["head"] != branch or pull["state"] != "open":
+        if pull["head"] != branch or pull["state"] != "open" or world.fork_of(pull) is not None:
             continue
         files = pull_files(world, pull)
         if files != pull.get("files"):

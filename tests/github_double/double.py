@@ -78,6 +78,12 @@ class GitHubDouble:
             self.world.load(state)
             self.world.save()
 
+    def lag(self, *, comments: int = 0, pulls: int = 0) -> None:
+        """Lists lag behind writes, as GitHub's may: a new comment or PR is missing from the next
+        `comments` (or `pulls`) reads of its list (`lag.py`)."""
+        with self.lock:
+            self.world.lag.reads = {"comments": comments, "pulls": pulls}
+
     def transport(self) -> DoubleTransport:
         return DoubleTransport(self)
 
@@ -136,14 +142,19 @@ class GitHubDouble:
         fault = self.faults.take(request)
         if fault is not None and not fault.apply_first and fault.partial is None:
             return None if fault.timeout else self._finish(Response(fault.status, fault.body), resource, fault)
+        known = self.world.lag.before(self.world.raw) if kind == "rest_write" else {}
         try:
             if kind == "graphql":
-                body = graphql_api.answer(self.world, viewer, request, self.rate.graphql)
+                body = graphql_api.answer(self.world, viewer, request, self.rate)
                 response = Response(200, body)
             else:
                 response = routes.dispatch(Context(self.world, viewer, request, self.api_url))
         except HttpError as refused:
             response = refused.response
+        if kind == "rest_write":
+            self.world.lag.after(self.world.raw, known)
+        else:
+            self.world.lag.read()
         openapi_check.on_response(operation, response)
         if kind == "rest_write":
             self.world.notice()  # a write dates the issue it changed when it lands

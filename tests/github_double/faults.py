@@ -1,6 +1,7 @@
 """Faults to inject, each for the next request that matches (a method and a path pattern).
 
-The bodies and headers are GitHub's: a secondary limit is 403 with `retry-after`; a primary limit
+The bodies and headers are GitHub's: a secondary limit is 403 or 429, with `retry-after` or with
+no header naming a wait; a primary limit
 is 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset`, and for GraphQL HTTP 200
 with a `RATE_LIMITED` error; a lost response applies the write, then answers 502.
 """
@@ -82,13 +83,18 @@ class Faults:
         """
         return self.add(Fault(method, path, apply_first=apply, timeout=True, after=after))
 
-    def secondary_rate_limit(self, method: str, path: str, retry_after: int = 60) -> Fault:
+    def secondary_rate_limit(
+        self, method: str, path: str, retry_after: int | None = 60, *, status: int = 403, after: int = 0
+    ) -> Fault:
+        """GitHub's secondary limit: 403 (or 429), with `retry-after` or, as GitHub may send it,
+        with no header that names a wait (then a client waits at least a minute)."""
         message = (
             "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. "
             "If you reach out to GitHub Support for help, please include the request ID."
         )
-        body = error_body(403, message, f"{LIMITS}#about-secondary-rate-limits")
-        return self.add(Fault(method, path, 403, body, {"retry-after": str(retry_after)}))
+        body = error_body(status, message, f"{LIMITS}#about-secondary-rate-limits")
+        headers = {} if retry_after is None else {"retry-after": str(retry_after)}
+        return self.add(Fault(method, path, status, body, headers, after=after))
 
     def _exhausted(self, reset_in: int) -> dict[str, str]:
         reset = int((self.clock() + dt.timedelta(seconds=reset_in)).timestamp())

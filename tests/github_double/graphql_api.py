@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,9 @@ from graphql import (
 )
 
 from tests.github_double import published
+from tests.github_double.graphql_cost import query_cost
 from tests.github_double.graphql_root import Root
+from tests.github_double.limits import RateLimits
 from tests.github_double.protocol import Request
 from tests.github_double.world import World
 
@@ -83,7 +84,7 @@ def checked(query: str) -> tuple[DocumentNode | None, tuple[GraphQLError, ...]]:
     return (None, tuple(problems)) if problems else (document, ())
 
 
-def answer(world: World, viewer: str, request: Request, rate_limits: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+def answer(world: World, viewer: str, request: Request, rate: RateLimits) -> dict[str, Any]:
     """The response body of one GraphQL request (always HTTP 200, as GitHub answers)."""
     data = request.json()
     query = data.get("query") if isinstance(data, dict) else None
@@ -94,13 +95,14 @@ def answer(world: World, viewer: str, request: Request, rate_limits: Callable[[]
         return {"errors": [error_entry(p) for p in problems]}
     variables = data.get("variables")
     variables = variables if isinstance(variables, dict) else None
+    rate.charge(query_cost(document, variables, data.get("operationName")))
     # Executed against the subset, not GitHub's whole schema: it is what the resolvers answer, and
     # the double works without the published schema fetched. Every resolver is synchronous, which
     # `execute_sync` assumes instead of asking it of each of thousands of values.
     result = execute_sync(
         schema(),
         document,
-        root_value=Root(world, viewer, rate_limits),
+        root_value=Root(world, viewer, rate.graphql),
         variable_values=variables,
         operation_name=data.get("operationName"),
         field_resolver=_field,

@@ -102,8 +102,13 @@ class TreeNode(Node):
     typename = "Tree"
 
 
+GHOST = "ghost"  # GitHub's stand-in for a deleted account
+
+
 def _actor(who: Person) -> dict[str, Any]:
-    return {"name": who.name, "email": who.email, "date": who.date, "user": {"login": who.login} if who.login else None}
+    """A GitActor; its `user` is a User, so GitHub gives null for a Bot (an App's commits)."""
+    user = {"login": who.login} if who.login and not who.login.endswith("[bot]") else None
+    return {"name": who.name, "email": who.email, "date": who.date, "user": user}
 
 
 @dataclass(frozen=True)
@@ -143,9 +148,12 @@ class RefNode(Node):
 class CommentNode(Node):
     record: dict[str, Any]
 
-    def author(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any]:
+    def author(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any] | None:
+        """The comment's author; null for a deleted account (REST shows GitHub's `ghost` user)."""
         kind = self.record.get("user_type", "User")
         login = str(self.record["user"])
+        if login == GHOST:
+            return None
         return {"typename": kind, "login": login.removesuffix("[bot]") if kind == "Bot" else login}
 
     def body(self, info: GraphQLResolveInfo[Any]) -> str:
@@ -246,7 +254,7 @@ class IssueNode(NumberedNode):
         return connection(info, events, **page)
 
     def comments(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
-        mine = sorted((c for c in self.world.records("comments") if c["issue"] == self.number), key=lambda c: c["id"])
+        mine = sorted((c for c in self.world.listed("comments") if c["issue"] == self.number), key=lambda c: c["id"])
         return connection(info, [CommentNode(self.world, self.viewer, c) for c in mine], **page)
 
 
@@ -269,6 +277,17 @@ class PullRequestNode(NumberedNode):
         return self.world.pull_head(self.record) or ""
 
     @property
+    def is_cross_repository(self) -> bool:
+        return self.world.fork_of(self.record) is not None
+
+    def head_repository(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any] | None:
+        """The repository of the PR's branch: a fork's (None once deleted), or this one."""
+        fork = self.world.fork_of(self.record)
+        if fork == "":
+            return None
+        return {"nameWithOwner": fork or self.world.repository}
+
+    @property
     def base_ref_name(self) -> str:
         return self.world.pull_base(self.record["number"])
 
@@ -278,5 +297,6 @@ class PullRequestNode(NumberedNode):
 
     def commits(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
         head, base = self.world.pull_head(self.record), self.world.tip(self.base_ref_name)
-        found = self.world.git.only_in(head, base) if head and base else []
+        mine = self.world.fork_of(self.record) is None
+        found = self.world.git.only_in(head, base) if mine and head and base else []
         return connection(info, [{"commit": CommitNode(self.world, self.viewer, oid)} for oid in found], **page)

@@ -96,7 +96,7 @@ class RepositoryNode(Node):
         states = args.get("states")
         found = [
             PullRequestNode(self.world, self.viewer, p)
-            for p in sorted(self.world.records("pulls"), key=lambda p: int(p["number"]))
+            for p in sorted(self.world.listed("pulls"), key=lambda p: int(p["number"]))
             if (states is None or str(p["state"]).upper() in states)
             and args.get("head_ref_name") in (None, p["head"])
             and args.get("base_ref_name") in (None, self.world.pull_base(p["number"]))

@@ -10,13 +10,15 @@ from tests.github_double.branches import DERIVED_DATE, user_id
 from tests.github_double.world import World
 
 
-def _side(api: str, world: World, branch: str, sha: str) -> dict[str, Any]:
+def _side(api: str, world: World, branch: str, sha: str, fork: str | None = None) -> dict[str, Any]:
+    """One end of a PR; a fork's head names the fork's owner and repository (None once deleted)."""
+    owner = world.owner if fork is None else fork.partition("/")[0] or "ghost"
     return {
-        "label": f"{world.owner}:{branch}",
+        "label": f"{owner}:{branch}",
         "ref": branch,
         "sha": sha,
-        "user": user(api, world.owner),
-        "repo": repository(api, world),
+        "user": user(api, owner),
+        "repo": repository(api, world, fork) if fork != "" else None,
     }
 
 
@@ -68,7 +70,7 @@ def simple(api: str, world: World, record: dict[str, Any]) -> dict[str, Any]:
         "merged_at": DERIVED_DATE if merged else None,
         "merge_commit_sha": None,
         "draft": False,
-        "head": _side(api, world, record["head"], head),
+        "head": _side(api, world, record["head"], head, world.fork_of(record)),
         "base": _side(api, world, base_branch, world.tip(base_branch) or "0" * 40),
         "_links": {name: {"href": href} for name, href in links.items()},
         "author_association": "NONE",

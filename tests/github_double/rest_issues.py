@@ -55,7 +55,7 @@ def _body(ctx: Context, docs: str) -> str:
 
 def list_comments(ctx: Context, number: str) -> Response:
     issue = _issue(ctx, number)
-    found = sorted((c for c in ctx.world.records("comments") if c["issue"] == issue["number"]), key=lambda c: c["id"])
+    found = sorted((c for c in ctx.world.listed("comments") if c["issue"] == issue["number"]), key=lambda c: c["id"])
     shown, headers = page(found, ctx.request, ctx.api)
     return Response(200, [bodies.comment(ctx.api, ctx.world, c) for c in shown], headers)
 

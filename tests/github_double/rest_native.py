@@ -70,7 +70,7 @@ def add_labels(ctx: Context, number: str) -> Response:
 
 def remove_label(ctx: Context, number: str, name: str) -> Response:
     issue, name = _issue(ctx, number), unquote(name)
-    if name not in issue.get("labels", []):
+    if name.casefold() not in {n.casefold() for n in issue.get("labels", [])}:  # as on GitHub, in any case
         raise HttpError(
             404, error_body(404, "Label does not exist", ctx.docs("issues/labels#remove-a-label-from-an-issue"))
         )

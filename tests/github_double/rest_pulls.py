@@ -18,12 +18,18 @@ from tests.github_double.protocol import Response, invalid, not_found, page, req
 STATES = ("open", "closed", "all")
 
 
-def _head_filter(ctx: Context, head: str | None) -> str | None:
-    """GitHub filters by `owner:branch` only; a bare branch name is silently ignored."""
+def _head_owner(ctx: Context, record: dict[str, Any]) -> str:
+    fork = ctx.world.fork_of(record)
+    return ctx.world.owner if fork is None else fork.partition("/")[0]
+
+
+def _head_matches(ctx: Context, head: str | None, record: dict[str, Any]) -> bool:
+    """GitHub filters by `owner:branch` only (a fork's owner for a fork's PR); a bare branch
+    name is silently ignored."""
     if head is None or ":" not in head:
-        return None
+        return True
     owner, _, branch = head.partition(":")
-    return branch if owner == ctx.world.owner else "\0"  # another owner's fork: nothing matches
+    return record["head"] == branch and owner.casefold() == _head_owner(ctx, record).casefold()
 
 
 def list_pulls(ctx: Context) -> Response:
@@ -32,12 +38,12 @@ def list_pulls(ctx: Context) -> Response:
     state = query.get("state", "open")
     if state not in STATES:
         raise validation_failed(docs, {"resource": "PullRequest", "field": "state", "code": "invalid"})
-    head, base = _head_filter(ctx, query.get("head")), query.get("base")
+    head, base = query.get("head"), query.get("base")
     found = [
         p
-        for p in ctx.world.records("pulls")
+        for p in ctx.world.listed("pulls")
         if (state == "all" or (p["state"] == "open") == (state == "open"))
-        and (head is None or p["head"] == head)
+        and _head_matches(ctx, head, p)
         and (base is None or ctx.world.pull_base(p["number"]) == base)
     ]
     newest_first = query.get("direction", "desc") == "desc"
@@ -47,7 +53,8 @@ def list_pulls(ctx: Context) -> Response:
 
 
 def _already(ctx: Context, branch: str, docs: str) -> None:
-    if any(p["head"] == branch and p["state"] == "open" for p in ctx.world.records("pulls")):
+    mine = (p for p in ctx.world.records("pulls") if ctx.world.fork_of(p) is None)  # one open PR per head repo
+    if any(p["head"] == branch and p["state"] == "open" for p in mine):
         message = f"A pull request already exists for {ctx.world.owner}:{branch}."
         raise validation_failed(docs, {"resource": "PullRequest", "code": "custom", "message": message})
 
@@ -73,7 +80,10 @@ def create_pull(ctx: Context) -> Response:
     body: str = data["body"] if isinstance(data.get("body"), str) else ""
     action = PullRequestAction(operation="create", branch=branch, title=title, body=body, files=files)
     world.apply(ctx.viewer, lambda offline: offline.pull_request(action))
-    record = max((p for p in world.records("pulls") if p["head"] == branch), key=lambda p: int(p["number"]))
+    record = max(
+        (p for p in world.records("pulls") if p["head"] == branch and world.fork_of(p) is None),
+        key=lambda p: int(p["number"]),
+    )
     world.pull_git[record["number"]] = {"base": base, "closed_head": None}
     world.git_changed()
     world.save()

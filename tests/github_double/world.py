@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ from bot.github.offline import OfflineGitHub, parse_state
 from tests.github_double import branches
 from tests.github_double.activity import Activity, sidecar
 from tests.github_double.gitstore import GitStore
+from tests.github_double.lag import Lag
 from tests.github_double.state_format import GitSection
 
 T = TypeVar("T")
@@ -50,6 +52,7 @@ class World:
         self.git_written = False
         self._stamp: tuple[int, int] | None = None
         self.activity = Activity(sidecar(path), clock)
+        self.lag = Lag()
         self.load(raw, parsed=parsed)
 
     @classmethod
@@ -168,6 +171,10 @@ class World:
         found: list[dict[str, Any]] = self.raw.get(key, [])
         return found
 
+    def listed(self, key: str) -> list[dict[str, Any]]:
+        """The records a list shows (`comments`, `pulls`): without those made too recently (`lag`)."""
+        return self.lag.shown(key, self.records(key))
+
     def issue(self, number: int) -> dict[str, Any] | None:
         return next((i for i in self.records("issues") if i["number"] == number), None)
 
@@ -186,8 +193,17 @@ class World:
     def pull_base(self, number: int) -> str:
         return str(self.pull_git.get(number, {}).get("base") or self.default_branch)
 
+    def fork_of(self, pull: dict[str, Any]) -> str | None:
+        """The fork (`OWNER/NAME`) a PR's branch is in; None for a branch of this repository."""
+        fork = pull.get("head_repository")
+        return None if fork is None or str(fork).casefold() == self.repository.casefold() else str(fork)
+
     def pull_head(self, pull: dict[str, Any]) -> str | None:
-        """The head commit: the branch tip while open, the tip it had when it was closed after."""
+        """The head commit: the branch tip while open, the tip it had when it was closed after; a
+        fork's PR has a commit of its own (the double keeps no fork's history)."""
+        fork = self.fork_of(pull)
+        if fork is not None:
+            return str(pull.get("head_oid") or hashlib.sha1(f"{fork}:{pull['number']}".encode()).hexdigest())
         closed = self.pull_git.get(pull["number"], {}).get("closed_head")
         if pull["state"] != "open" and closed:
             return closed

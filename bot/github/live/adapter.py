@@ -16,11 +16,12 @@ from dataclasses import dataclass
 import httpx
 
 from bot.context import RunContext
-from bot.github.actions import Action, PullRequestAction
+from bot.github.actions import Action, CommentAction, PullRequestAction
 from bot.github.live import cache
 from bot.github.live.client import Session, build_client, connection
 from bot.github.live.issue_writes import IssueWrites
 from bot.github.live.label_link_writes import NativeWrites
+from bot.github.live.limits import LimitBudget
 from bot.github.live.observe import BranchState, Reader
 from bot.github.live.pull import PullWriter
 from bot.github.live.traffic import Traffic
@@ -48,6 +49,9 @@ class LiveGitHub(IssueWrites, NativeWrites):
         self.branch: BranchState | None = None
         self.ids: dict[int, int] = {}
         self.keeper = cache.Keeper(scope.cache)
+        self.bot_login = scope.bot_login or ""
+        self.commenting: list[int] = []
+        self.posted: dict[int, list[frozenset[tuple[str, str]]]] = {}
 
     def observe(self) -> Observed:
         session = self.session
@@ -55,6 +59,7 @@ class LiveGitHub(IssueWrites, NativeWrites):
         cached = cache.load(self.scope.cache, expected) if self.scope.cache else None
         reader = Reader(self.session, self.scope, cached)
         observed, self.branch = reader.observe()
+        self.bot_login = observed.bot_login
         self.keeper.keep(reader.renewed())
         self.ids = {i.number: i.database_id for i in observed.issues if i.database_id is not None}
         return observed
@@ -64,11 +69,12 @@ class LiveGitHub(IssueWrites, NativeWrites):
 
     def before_writes(self, actions: Sequence[Action]) -> None:
         self.keeper.touch_for(*actions)
+        self.commenting = sorted({a.issue for a in actions if isinstance(a, CommentAction)})
 
-    def pull_request(self, action: PullRequestAction) -> None:
+    def pull_request(self, action: PullRequestAction) -> int | None:
         if self.branch is None:
             raise GitHubError("the PR is written only after the repository was read in the same run")
-        PullWriter(self.session, self.branch, self.scope.branch, self.scope.commit_message).apply(action)
+        return PullWriter(self.session, self.branch, self.scope.branch, self.scope.commit_message).apply(action)
 
 
 @contextmanager
@@ -77,9 +83,10 @@ def open_session(context: RunContext, now: dt.datetime, hooks: Hooks | None = No
     hooks = hooks or DEFAULT_HOOKS
     conn = connection(context.token, context.repository, context.api_url)
     traffic = Traffic(hooks.monotonic, hooks.wait)
-    github = build_client(conn, traffic, hooks.wait, hooks.transport)
+    limits = LimitBudget()
+    github = build_client(conn, traffic, hooks.wait, limits, hooks.transport)
     with github:
-        yield Session(github, conn, traffic, hooks.wait, now)
+        yield Session(github, conn, traffic, hooks.wait, now, limits)
 
 
 @contextmanager

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import httpx
 from githubkit import GitHub, TokenAuthStrategy
 
+from bot.github.live.limits import LimitBudget
 from bot.github.live.retry import RetryPolicy
 from bot.github.live.traffic import Traffic
 from bot.github.port import GitHubError
@@ -54,6 +55,7 @@ def build_client(
     conn: Connection,
     traffic: Traffic,
     wait: Callable[[float], None],
+    budget: LimitBudget,
     transport: httpx.BaseTransport | None = None,
 ) -> GitHub[TokenAuthStrategy]:
     """A client whose base URL ending in `/api/v3` (GHES) sends GraphQL to `/api/graphql`."""
@@ -62,7 +64,7 @@ def build_client(
         base_url=conn.api_url + "/",
         timeout=TIMEOUT,
         http_cache=False,
-        auto_retry=RetryPolicy(wait),
+        auto_retry=RetryPolicy(wait, budget),
         transport=transport,
         event_hooks={"request": [traffic.on_request], "response": [traffic.on_response]},
         user_agent="perfbot",
@@ -71,10 +73,12 @@ def build_client(
 
 @dataclass
 class Session:
-    """One run's client and where it points; `now` dates rate-limit messages."""
+    """One run's client and where it points; `now` dates rate-limit messages, `limits` is the
+    rate-limit waiting the run has done (shared with the client's retry policy)."""
 
     github: GitHub[TokenAuthStrategy]
     conn: Connection
     traffic: Traffic
     wait: Callable[[float], None]
     now: dt.datetime
+    limits: LimitBudget

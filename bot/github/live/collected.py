@@ -9,6 +9,7 @@ from typing import Any
 
 from bot.github.live import mapping
 from bot.github.live.cache import FORMAT, CachedIssue, ObservationCache
+from bot.github.live.query import PAGED_LINKS
 from bot.github.observed import Comment, Issue, LabelEvent, Reaction
 
 
@@ -23,6 +24,8 @@ class Collected:
     children: list[tuple[int, int]] = field(default_factory=list)
     # GitHub's `updatedAt` of each issue, as read or as the cache recorded it.
     updated: dict[int, dt.datetime] = field(default_factory=dict)
+    # (issue, link field) -> the cursor of its next page of links, while there is one.
+    link_cursors: dict[tuple[int, str], str] = field(default_factory=dict)
 
     def node(self, node: dict[str, Any]) -> int | None:
         """Take an issue node (its first page of comments too); None when it was taken already
@@ -33,10 +36,29 @@ class Collected:
         self.issues[found.number] = found
         self.label_events += mapping.label_events(found.number, node)
         self.children += [(found.number, child) for child in mapping.sub_issues(node)]
+        self._link_cursors(found.number, node)
         stamp = node.get("updatedAt")
         if isinstance(stamp, str):
             self.updated[found.number] = dt.datetime.fromisoformat(stamp)
         return found.number
+
+    def _link_cursors(self, number: int, node: dict[str, Any]) -> None:
+        for name in PAGED_LINKS:
+            cursor = mapping.next_cursor(node.get(name) or {})
+            if cursor is None:
+                self.link_cursors.pop((number, name), None)
+            else:
+                self.link_cursors[(number, name)] = cursor
+
+    def links_page(self, number: int, name: str, page: dict[str, Any]) -> None:
+        """A further page of an issue's blocked-by issues or sub-issues."""
+        found = mapping.numbers(page)
+        if name == "subIssues":
+            self.children += [(number, child) for child in found]
+        else:
+            issue = self.issues[number]
+            self.issues[number] = issue.model_copy(update={"blocked_by": (*issue.blocked_by, *found)})
+        self._link_cursors(number, {name: page})
 
     def page(self, number: int, page: dict[str, Any], bot_login: str) -> None:
         comments, reactions = mapping.comments(number, page, bot_login)

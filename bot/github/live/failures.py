@@ -6,8 +6,10 @@ from __future__ import annotations
 import datetime as dt
 
 import httpx
-from githubkit.exception import GitHubException, RateLimitExceeded, RequestError, RequestFailed, RequestTimeout
+from githubkit.exception import GitHubException, RequestError, RequestFailed, RequestTimeout
 
+from bot.github.live.client import Session
+from bot.github.live.limits import limited
 from bot.github.live.retry import READ_TRIES
 from bot.github.port import AmbiguousWriteError, GitHubError
 from bot.untrusted import neutral
@@ -15,28 +17,48 @@ from bot.untrusted import neutral
 PERMISSIONS = "issues: write, pull-requests: write and contents: write"
 
 
-def github_message(exc: RequestFailed) -> str:
-    """GitHub's own `message` from an error body, made inert for a terminal or an Actions log."""
+def _error_body(exc: RequestFailed) -> dict[str, object]:
     try:
         body = exc.response.raw_response.json()
     except ValueError:
-        return ""
-    message = body.get("message") if isinstance(body, dict) else None
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def github_message(exc: RequestFailed) -> str:
+    """GitHub's own `message` from an error body, made inert for a terminal or an Actions log."""
+    message = _error_body(exc).get("message")
     return neutral(str(message), 200) if message else ""
 
 
-def rate_limited(what: str, wait: dt.timedelta, now: dt.datetime) -> GitHubError:
+def github_details(exc: RequestFailed) -> list[str]:
+    """What a 422 says beyond `Validation Failed`: each `errors[].message` (or its code), as sent."""
+    errors = _error_body(exc).get("errors")
+    found = []
+    for error in errors if isinstance(errors, list) else []:
+        said = error.get("message") or error.get("code") if isinstance(error, dict) else error
+        if said:
+            found.append(str(said))
+    return found
+
+
+def rate_limited(what: str, wait: dt.timedelta, now: dt.datetime, *, secondary: bool = False) -> GitHubError:
     when = (now + wait).astimezone(dt.UTC)
     minutes = max(1, round(wait.total_seconds() / 60))
+    which = (
+        "secondary rate limit (too many requests in a short time) refused the request"
+        if secondary
+        else ("rate limit is exhausted")
+    )
     return GitHubError(
-        f"{what}: GitHub's rate limit is exhausted; run perfbot again after {when:%Y-%m-%d %H:%M} UTC "
+        f"{what}: GitHub's {which}; run perfbot again after {when:%Y-%m-%d %H:%M} UTC "
         f"(in about {minutes} min). Nothing after this point was written."
     )
 
 
 def _status(exc: RequestFailed, what: str, needs: str) -> GitHubError:
     code = exc.response.status_code
-    said = github_message(exc)
+    said = "; ".join([github_message(exc), *(neutral(d, 200) for d in github_details(exc))][:4])
     detail = f"{code} {said}".strip()
     if code == 401:
         return GitHubError(f"{what}: GitHub refused the token ({detail}); set GITHUB_TOKEN to a valid token")
@@ -63,16 +85,18 @@ def not_sent(exc: GitHubException) -> bool:
 
 
 def failure(
-    exc: GitHubException, what: str, now: dt.datetime, *, repeatable: bool = True, needs: str = PERMISSIONS
+    exc: GitHubException, what: str, session: Session, *, repeatable: bool = True, needs: str = PERMISSIONS
 ) -> GitHubError:
     """The error for a request that failed for good (after the retry policy gave up).
 
     `repeatable` is False for writes that would be duplicated if sent twice (a comment, a commit,
     a new branch, a new PR): when such a write may have landed, the run must stop writing.
-    `needs` is the permissions a refusal (403) asks the token for.
+    `needs` is the permissions a refusal (403) asks the token for; a rate limit, which GitHub
+    also answers with 403, is never taken for one.
     """
-    if isinstance(exc, RateLimitExceeded):
-        return rate_limited(what, exc.retry_after, now)
+    limit = limited(exc)
+    if limit is not None:
+        return rate_limited(what, session.limits.wait_for(limit), session.now, secondary=limit.secondary)
     if isinstance(exc, RequestFailed) and exc.response.status_code < 500:
         return _status(exc, what, needs)
     if not repeatable and not not_sent(exc):

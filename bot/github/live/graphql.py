@@ -10,7 +10,7 @@ from githubkit.graphql import GraphQLResponse
 
 from bot.github.live.client import Session
 from bot.github.live.failures import failure, rate_limited
-from bot.github.live.retry import MAX_WAIT_SECONDS
+from bot.github.live.limits import limited
 from bot.github.port import GitHubError
 from bot.untrusted import neutral
 
@@ -28,21 +28,24 @@ class FieldsRefused(GitHubError):
 
 def query(session: Session, document: str, variables: dict[str, Any], what: str) -> dict[str, Any]:
     """The `data` of a query. GitHub reports a primary limit as a 200 with an error, which the
-    retry policy never sees: it is waited out here once, when the wait is short."""
+    retry policy never sees: it is waited out here once, within the run's budget for limits."""
     for attempt in range(2):
         try:
-            return session.github.graphql.request(
+            data = session.github.graphql.request(
                 document, {"owner": session.conn.owner, "name": session.conn.name, **variables}
             )
+            session.traffic.cost((data.get("rateLimit") or {}).get("cost"))
+            return data
         except GraphQLFailed as exc:
             raise _errors(exc.response, session.conn.repository, what) from exc
         except RateLimitExceeded as exc:
-            wait = exc.retry_after.total_seconds()
-            if attempt > 0 or wait > MAX_WAIT_SECONDS:
+            limit = limited(exc)
+            delay = session.limits.take(limit) if limit is not None and attempt == 0 else None
+            if delay is None:
                 raise rate_limited(what, exc.retry_after, session.now) from exc
-            session.wait(wait)
+            session.wait(delay)
         except GitHubException as exc:
-            raise failure(exc, what, session.now) from exc
+            raise failure(exc, what, session) from exc
     raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -1,13 +1,23 @@
-"""The small REST writes: a comment, a reaction, an assignment. Each is one typed githubkit call."""
+"""The small REST writes: a comment, a reaction, an assignment. Each is one typed githubkit call.
+
+Before its first comment, a run re-reads the newest comments of every issue it will comment on
+(one GraphQL request for up to 50 issues): GitHub's lists are eventually consistent, so the run's
+own read may have missed a comment an earlier run posted moments before. A marker found there is
+not posted again.
+"""
 
 from __future__ import annotations
 
 from githubkit.exception import GitHubException
 
 from bot.github.actions import AssignAction, CommentAction, ReactAction
+from bot.github.live import mapping
 from bot.github.live.cache import Keeper
 from bot.github.live.client import Session
 from bot.github.live.failures import failure
+from bot.github.live.graphql import query
+from bot.github.live.query import ISSUES_PER_QUERY, issue_alias, newest_comments_query
+from bot.github.markers import markers_in
 
 
 class IssueWrites:
@@ -16,6 +26,29 @@ class IssueWrites:
 
     session: Session
     keeper: Keeper
+    bot_login: str
+    # The issues this run will comment on, and the marker header of each of the bot's comments
+    # on those it re-read, oldest first (with the comments it has posted since).
+    commenting: list[int]
+    posted: dict[int, list[frozenset[tuple[str, str]]]]
+
+    def headers_now(self, issue: int) -> list[frozenset[tuple[str, str]]]:
+        """The bot's marker headers on `issue`: re-read once per run, then kept up with its own comments."""
+        if issue not in self.posted:
+            self._reread([issue, *(n for n in self.commenting if n not in self.posted and n != issue)])
+        return list(self.posted[issue])
+
+    def _reread(self, numbers: list[int]) -> None:
+        batch = numbers[:ISSUES_PER_QUERY]
+        data = query(self.session, newest_comments_query(batch), {}, "re-reading comments before commenting")
+        repo = data.get("repository") or {}
+        for number in batch:
+            found = (repo.get(issue_alias(number)) or {}).get("comments") or {}
+            self.posted[number] = [
+                frozenset(markers_in(node.get("body") or ""))
+                for node in found.get("nodes") or []
+                if node and mapping.login_of(node.get("author"))[0] == self.bot_login
+            ]
 
     def comment(self, action: CommentAction) -> int:
         """A comment is not repeatable: a lost answer stops the run (the next run finds its marker)."""
@@ -25,7 +58,8 @@ class IssueWrites:
         try:
             made = session.github.rest.issues.create_comment(conn.owner, conn.name, action.issue, body=action.body)
         except GitHubException as exc:
-            raise failure(exc, f"commenting on #{action.issue}", session.now, repeatable=False) from exc
+            raise failure(exc, f"commenting on #{action.issue}", session, repeatable=False) from exc
+        self.posted.setdefault(action.issue, []).append(frozenset(markers_in(action.body)))
         return made.parsed_data.id
 
     def react(self, action: ReactAction) -> None:
@@ -38,7 +72,7 @@ class IssueWrites:
                 conn.owner, conn.name, action.comment_id, content=action.content
             )
         except GitHubException as exc:
-            raise failure(exc, f"reacting {action.content} to comment {action.comment_id}", session.now) from exc
+            raise failure(exc, f"reacting {action.content} to comment {action.comment_id}", session) from exc
 
     def assign(self, action: AssignAction) -> None:
         self.keeper.touch_for(action)
@@ -53,4 +87,4 @@ class IssueWrites:
                     conn.owner, conn.name, action.issue, assignees=[action.login]
                 )
         except GitHubException as exc:
-            raise failure(exc, f"{verb} {action.login} on #{action.issue}", session.now) from exc
+            raise failure(exc, f"{verb} {action.login} on #{action.issue}", session) from exc

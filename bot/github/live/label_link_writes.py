@@ -109,4 +109,4 @@ def _database_id(ids: Mapping[int, int], number: int, what: str) -> int:
 def _failure(exc: GitHubException, what: str, session: Session) -> GitHubError:
     if isinstance(exc, RequestFailed) and exc.response.status_code in REFUSALS:
         return _refused(exc, what)
-    return failure(exc, what, session.now)
+    return failure(exc, what, session)

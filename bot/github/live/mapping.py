@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.github.observed import Comment, Issue, LabelEvent, Reaction, RepositoryLabel
+from bot.github.observed import Comment, Issue, LabelEvent, PullRequest, Reaction, RepositoryLabel
 
 # GraphQL's ReactionContent names in REST's (and the offline state's) spelling.
 REACTIONS = {
@@ -30,7 +30,7 @@ def login_of(author: dict[str, Any] | None) -> tuple[str, str]:
     return login, "Organization" if kind == "Organization" else "User"
 
 
-def _numbers(connection: dict[str, Any] | None) -> tuple[int, ...]:
+def numbers(connection: dict[str, Any] | None) -> tuple[int, ...]:
     return tuple(int(n["number"]) for n in (connection or {}).get("nodes") or [] if n)
 
 
@@ -46,14 +46,14 @@ def issue(node: dict[str, Any]) -> Issue:
         state_reason=reason.lower() if isinstance(reason, str) else None,
         assignees=tuple(a["login"] for a in (node.get("assignees") or {}).get("nodes") or [] if a),
         labels=tuple(str(n["name"]) for n in (node.get("labels") or {}).get("nodes") or [] if n),
-        blocked_by=_numbers(node.get("blockedBy")),
+        blocked_by=numbers(node.get("blockedBy")),
         parent=int(parent["number"]) if parent.get("number") is not None else None,
         database_id=int(database_id) if database_id is not None else None,  # a BigInt, sent as a string
     )
 
 
 def sub_issues(node: dict[str, Any]) -> tuple[int, ...]:
-    return _numbers(node.get("subIssues"))
+    return numbers(node.get("subIssues"))
 
 
 def label_events(number: int, node: dict[str, Any]) -> list[LabelEvent]:
@@ -121,3 +121,11 @@ def made_by(commit: dict[str, Any] | None, bot_login: str) -> bool:
     author = (commit or {}).get("author") or {}
     user = author.get("user") or {}
     return bot_login in (user.get("login"), author.get("name"))
+
+
+def fork_pull(node: dict[str, Any], branch: str) -> PullRequest:
+    """An open PR from a fork's branch that has perfbot's branch name (its repository may be gone)."""
+    fork = (node.get("headRepository") or {}).get("nameWithOwner") or "a deleted fork"
+    return PullRequest(
+        number=int(node["number"]), head=branch, head_repository=str(fork), title=node.get("title") or ""
+    )

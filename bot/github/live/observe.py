@@ -27,6 +27,7 @@ from bot.github.live.graphql import FieldsRefused, query
 from bot.github.live.query import (
     ISSUES_PER_QUERY,
     LINK_FIELDS,
+    PULLS_ALIAS,
     UPDATED_ALIAS,
     Native,
     branch_file_alias,
@@ -35,6 +36,9 @@ from bot.github.live.query import (
     first_query,
     issue_alias,
     issues_query,
+    links_alias,
+    links_query,
+    pulls_query,
     updated_query,
 )
 from bot.github.observed import DefaultBranch, Issue, Observed, Permission, PullRequest
@@ -70,6 +74,7 @@ class Reader:
         self.found = Collected()
         self.native = Native(labels=bool(scope.label_prefix), links=scope.links)
         self.links_refused = ""
+        self.forks: list[PullRequest] = []  # open PRs from forks' branches of perfbot's branch name
         self.since: dt.datetime | None = None
         self.watermark: dt.datetime | None = None
 
@@ -93,6 +98,7 @@ class Reader:
             found = query(self.session, issues_query(group, self.native), {}, "reading issues")
             self._issues(found.get("repository") or {})
         self._more_comments()
+        self._more_links()
         observed = Observed(
             repository=str(repo.get("nameWithOwner") or self.session.conn.repository),
             bot_login=self.bot_login,
@@ -135,9 +141,7 @@ class Reader:
         if head:
             branch.head, branch.head_is_ours = str(head["oid"]), mapping.made_by(head, self.bot_login)
             branch.head_files = self._files(repo, "head")
-        pulls = (repo.get("pullRequests") or {}).get("nodes") or []
-        if pulls and pulls[0]:
-            self._pull(pulls[0], branch)
+        self._read_pulls(repo.get(PULLS_ALIAS), branch)
         self._issues(repo)
         return repo, branch, tip_files
 
@@ -197,6 +201,20 @@ class Reader:
             issues.append(issue)
         return tuple(issues)
 
+    def _read_pulls(self, page: dict[str, Any] | None, branch: BranchState) -> None:
+        """perfbot's open PR among those from its branch name, paging on past forks' PRs until found."""
+        while page:
+            for node in page.get("nodes") or []:
+                if node and node.get("isCrossRepository"):
+                    self.forks.append(mapping.fork_pull(node, self.scope.branch))
+                elif node and branch.pull is None:
+                    self._pull(node, branch)
+            after = mapping.next_cursor(page)
+            if after is None or branch.pull is not None:
+                return
+            data = query(self.session, pulls_query(), {"branch": self.scope.branch, "after": after}, "reading PRs")
+            page = (data.get("repository") or {}).get(PULLS_ALIAS)
+
     def _pull(self, node: dict[str, Any], branch: BranchState) -> None:
         commits = node.get("commits") or {}
         nodes = [n.get("commit") for n in commits.get("nodes") or [] if n]
@@ -209,18 +227,18 @@ class Reader:
         branch.head_is_ours = branch.head_is_ours and ours and node.get("headRefOid") == branch.head
 
     def _pulls(self, branch: BranchState) -> tuple[PullRequest, ...]:
+        forks = tuple(self.forks)
         if branch.pull is None:
-            return ()
-        return (
-            PullRequest(
-                number=branch.pull,
-                head=self.scope.branch,
-                title=branch.pull_title,
-                body=branch.pull_body,
-                files=branch.head_files,
-                foreign_commits=not branch.head_is_ours,
-            ),
+            return forks
+        ours = PullRequest(
+            number=branch.pull,
+            head=self.scope.branch,
+            title=branch.pull_title,
+            body=branch.pull_body,
+            files=branch.head_files,
+            foreign_commits=not branch.head_is_ours,
         )
+        return (ours, *forks)
 
     def _files(self, repo: dict[str, Any], where: str) -> dict[str, str]:
         files = {}
@@ -250,7 +268,7 @@ class Reader:
         try:
             blob = self.session.github.rest.git.get_blob(conn.owner, conn.name, oid).parsed_data
         except GitHubException as exc:
-            raise failure(exc, f"reading {path}", self.session.now) from exc
+            raise failure(exc, f"reading {path}", self.session) from exc
         return base64.b64decode(blob.content).decode("utf-8", errors="replace")
 
     def _issues(self, repo: dict[str, Any]) -> None:
@@ -270,6 +288,17 @@ class Reader:
                 for n in group:
                     self.found.page(n, ((repo.get(issue_alias(n)) or {}).get("comments")) or {}, self.bot_login)
 
+    def _more_links(self) -> None:
+        """Blocked-by issues and sub-issues past their first page, as many pages as there are."""
+        while self.found.link_cursors:
+            pending = sorted(self.found.link_cursors)[:ISSUES_PER_QUERY]
+            variables = {links_alias(n, name): self.found.link_cursors[(n, name)] for n, name in pending}
+            data = query(self.session, links_query(pending), variables, "reading links")
+            repo = data.get("repository") or {}
+            for n, name in pending:
+                page = (repo.get(links_alias(n, name)) or {}).get(name) or {}
+                self.found.links_page(n, name, page)
+
     def _permission(self, login: str) -> Permission:
         """The collaborator permission (finer role when GitHub names one); unknown people have none."""
         conn = self.session.conn
@@ -278,9 +307,9 @@ class Reader:
         except RequestFailed as exc:
             if exc.response.status_code == 404:
                 return "none"
-            raise failure(exc, f"reading {login}'s permission", self.session.now) from exc
+            raise failure(exc, f"reading {login}'s permission", self.session) from exc
         except GitHubException as exc:
-            raise failure(exc, f"reading {login}'s permission", self.session.now) from exc
+            raise failure(exc, f"reading {login}'s permission", self.session) from exc
         data = found.parsed_data
         role = str(data.role_name or "")
         chosen = role if role in ROLES else str(data.permission)

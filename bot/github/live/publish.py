@@ -105,13 +105,13 @@ class LivePublisher:
                     f"{what}: GitHub refused ({said}), as the branch changed since perfbot read it; nothing was "
                     "moved, and the next publish-leases starts from what is there"
                 ) from exc
-            raise failure(exc, what, self.session.now, repeatable=False, needs=NEEDS) from exc
+            raise failure(exc, what, self.session, repeatable=False, needs=NEEDS) from exc
 
     def _call(self, what: str, request: Callable[[], T]) -> T:
         try:
             return request()
         except GitHubException as exc:
-            raise failure(exc, what, self.session.now, needs=NEEDS) from exc
+            raise failure(exc, what, self.session, needs=NEEDS) from exc
 
     def _blob(self, oid: str, where: BranchFile) -> str:
         """A readback too large for GraphQL's `text`, read whole through the git data API."""

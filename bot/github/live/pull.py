@@ -4,6 +4,10 @@ The commit's parent is the tip the run read and decided on. Before a ref moves, 
 the PR branch, when it exists) are read again: if either moved, nothing is moved and the next
 run starts over from what is there then. A branch holding a commit perfbot did not make is
 never force-moved.
+
+The open PR is the one from this repository's branch: a fork's PR from a branch of the same name
+is someone else's (`Observed.open_pull`). The writer answers with the PR's number, so the
+action's outputs are filled whichever adapter ran.
 """
 
 from __future__ import annotations
@@ -17,36 +21,42 @@ from githubkit_schemas.latest.types import ReposOwnerRepoGitTreesPostBodyPropTre
 
 from bot.github.actions import PullRequestAction
 from bot.github.live.client import Session
-from bot.github.live.failures import failure, github_message
+from bot.github.live.failures import failure, github_details
 from bot.github.live.observe import BranchState
 from bot.github.port import GitHubError
 
 T = TypeVar("T")
+# Reads of the PR list when GitHub says a PR is open that the list does not show yet.
+LIST_TRIES = 3
+LIST_PAUSE_SECONDS = 2.0
 
 
 class PullWriter:
     def __init__(self, session: Session, state: BranchState, branch: str, message: str) -> None:
         self.session, self.state, self.branch, self.message = session, state, branch, message
 
-    def apply(self, action: PullRequestAction) -> None:
+    def apply(self, action: PullRequestAction) -> int | None:
+        """The write; the PR's number (GitHub's, when this run opened it)."""
         if action.operation == "none":
-            return
+            return action.number
         if action.operation == "close":
             self._close(action)
-            return
+            return action.number
         if self.state.head is None or action.files != self.state.head_files:
             self._commit(action.files)
         number = action.number
         if action.operation == "update" and number is not None:
-            if (action.title, action.body) != (self.state.pull_title, self.state.pull_body):
-                self._call(
-                    f"updating PR #{number}",
-                    lambda: self._rest.pulls.update(
-                        self._owner, self._name, number, title=action.title, body=action.body
-                    ),
-                )
-            return
-        self._create(action)
+            self._update(number, action)
+            return number
+        return self._create(action)
+
+    def _update(self, number: int, action: PullRequestAction) -> None:
+        if (action.title, action.body) != (self.state.pull_title, self.state.pull_body):
+            self._call(
+                f"updating PR #{number}",
+                lambda: self._rest.pulls.update(self._owner, self._name, number, title=action.title, body=action.body),
+            )
+            self.state.pull_title, self.state.pull_body = action.title, action.body
 
     @property
     def _rest(self) -> RestNamespace:
@@ -64,7 +74,7 @@ class PullWriter:
         try:
             return request()
         except GitHubException as exc:
-            raise failure(exc, what, self.session.now, repeatable=repeatable) from exc
+            raise failure(exc, what, self.session, repeatable=repeatable) from exc
 
     def _close(self, action: PullRequestAction) -> None:
         number = action.number
@@ -121,7 +131,7 @@ class PullWriter:
                 "starts over from there"
             )
 
-    def _create(self, action: PullRequestAction) -> None:
+    def _create(self, action: PullRequestAction) -> int:
         state = self.state
         try:
             made = self._rest.pulls.create(
@@ -133,24 +143,37 @@ class PullWriter:
                 body=action.body,
             )
         except RequestFailed as exc:
-            if exc.response.status_code == 422 and "already exists" in github_message(exc):
-                self._update_existing(action)
-                return
-            raise failure(exc, "opening the PR", self.session.now, repeatable=False) from exc
+            if exc.response.status_code == 422 and any("already exists" in said for said in github_details(exc)):
+                return self._update_existing(action)
+            raise failure(exc, "opening the PR", self.session, repeatable=False) from exc
         except GitHubException as exc:
-            raise failure(exc, "opening the PR", self.session.now, repeatable=False) from exc
+            raise failure(exc, "opening the PR", self.session, repeatable=False) from exc
         state.pull, state.pull_title, state.pull_body = made.parsed_data.number, action.title, action.body
+        return made.parsed_data.number
 
-    def _update_existing(self, action: PullRequestAction) -> None:
-        """GitHub refuses a second PR from one head; like create-pull-request, update the open one."""
-        found = self._call(
-            "finding the open PR",
-            lambda: self._rest.pulls.list(self._owner, self._name, head=f"{self._owner}:{self.branch}", state="open"),
-        ).parsed_data
-        if not found:
-            raise GitHubError(f"GitHub says a PR from {self.branch} exists, but none is open; run perfbot again")
-        number = found[0].number
-        self._call(
-            f"updating PR #{number}",
-            lambda: self._rest.pulls.update(self._owner, self._name, number, title=action.title, body=action.body),
+    def _update_existing(self, action: PullRequestAction) -> int:
+        """GitHub refuses a second PR from one head (its 422 says so in `errors[].message`): the run's
+        read missed the open PR, as a list that lags behind a write does. Like create-pull-request,
+        update that PR; the list is read again after a pause while it still lags."""
+        for attempt in range(LIST_TRIES):
+            if attempt:
+                self.session.wait(LIST_PAUSE_SECONDS * attempt)
+            found = self._call(
+                "finding the open PR",
+                lambda: self._rest.pulls.list(
+                    self._owner, self._name, head=f"{self._owner}:{self.branch}", state="open"
+                ),
+            ).parsed_data
+            if found:
+                number = found[0].number
+                self.state.pull, self.state.pull_title, self.state.pull_body = (
+                    number,
+                    found[0].title,
+                    found[0].body or "",
+                )
+                self._update(number, action)
+                return number
+        raise GitHubError(
+            f"GitHub says a PR from {self.branch} is open, but lists none after {LIST_TRIES} reads; "
+            "run perfbot again in a few minutes"
         )

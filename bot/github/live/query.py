@@ -15,8 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+# Every query asks what it cost (GitHub's points, by its documented formula): the plan's `api`.
+RATE_LIMIT = "  rateLimit { cost }\n"
 ISSUES_PER_QUERY = 50
 COMMENTS_PER_PAGE = 100
+# Open PRs read per page from perfbot's branch name: its own and any forks' that share the name
+# (a fork's PR is never perfbot's). Further pages are read only while perfbot's own is not found.
+PULLS_PER_BRANCH = 20
 
 _FRAGMENTS = """
 fragment BlobText on Blob { oid text isTruncated }
@@ -31,6 +36,15 @@ fragment CommentPage on IssueCommentConnection {
     body
     reactionGroups { content viewerHasReacted }
   }
+}
+fragment PullFields on PullRequest {
+  number
+  isCrossRepository
+  headRepository { nameWithOwner }
+  title
+  body
+  headRefOid
+  commits(last: 2) { totalCount nodes { commit { oid ...CommitAuthor } } }
 }
 fragment IssueFields on Issue {
   number
@@ -59,12 +73,16 @@ fragment IssueLabels on Issue {
 }
 fragment IssueLinks on Issue {
   fullDatabaseId
-  blockedBy(first: 50) { nodes { number } }
+  blockedBy(first: 50) { ...LinkPage }
   parent { number }
-  subIssues(first: 50) { nodes { number } }
+  subIssues(first: 50) { ...LinkPage }
 }
+fragment LinkPage on IssueConnection { pageInfo { hasNextPage endCursor } nodes { number } }
 """
 LINK_FIELDS = ("blockedBy", "parent", "subIssues")
+# The link lists read page by page past the first (`links_query`).
+PAGED_LINKS = ("blockedBy", "subIssues")
+LINKS_PER_PAGE = 100
 
 
 @dataclass(frozen=True)
@@ -99,6 +117,7 @@ def file_alias(where: str, index: int) -> str:
 
 
 UPDATED_ALIAS = "updated"
+PULLS_ALIAS = "pullRequests"
 
 
 def _updated(native: Native, after: bool) -> str:
@@ -109,6 +128,25 @@ def _updated(native: Native, after: bool) -> str:
         f"first: {ISSUES_PER_QUERY}{page}) {{\n"
         f"      pageInfo {{ hasNextPage endCursor }}\n      nodes {{ ...IssueFields{native.spreads()} }}\n    }}"
     )
+
+
+def _pulls(after: bool) -> str:
+    """The open PRs from branches named `$branch`: perfbot's own, and forks' that share the name."""
+    page = ", after: $after" if after else ""
+    return (
+        f"    {PULLS_ALIAS}: pullRequests(headRefName: $branch, states: [OPEN], first: {PULLS_PER_BRANCH}{page}) {{\n"
+        "      pageInfo { hasNextPage endCursor }\n      nodes { ...PullFields }\n    }"
+    )
+
+
+def pulls_query() -> str:
+    """The next page of open PRs from `$branch` (only when the first page held forks' PRs alone)."""
+    document = f"""query MorePulls($owner: String!, $name: String!, $branch: String!, $after: String!) {{
+{RATE_LIMIT}  repository(owner: $owner, name: $name) {{
+{_pulls(after=True)}
+  }}
+}}"""
+    return _with_fragments(document)
 
 
 def _issues(numbers: Iterable[int], native: Native = NONE) -> str:
@@ -182,20 +220,12 @@ def first_query(
         f"{since_var}"
     )
     document = f"""query Observe({variables}) {{
-{viewer}  repository(owner: $owner, name: $name) {{
+{RATE_LIMIT}{viewer}  repository(owner: $owner, name: $name) {{
     nameWithOwner
     defaultBranchRef {{ name target {{ oid ... on Commit {{ tree {{ oid }} }} }} }}
 {blobs}
     branchHead: ref(qualifiedName: $branchRef) {{ target {{ oid ...CommitAuthor }} }}
-    pullRequests(headRefName: $branch, states: [OPEN], first: 1) {{
-      nodes {{
-        number
-        title
-        body
-        headRefOid
-        commits(last: 2) {{ totalCount nodes {{ commit {{ oid ...CommitAuthor }} }} }}
-      }}
-    }}
+{_pulls(after=False)}
 {state_labels}{updated}{_issues(numbers, native)}
   }}
 }}"""
@@ -205,7 +235,7 @@ def first_query(
 def updated_query(native: Native = NONE) -> str:
     """The next page of `updated`; variables since and after (the previous page's end cursor)."""
     document = f"""query MoreUpdated($owner: String!, $name: String!, $since: DateTime!, $after: String!) {{
-  repository(owner: $owner, name: $name) {{
+{RATE_LIMIT}  repository(owner: $owner, name: $name) {{
 {_updated(native, after=True)}
   }}
 }}"""
@@ -214,7 +244,7 @@ def updated_query(native: Native = NONE) -> str:
 
 def issues_query(numbers: Sequence[int], native: Native = NONE) -> str:
     document = f"""query MoreIssues($owner: String!, $name: String!) {{
-  repository(owner: $owner, name: $name) {{
+{RATE_LIMIT}  repository(owner: $owner, name: $name) {{
 {_issues(numbers, native)}
   }}
 }}"""
@@ -230,8 +260,43 @@ def comments_query(numbers: Sequence[int]) -> str:
         for n in numbers
     )
     document = f"""query MoreComments($owner: String!, $name: String!{variables}) {{
-  repository(owner: $owner, name: $name) {{
+{RATE_LIMIT}  repository(owner: $owner, name: $name) {{
 {pages}
   }}
 }}"""
     return _used(document, _FRAGMENTS)
+
+
+def newest_comments_query(numbers: Sequence[int]) -> str:
+    """These issues' newest comments, author and body only: the markers comment writes re-read."""
+    issues = "\n".join(
+        f"    {issue_alias(n)}: issue(number: {int(n)}) {{\n"
+        f"      comments(last: {COMMENTS_PER_PAGE}) {{ nodes {{ author {{ __typename login }} body }} }}\n    }}"
+        for n in numbers
+    )
+    return f"""query NewestComments($owner: String!, $name: String!) {{
+{RATE_LIMIT}  repository(owner: $owner, name: $name) {{
+{issues}
+  }}
+}}
+"""
+
+
+def links_alias(number: int, field: str) -> str:
+    return f"{issue_alias(number)}_{field}"
+
+
+def links_query(pending: Sequence[tuple[int, str]]) -> str:
+    """The next page of each (issue, link field); variable `<alias>` is that list's cursor."""
+    variables = "".join(f", ${links_alias(n, f)}: String!" for n, f in pending)
+    pages = "\n".join(
+        f"    {alias}: issue(number: {int(n)}) {{ {f}(first: {LINKS_PER_PAGE}, after: ${alias}) {{ ...LinkPage }} }}"
+        for n, f in pending
+        for alias in [links_alias(n, f)]
+    )
+    document = f"""query MoreLinks($owner: String!, $name: String!{variables}) {{
+{RATE_LIMIT}  repository(owner: $owner, name: $name) {{
+{pages}
+  }}
+}}"""
+    return _used(document, _NATIVE_FRAGMENTS)

@@ -2,8 +2,9 @@
 
 - A read (GraphQL query, GET) is tried up to three times on a 5xx, a timeout or a lost
   connection, with backoff.
-- A rate-limited request was refused, not applied, so it is retried once after the wait GitHub
-  asks for (`retry-after`, else `x-ratelimit-reset`), when that wait is at most two minutes.
+- A rate-limited request was refused, not applied, so it is sent again after the wait GitHub
+  asks for, or a minute doubled on each repeat when it names none (`limits.py`), while the run's
+  waiting stays within its budget and the request has been limited at most `LIMIT_RETRIES` times.
 - A write that failed any other way is not retried: its outcome may be unknown, and the next
   run's read (markers, reactions, the PR branch) finds what landed.
 """
@@ -14,14 +15,14 @@ import datetime as dt
 from collections.abc import Callable
 
 import httpx
-from githubkit.exception import GitHubException, RateLimitExceeded, RequestError, RequestFailed, RequestTimeout
+from githubkit.exception import GitHubException, RequestError, RequestFailed, RequestTimeout
 from githubkit.retry import RetryOption
 
+from bot.github.live.limits import LimitBudget, limited
 from bot.github.live.traffic import is_read
 
 READ_TRIES = 3
-LIMIT_RETRIES = 1
-MAX_WAIT_SECONDS = 120.0
+LIMIT_RETRIES = 3
 # githubkit sleeps 60 s for a zero (falsy) delay, so the policy waits itself and hands back a
 # delay too small to matter: the wait stays injectable and testable.
 _ALREADY_WAITED = dt.timedelta(microseconds=1)
@@ -48,16 +49,16 @@ def transient(exc: GitHubException) -> bool:
 class RetryPolicy:
     """`(exception, retries so far) -> RetryOption`, waiting through the injected `wait`."""
 
-    def __init__(self, wait: Callable[[float], None], backoff_seconds: float = 1.0) -> None:
+    def __init__(self, wait: Callable[[float], None], budget: LimitBudget, backoff_seconds: float = 1.0) -> None:
         self.wait = wait
+        self.budget = budget
         self.backoff_seconds = backoff_seconds
 
     def __call__(self, exc: GitHubException, retry_count: int) -> RetryOption:
-        if isinstance(exc, RateLimitExceeded):
-            delay = exc.retry_after.total_seconds()
-            if retry_count < LIMIT_RETRIES and delay <= MAX_WAIT_SECONDS:
-                return self._again(delay)
-            return RetryOption(False)
+        limit = limited(exc)
+        if limit is not None:
+            delay = self.budget.take(limit) if retry_count < LIMIT_RETRIES else None
+            return RetryOption(False) if delay is None else self._again(delay)
         request = request_of(exc)
         if request is not None and is_read(request) and transient(exc) and retry_count < READ_TRIES - 1:
             return self._again(self.backoff_seconds * (retry_count + 1) ** 2)

@@ -1,8 +1,9 @@
 """Request accounting and pacing at the HTTP layer (httpx event hooks): what a run asked of GitHub.
 
 Every request is counted as it is sent, retries included, as `graphql`, `rest_read` or
-`rest_write`. Writes are spaced at least a second apart: GitHub's secondary limits punish bursts
-of content-creating requests. The `Date` of each GraphQL answer is kept: GitHub's own clock, which
+`rest_write`, with the points GitHub charged for the GraphQL ones (`rateLimit.cost`). Writes
+are spaced at least a second apart: GitHub's secondary limits punish bursts of content-creating
+requests. The `Date` of each GraphQL answer is kept: GitHub's own clock, which
 dates the observation cache's watermark (never the local clock, which may be skewed).
 """
 
@@ -39,6 +40,7 @@ class Traffic:
     last_write: float | None = None
     # GitHub's time (the `Date` header) of each successful GraphQL answer, in order.
     graphql_dates: list[dt.datetime] = field(default_factory=list)
+    graphql_points: int = 0
 
     def on_request(self, request: httpx.Request) -> None:
         kind = kind_of(request)
@@ -56,9 +58,15 @@ class Traffic:
             if moment is not None:
                 self.graphql_dates.append(moment)
 
+    def cost(self, points: object) -> None:
+        """A GraphQL answer's `rateLimit.cost`: the points GitHub charged for the query."""
+        if isinstance(points, int) and not isinstance(points, bool):
+            self.graphql_points += points
+
     def summary(self) -> dict[str, int]:
-        """Every kind, zero included, in a fixed order (the plan JSON's `api`)."""
-        return {kind: self.counts.get(kind, 0) for kind in ("graphql", "rest_read", "rest_write")}
+        """Every kind, zero included, in a fixed order, and the GraphQL points spent (the plan JSON's `api`)."""
+        counts = {kind: self.counts.get(kind, 0) for kind in ("graphql", "rest_read", "rest_write")}
+        return counts | {"graphql_points": self.graphql_points}
 
 
 def server_time(header: str) -> dt.datetime | None:
