@@ -277,6 +277,9 @@ def outputs(world: World) -> dict[str, Callable[[], list[str]]]:
             )
         ],
         "comments/help.md.j2": lambda: [r.render("comments/help.md.j2", table=command_table(prefix))],
+        "comments/did-you-mean.md.j2": lambda: [
+            r.render("comments/did-you-mean.md.j2", kind="packet", given=h, meant=h)
+        ],
         **{TOPICS[topic].template: texts for topic, texts in topic_outputs(world).items()},
     }
 

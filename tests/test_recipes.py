@@ -107,7 +107,7 @@ def add_verb(root: Path) -> None:
         "bot/commands/answers.py",
         "\n\ndef note(situation: Situation, command: Command, comment: Comment) -> Outcome:\n"
         '    """A note on a packet, answered; nothing is recorded."""\n'
-        "    packet = find_packet(situation.snapshot, command.target)\n"
+        "    packet = find_packet(situation, command.target)\n"
         "    if isinstance(packet, Refused):\n"
         "        return packet\n"
         '    return Answered(f"noted on `{packet.id}`: {code_span(command.of(Note).text)}")\n',

@@ -27,7 +27,7 @@ def _assignment(add: bool) -> Effect:
     """Assign (`add`) or unassign the commenter on the issue of the packet the command names."""
 
     def run(situation: Situation, command: Command, comment: Comment) -> Outcome:
-        packet = find_packet(situation.snapshot, command.target)
+        packet = find_packet(situation, command.target)
         if isinstance(packet, Refused):
             return packet
         if packet.issue not in situation.assignees:
@@ -48,7 +48,7 @@ unclaim = _assignment(add=False)
 
 def why(situation: Situation, command: Command, comment: Comment) -> Outcome:
     """Why the packet is in its state and what would make it ready, from this run's evidence."""
-    packet = find_packet(situation.snapshot, command.target)
+    packet = find_packet(situation, command.target)
     if isinstance(packet, Refused):
         return packet
     if situation.explain is None:

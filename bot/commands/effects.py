@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, NamedTuple, TypeVar
 
 from bot.commands.grammar import Blocking, Command, Completion, Evidence, ExitMet, Review, StateChange, Targeted
+from bot.commands.lookalikes import lookalike
 from bot.commands.records import Key
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
@@ -78,10 +79,20 @@ def suggest(unknown: str, known: Iterable[str]) -> str:
     return f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
 
 
-def find_packet(snapshot: Snapshot, packet_id: str) -> WorkPacket | Refused:
-    packet = snapshot.packet(packet_id)
+def unknown(situation: Situation, kind: str, given: str, known: Sequence[str]) -> Refused:
+    """An id the snapshot does not hold: one written like a known id names it, any other the closest."""
+    meant = lookalike(given, known)
+    if meant is not None:
+        reply = situation.renderer.render("comments/did-you-mean.md.j2", kind=kind, given=given, meant=meant)
+        return Refused(reply.strip())
+    return Refused(f"unknown {kind} {code_span(given, 60)}" + suggest(given, known))
+
+
+def find_packet(situation: Situation, packet_id: str) -> WorkPacket | Refused:
+    """The packet with exactly this id, or the refusal that says there is none."""
+    packet = situation.snapshot.packet(packet_id)
     if packet is None:
-        return Refused(f"unknown packet `{packet_id}`" + suggest(packet_id, (p.id for p in snapshot.work_packets)))
+        return unknown(situation, "packet", packet_id, [p.id for p in situation.snapshot.work_packets])
     return packet
 
 
@@ -119,7 +130,7 @@ def _on_packet(shape: type[A], effect: Callable[[Situation, A, WorkPacket], Outc
 
     def run(situation: Situation, command: Command, comment: Comment) -> Outcome:
         args = command.of(shape)
-        packet = find_packet(situation.snapshot, args.target)
+        packet = find_packet(situation, args.target)
         return packet if isinstance(packet, Refused) else effect(situation, args, packet)
 
     return run
@@ -132,8 +143,7 @@ def _on_constraint(shape: type[A], effect: Callable[[Situation, A, Comment, Cons
         args = command.of(shape)
         constraint = situation.snapshot.constraint(args.target)
         if constraint is None:
-            known = (c.id for c in situation.snapshot.constraints)
-            return Refused(f"unknown constraint `{args.target}`" + suggest(args.target, known))
+            return unknown(situation, "constraint", args.target, [c.id for c in situation.snapshot.constraints])
         return effect(situation, args, comment, constraint)
 
     return run

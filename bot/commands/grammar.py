@@ -18,7 +18,11 @@ from bot.snapshot.model import WORK_STATES
 from bot.untrusted import code_span
 
 _DIGITS = re.compile(r"[0-9]{1,18}")
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-/]*")
+# An id runs to the next space, starting with a letter or digit of any script: one written with
+# look-alike characters (`ﬁx`, a Cyrillic `а`) reaches `effects` whole, which refuses it by name,
+# rather than being cut at its first such character into a shorter id.
+_ID = re.compile(r"[^\W_]\S*")
+_CLASS = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-/]*")
 _ISSUE = re.compile(r"#([0-9]{1,9})")
 
 
@@ -257,7 +261,7 @@ review = syntax("review <constraint> [by YYYY-MM-DD] [note: <text>]")(_read_revi
 def _read_evidence(args: str) -> Args:
     target, rest = _ident(args, "constraint")
     cls, _, rest = rest.partition(" ")
-    if not _ID.fullmatch(cls):
+    if not _CLASS.fullmatch(cls):
         raise ArgumentError("expected an evidence class such as `issue` or `accepted`")
     rest = rest.strip()
     if not rest.endswith(")"):

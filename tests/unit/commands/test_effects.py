@@ -86,6 +86,18 @@ def test_an_unknown_packet_or_constraint_is_refused_with_suggestions(situation: 
     )
 
 
+def test_an_id_that_only_looks_like_a_known_one_is_refused_naming_it(situation: Situation) -> None:
+    meant = "ids are matched exactly as written, and this one only looks like `{0}` (some of its characters are "
+    meant += "look-alikes, or normalise to others); did you mean `{0}`?"
+    assert run(effects.block, situation, "block", "ｗ２", condition="x") == Refused(
+        "unknown packet `ｗ２`: " + meant.format("w2")
+    )
+    assert run(effects.review, situation, "review", "с1") == Refused("unknown constraint `с1`: " + meant.format("c1"))
+    assert run(effects.block, situation, "block", "w`2", condition="x") == Refused(
+        "unknown packet ``w`2``; did you mean `w2`?"
+    )
+
+
 def test_an_applied_command_adds_its_ledger_entry(situation: Situation) -> None:
     outcome = applied(run(effects.block, situation, "block", "w2", condition="window"))
     assert outcome.effect == "`w2` blocked: `window`"

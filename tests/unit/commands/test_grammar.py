@@ -82,6 +82,15 @@ def test_an_id_starts_with_a_letter_or_digit(ident: str) -> None:
     assert build("unblock", ident) == Targeted(ident)
 
 
+def test_an_id_runs_to_the_next_space_whatever_its_characters() -> None:
+    assert read("block", "pﬁx waiting", Blocking) == Blocking("pﬁx", "waiting")
+    assert read("block", "m1‐x waiting", Blocking) == Blocking("m1‐x", "waiting")  # U+2010, not `-`
+    assert read("claim", "ｍ１", Targeted) == Targeted("ｍ１")
+    assert read("claim", "мa", Targeted) == Targeted("мa")
+    assert refused("claim", "m1 x") == "unexpected text after the packet id: `x`"
+    assert refused("evidence", "c1 іssue summary (ref)") == "expected an evidence class such as `issue` or `accepted`"
+
+
 @pytest.mark.parametrize(("args", "message"), [("", "expected a packet id"), ("-m1", "expected a packet id")])
 def test_a_missing_id(args: str, message: str) -> None:
     assert refused("unclaim", args) == message
