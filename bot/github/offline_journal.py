@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import InputError, OutputError, input_error
-from bot.files import read_text, signature
+from bot.files import MAX_STATE_BYTES, read_text, signature
 from bot.json_input import JsonProblem, loads, parse_object
 
 Path_ = Sequence[str | int]
@@ -56,7 +56,7 @@ def entry(raw: dict[str, Any], path: Path_) -> str:
 def read_folded(path: Path) -> tuple[str, dict[str, Any], bool]:
     """The state file's text, its raw state with the journal's writes folded in, and whether a
     journal that extends the text is there."""
-    text = read_text(path)
+    text = read_text(path, MAX_STATE_BYTES)
     raw, journalled = fold(parse_object(text, str(path), "the state"), text, journal_path(path))
     return text, raw, journalled
 
@@ -83,7 +83,7 @@ def fold(raw: dict[str, Any], state_text: str, journal: Path) -> tuple[dict[str,
     extends that text (False: absent, or already folded into it)."""
     if not journal.exists():
         return raw, False
-    lines = read_text(journal).split("\n")
+    lines = read_text(journal, MAX_STATE_BYTES).split("\n")
     complete = lines[:-1]  # the part after the last line break is a write cut off halfway, or ""
     if not complete:
         return raw, False
