@@ -66,10 +66,15 @@ ENDLESS = frozenset({"plaintext", "script"})
 FOREIGN = frozenset({"svg", "math"})
 
 _PARAGRAPH = re.compile(r'<p data-sourcepos="[0-9]+:[0-9]+-[0-9]+:[0-9]+">')
+# A start or end tag with no attribute, in lower case, as cmark-gfm writes its own: read at once.
+_PLAIN_TAG = re.compile(r"<(/?)([a-z][a-z0-9]*)>")
 _BREAK = "<br />\n"
-# The next `<` worth reading: a `<br />` and its line break before a line that starts without
-# a mark (`\ue000`, what `visible` puts at a candidate line) changes nothing to skip.
+# What reading may pass over at once: text, a `<br />` and its line break before a line that
+# starts without a mark (`\ue000`, what `visible` puts at a candidate line), and, when nothing
+# waits to reopen and no `<select>` is open, an inline element that holds only text.
 _NEXT = re.compile("<(?!br />\n(?!\ue000))")
+_INLINE = "b|code|del|em|i|ins|kbd|mark|q|s|samp|small|span|strike|strong|sub|sup|tt|u|var"
+_PAST_INLINE = re.compile(f"(?:[^<]+|<br />\n(?!\ue000)|<({_INLINE})>[^<]*</\\1>)*")
 _NAME = re.compile(r"[^\t\n\f\r />]*")
 # One step through a tag's attributes, as HTML's tokenizer reads them: spaces (and a `/` not
 # before `>`), then the tag's end, or a name (which may start with `=`) and perhaps `=` and a
@@ -99,6 +104,13 @@ def tag_end(html: str, at: int) -> tuple[int, bool]:
         at = step.end()
 
 
+# The most elements a page may hold open, and formatting elements to reopen, for perfbot to read
+# on: a deeper page is not read past that point (nothing after it is shown), so that no step of
+# the reading costs more than a walk of so many elements. The adoption agency's own bound.
+DEEPEST = 64
+ADOPTIONS = 8
+
+
 class Page:
     """The browser's open elements while reading, and the formatting elements it will reopen."""
 
@@ -107,13 +119,31 @@ class Page:
         self.reopen: list[str] = []  # formatting elements closed by another's end, still active
 
     @property
+    def lost(self) -> bool:
+        """Nested deeper than perfbot reads (`DEEPEST`)."""
+        return len(self.open) > DEEPEST or len(self.reopen) > DEEPEST
+
+    @property
     def at_top(self) -> bool:
         """Whether text here goes straight into a paragraph cmark-gfm wrote, straight in the page."""
         return self.open == [PARAGRAPH] and not self.reopen
 
     @property
     def foreign(self) -> bool:
-        return any(name in FOREIGN for name in self.open)
+        return "svg" in self.open or "math" in self.open
+
+    def next_markup(self, html: str, at: int) -> int:
+        """The next `<` from `at` whose reading can change what shows (-1 if none); text passed
+        over is put in."""
+        if not self.reopen and "select" not in self.open:
+            at = _matched(_PAST_INLINE, html, at).end()
+            return at if at < len(html) else -1
+        found = _NEXT.search(html, at)
+        if found is None:
+            return -1
+        if found.start() > at:
+            self.text()
+        return found.start()
 
     def text(self) -> None:
         """Text is put in: the formatting elements to reopen are opened around it (not inside a
@@ -159,7 +189,9 @@ class Page:
         """Closes the innermost open element of `names`, unless a `barrier` element is open inside it."""
         for index in range(len(self.open) - 1, -1, -1):
             if self.open[index] in names:
-                if names[0] in FORMATTING:
+                if index == len(self.open) - 1:
+                    self.open.pop()  # the innermost element: nothing inside it to close or reopen
+                elif names[0] in FORMATTING:
                     self._adopt(index)
                 else:
                     self._pop_to(index)
@@ -174,11 +206,15 @@ class Page:
         wrapped in a copy of the element), and the elements between them that are not formatting
         are left; then the element, now inside that one, closes as usual."""
         name = self.open[index]
-        while (block := next((i for i in range(index + 1, len(self.open)) if self.open[i] in SPECIAL), 0)) > 0:
+        for _ in range(ADOPTIONS):
+            block = next((i for i in range(index + 1, len(self.open)) if self.open[i] in SPECIAL), 0)
+            if not block:
+                self._pop_to(index)
+                return
             kept = [element for element in self.open[index + 1 : block] if element in FORMATTING]
             self.open = [*self.open[:index], *kept, self.open[block], name, *self.open[block + 1 :]]
             index += len(kept) + 1
-        self._pop_to(index)
+        # Past the browser's bound the element stays open: its text is taken as hidden.
 
     def _pop_to(self, index: int) -> None:
         """Closes `open[index]` and what is open inside it; formatting elements inside stay active,
@@ -201,10 +237,7 @@ def _barrier(name: str) -> frozenset[str]:
 def line_starts(html: str, until: int) -> Iterator[int]:
     """Each index of `html`, up to `until`, where a line of top-level paragraph text starts."""
     page, at = Page(), 0
-    while at < until and (found := _NEXT.search(html, at)) is not None:
-        lt = found.start()
-        if lt > at:
-            page.text()
+    while at < until and (lt := page.next_markup(html, at)) >= 0:
         if html.startswith("<p ", lt) and (paragraph := _PARAGRAPH.match(html, lt)) is not None:
             page.start(PARAGRAPH, False)
             at = paragraph.end()
@@ -217,9 +250,17 @@ def line_starts(html: str, until: int) -> Iterator[int]:
             if page.at_top:
                 yield at + 1
             continue
-        at = _markup(html, lt, page)
-        if at < 0:
-            return  # a comment, tag or raw text that never ends: nothing after it is shown
+        plain = _PLAIN_TAG.match(html, lt)
+        if plain is not None and plain.group(2) not in RAW_TEXT and plain.group(2) not in ENDLESS:
+            if plain.group(1):
+                page.end(plain.group(2))
+            else:
+                page.start(plain.group(2), False)
+            at = plain.end()
+        else:
+            at = _markup(html, lt, page)
+        if at < 0 or page.lost:
+            return  # a comment, tag or raw text that never ends, or too deep a page: nothing after is shown
 
 
 def _markup(html: str, lt: int, page: Page) -> int:

@@ -48,11 +48,12 @@ def paragraph_lines(body: str, prefix: str) -> list[tuple[int, str]]:
     """(line number from 1, stripped text) of each line GitHub shows as paragraph text starting with `prefix`."""
     if prefix not in body:
         return []
-    lines = _LINE_END.split(_UNREADABLE.sub("\ufffd", body))
+    text = _UNREADABLE.sub("\ufffd", body)
+    lines = _LINE_END.split(text)
     candidates = [number for number, line in enumerate(lines) if starts_command(line.strip(), prefix)]
     if not candidates:
         return []
-    unmarked = [_unforgeable(line) for line in lines]
+    unmarked = _LINE_END.split(_unforgeable(text))  # the same lines: no line end is written or removed
     html = to_html(_with_marks(unmarked, candidates, prefix))
     if prefix[:1] not in SAFE_START and _without_marks(html) != _without_marks(to_html("\n".join(unmarked))):
         return []
@@ -65,10 +66,10 @@ def _without_marks(html: str) -> str:
     return _SOURCE_POSITION.sub("", _MARK.sub("", html))
 
 
-def _unforgeable(line: str) -> str:
-    """The line with no mark of its own and no `data-sourcepos` attribute, to the same Markdown."""
-    line = _PRIVATE.sub("\uf8ff", line).replace("data-sourcepos", "data-sourcepoS")
-    return _REFERENCE.sub(_harmless_reference, line) if "&#" in line else line
+def _unforgeable(text: str) -> str:
+    """The text with no mark of its own and no `data-sourcepos` attribute, to the same Markdown."""
+    text = _PRIVATE.sub("\uf8ff", text).replace("data-sourcepos", "data-sourcepoS")
+    return _REFERENCE.sub(_harmless_reference, text) if "&#" in text else text
 
 
 def _harmless_reference(reference: re.Match[str]) -> str:

@@ -97,6 +97,8 @@ SHOWN = [
     pytest.param("[x]: /url\n\n/perf help", id="after a link reference definition"),
     pytest.param("one\r\n/perf help\r\ntwo", id="with CRLF line ends"),
     pytest.param("[\n" * 200 + "/perf help", id="after many lines of ["),
+    pytest.param("> " * 64 + "a\n\n/perf help", id="after quotes nested as deep as perfbot reads"),
+    pytest.param("x `a` <em>b</em> <span>c</span>\n/perf help", id="after inline elements holding text"),
 ]
 
 
@@ -109,11 +111,13 @@ def test_a_top_level_paragraph_line_is_a_command(body: str) -> None:
 CAUTIOUS = [
     # Raw HTML that imitates cmark-gfm's paragraph is shown as one, but it is not Markdown's.
     pytest.param('<p data-sourcepos="1:1-1:9">x<br />\n/perf help', id="raw HTML imitating a paragraph"),
+    # Past 64 open elements, nothing is read (each step of the reading stays a short walk).
+    pytest.param("> " * 65 + "a\n\n/perf help", id="after quotes nested deeper than perfbot reads"),
 ]
 
 
 @pytest.mark.parametrize("body", CAUTIOUS)
-def test_a_line_shown_only_through_raw_html_is_not_a_command(body: str) -> None:
+def test_where_perfbot_is_cautious_a_line_github_shows_is_not_a_command(body: str) -> None:
     assert shows(body, "/perf help")
     assert command_lines(body, P) == []
 
