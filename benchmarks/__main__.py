@@ -11,7 +11,10 @@ the children run without PYTHONDONTWRITEBYTECODE, as an installed perfbot would.
 - live reconcile, nothing changed: the same worlds over the GitHub double on a loopback port;
 - 1,000, 5,000 and 10,000 comments added to the settled seed (and none), one in ten a command,
   before the bot answered (a run with the default write budget) and after (the first run answers
-  everything; the second is timed).
+  everything; the second is timed);
+- 15, 75 and 150 comments of 65,536 characters (and none), a `/perf help` line then one line
+  repeated (`worlds.LONG_LINES`: prose, short lines, and each construct a Markdown reader may spend
+  most on), before the bot answered: a case per kind of line, "long comments, <kind>".
 
 `--repeat` rounds (default 5) each run every case at every size once, in a shuffled order; every
 timed run starts from the same state file. A case's verdict compares its per-unit marginal CPU
@@ -82,6 +85,14 @@ class Worlds:
             settle_merged(reconcile_args(root, root / "state.json"), root, root / "state.json")
         return path
 
+    def long_commented(self, kind: str, count: int) -> Path:
+        """The settled seed with `count` long comments of `kind` lines, none answered."""
+        path = self.directory / f"long-{sorted(worlds.LONG_LINES).index(kind)}-{count}"
+        if not path.exists():
+            root = self.copy(self.settled(1), path.name)
+            worlds.add_long_comments(root / "state.json", count, worlds.LONG_LINES[kind])
+        return path
+
     def commented(self, count: int) -> Path:
         """The settled seed with `count` comments added (`state.json`) and all answered (`answered.json`)."""
         path = self.directory / f"c{count}"
@@ -139,8 +150,18 @@ def replies_posted(w: Worlds, count: int) -> Run:
     return Run("comments, replies posted", comments_label(count), count, args, root, root / "answered.json")
 
 
+def long_comments(kind: str) -> Callable[[Worlds, int], Run]:
+    def build(w: Worlds, count: int) -> Run:
+        root = w.long_commented(kind, count)
+        label = "none added" if count == 0 else f"{count} × 65,536 characters"
+        state = root / "state.json"
+        return Run(f"long comments, {kind}", label, count, reconcile_args(root, state), root, state)
+
+    return build
+
+
 Builder = Callable[[Worlds, int], Run]
-SEED, SIZES, COMMENTS = "seed", "sizes", "comments"
+SEED, SIZES, COMMENTS, LONG = "seed", "sizes", "comments", "long"
 CASES: dict[str, tuple[str, Builder]] = {
     "seed reconcile (--dry-run)": (SEED, seed_dry_run),
     "validate": (SIZES, validate),
@@ -149,9 +170,10 @@ CASES: dict[str, tuple[str, Builder]] = {
     "live reconcile, nothing changed": (SIZES, live_nothing_changed),
     "comments, no replies yet": (COMMENTS, no_replies_yet),
     "comments, replies posted": (COMMENTS, replies_posted),
+    **{f"long comments, {kind}": (LONG, long_comments(kind)) for kind in worlds.LONG_LINES},
 }
-FULL = {SEED: (1,), SIZES: (1, 10, 50, 100), COMMENTS: (0, 1000, 5000, 10_000)}
-QUICK = {SEED: (1,), SIZES: (1, 10, 50), COMMENTS: (0, 1000, 5000)}  # too few sizes for a verdict
+FULL = {SEED: (1,), SIZES: (1, 10, 50, 100), COMMENTS: (0, 1000, 5000, 10_000), LONG: (0, 15, 75, 150)}
+QUICK = {SEED: (1,), SIZES: (1, 10, 50), COMMENTS: (0, 1000, 5000), LONG: (0, 15, 75)}  # too few sizes for a verdict
 
 
 def build(w: Worlds, names: Sequence[str], scales: dict[str, tuple[int, ...]], plant: str | None) -> list[Run]:

@@ -88,6 +88,53 @@ def add_comments(state_path: Path, count: int) -> None:
     state_path.write_text(json.dumps(state, indent=2), encoding="utf-8")
 
 
+# Comments as long as GitHub allows (and perfbot reads: `commands.max_comment_chars`): a
+# `/perf help` line, then one line repeated. Ordinary text first, then each construct a reader of
+# Markdown may spend most on: unclosed brackets, comments, emphasis, strikethrough, code spans,
+# nested quotes, inline HTML, footnotes, table pipes, tags left open, raw HTML blocks.
+LONG_COMMENT = 65_536
+LONG_LINES = {
+    "prose": "The quick brown fox jumps over the lazy dog, and a remark follows it.\n",
+    "short lines": "ok\n",
+    "[ lines": "[\n",
+    "<!-- lines": "<!--\n",
+    "* lines": "*a\n",
+    "~ lines": "~a\n",
+    "` lines": "`\n",
+    "> nesting": "> ",
+    "<span> lines": "x <span>\n",
+    "footnote lines": "[^1]: a\n",
+    "| lines": "|\n",
+    "<a lines": "<a\n",
+    "<div> lines": "<div>\n",
+}
+
+
+def long_comment(line: str) -> str:
+    """A `/perf help` line, then `line` repeated, `LONG_COMMENT` characters in all."""
+    head = "/perf help\n"
+    return (head + line * ((LONG_COMMENT - len(head)) // len(line) + 1))[:LONG_COMMENT]
+
+
+def add_long_comments(state_path: Path, count: int, line: str) -> None:
+    """`count` long comments of `line`s spread over the tracked issues, each by its own writer."""
+    state = json.loads(state_path.read_text(encoding="utf-8"))
+    numbers = [issue["number"] for issue in state["issues"]]
+    first = max((int(c["id"]) for c in state["comments"]), default=0) + 1
+    body = long_comment(line)
+    for n in range(count):
+        state["comments"].append(
+            {
+                "id": first + n,
+                "issue": numbers[n % len(numbers)],
+                "user": f"long{n}",
+                "created_at": f"2026-08-27T{9 + n * 6 // max(count, 1):02d}:{n % 60:02d}:00Z",
+                "body": body,
+            }
+        )
+    state_path.write_text(json.dumps(state, indent=2), encoding="utf-8")
+
+
 def _commands() -> list[str]:
     """Commands on the seed's packets and constraints: two that change the snapshot, two answers."""
     return [
