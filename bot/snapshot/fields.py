@@ -8,7 +8,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, W
 
 from bot.untrusted import echo
 
-_DATE_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
+# ASCII digits only, nothing around them: upstream parses with Go's `time.DateOnly`, which refuses
+# a date padded with spaces (" 2026-08-27") and any other digit.
+_DATE_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 # What an editor can check of a date without parsing it: the shape and plausible month and day.
 DATE_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
 
@@ -19,9 +21,9 @@ def _iso_date(value: Any) -> Any:
         raise ValueError("expected a date (YYYY-MM-DD), got a date and time")
     if isinstance(value, dt.date):
         return value
-    if isinstance(value, str) and _DATE_TEXT.fullmatch(value.strip()):
+    if isinstance(value, str) and _DATE_TEXT.fullmatch(value):
         try:
-            return dt.date.fromisoformat(value.strip())
+            return dt.date.fromisoformat(value)
         except ValueError:
             pass
     raise ValueError(f"{echo(value)} is not a valid date (YYYY-MM-DD)")

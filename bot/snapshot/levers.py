@@ -33,15 +33,37 @@ def ready_by_envelope(levers: Iterable[Lever]) -> dict[str, list[str]]:
 
 
 def graph_findings(levers: tuple[Lever, ...]) -> Iterator[Finding]:
-    """Structural problems of the lever graph (upstream `Validate(graph)`, reduced to what we keep)."""
+    """Structural problems of the lever graph (upstream `Validate(graph)`, reduced to what we keep).
+
+    A repeated id is one finding, at its first repeat; the first lever of that id is the one the
+    graph means, so a repeat's own references and edges are not read (they would report the
+    mistake again, as a lever that names itself and a cycle through itself)."""
     by_id: dict[str, Lever] = {}
+    repeats: set[int] = set()
+    repeated: set[str] = set()
     for index, lever in enumerate(levers):
-        if not lever.id.strip() or lever.id in by_id:
-            yield Finding(("levers", index, "id"), f"lever {lever.id!r} has an empty or duplicate id")
+        if not lever.id.strip():
+            yield Finding(("levers", index, "id"), f"lever {lever.id!r} has an empty id")
+        elif lever.id in by_id:
+            if lever.id not in repeated:
+                yield Finding(("levers", index, "id"), f"duplicate lever id {lever.id!r}")
+            repeated.add(lever.id)
+            repeats.add(index)
+            continue
         elif not lever.envelope_id.strip():
             yield Finding(("levers", index, "envelope_id"), f"lever {lever.id!r} has no envelope")
         by_id.setdefault(lever.id, lever)
+    yield from _reference_findings(levers, by_id, repeats)
+    cycle = find_cycle({lever.id: lever.dependency_ids for lever in by_id.values()})
+    if cycle:
+        index = next(i for i, lever in enumerate(levers) if lever.id == cycle[0])
+        yield Finding(("levers", index, "dependency_ids"), "lever dependency cycle: " + " -> ".join(cycle))
+
+
+def _reference_findings(levers: tuple[Lever, ...], by_id: dict[str, Lever], repeats: set[int]) -> Iterator[Finding]:
     for index, lever in enumerate(levers):
+        if index in repeats:
+            continue
         seen: set[str] = set()
         for field in ("dependency_ids", "conflict_ids"):
             for position, other_id in enumerate(getattr(lever, field)):
@@ -58,10 +80,6 @@ def graph_findings(levers: tuple[Lever, ...]) -> Iterator[Finding]:
                 elif field == "conflict_ids" and lever.enabled and other.enabled and lever.id < other_id:
                     yield Finding(loc, f"conflicting levers {lever.id!r} and {other_id!r} are both enabled")
                 seen.add(other_id)
-    cycle = find_cycle({lever.id: lever.dependency_ids for lever in levers})
-    if cycle:
-        index = next(i for i, lever in enumerate(levers) if lever.id == cycle[0])
-        yield Finding(("levers", index, "dependency_ids"), "lever dependency cycle: " + " -> ".join(cycle))
 
 
 def find_cycle(edges: dict[str, tuple[str, ...]]) -> list[str]:

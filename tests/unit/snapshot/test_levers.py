@@ -59,14 +59,49 @@ def test_a_sound_graph_has_no_findings() -> None:
 
 @pytest.mark.parametrize("ident", ["", "  "])
 def test_an_empty_id_is_reported_at_the_lever(ident: str) -> None:
-    assert findings(lever("a"), lever(ident)) == [
-        Finding(("levers", 1, "id"), f"lever {ident!r} has an empty or duplicate id")
+    assert findings(lever("a"), lever(ident)) == [Finding(("levers", 1, "id"), f"lever {ident!r} has an empty id")]
+    assert findings(lever(ident), lever("a"), lever(ident)) == [
+        Finding(("levers", 0, "id"), f"lever {ident!r} has an empty id"),
+        Finding(("levers", 2, "id"), f"lever {ident!r} has an empty id"),
     ]
 
 
 def test_a_duplicate_id_is_reported_at_the_second_lever_and_the_first_one_counts() -> None:
     found = findings(lever("a", "e1"), lever("b", "e1", deps=("a",)), lever("a", "e2"))
-    assert found == [Finding(("levers", 2, "id"), "lever 'a' has an empty or duplicate id")]
+    assert found == [Finding(("levers", 2, "id"), "duplicate lever id 'a'")]
+
+
+def test_a_duplicate_id_is_one_problem_naming_the_id_and_nothing_follows_from_it() -> None:
+    # A lever copied to make the next one, its id left unchanged: the copy depends on the original
+    # (a self-reference and a cycle, read as written) and conflicts with a lever that does not
+    # name it back. Only the repeated id is reported, once however often it repeats.
+    found = findings(
+        lever("a", conflicts=("c",)),
+        lever("a", deps=("a",), conflicts=("c",)),
+        lever("c", conflicts=("a",)),
+        lever("a", "other", deps=("a", "a", "ghost")),
+    )
+    assert found == [Finding(("levers", 1, "id"), "duplicate lever id 'a'")]
+
+
+def test_beside_a_duplicate_id_the_other_levers_are_still_checked() -> None:
+    found = findings(
+        lever("a"), lever("a"), lever("b", deps=("ghost",)), lever("x", deps=("y",)), lever("y", deps=("x",))
+    )
+    assert found == [
+        Finding(("levers", 1, "id"), "duplicate lever id 'a'"),
+        Finding(("levers", 2, "dependency_ids", 0), "lever 'b' references unknown lever 'ghost'"),
+        Finding(("levers", 3, "dependency_ids"), "lever dependency cycle: x -> y -> x"),
+    ]
+
+
+def test_references_to_a_repeated_id_mean_its_first_lever() -> None:
+    # The repeat is in another envelope and names no conflict: read as the lever `b` and `c` mean,
+    # `c`'s edge would cross envelopes and `b`'s conflict would not be returned.
+    found = findings(
+        lever("a", conflicts=("b",)), lever("b", conflicts=("a",)), lever("c", deps=("a",)), lever("a", "other")
+    )
+    assert found == [Finding(("levers", 3, "id"), "duplicate lever id 'a'")]
 
 
 @pytest.mark.parametrize("envelope", ["", " "])

@@ -222,9 +222,7 @@ def test_a_dependency_is_not_both_open_and_satisfied() -> None:
 
 
 def test_the_lever_graph_findings_come_with_the_wave_rules() -> None:
-    assert validate(edited("levers", 3, id="m.a")) == [
-        Finding(("levers", 3, "id"), "lever 'm.a' has an empty or duplicate id")
-    ]
+    assert validate(edited("levers", 3, id="m.a")) == [Finding(("levers", 3, "id"), "duplicate lever id 'm.a'")]
 
 
 @pytest.mark.parametrize(

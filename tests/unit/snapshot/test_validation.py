@@ -47,6 +47,7 @@ CASES = [
     ),
     ("1-definition", DEFINITION, "definition: ' '\n#", "current snapshot identity is incomplete", "definition: ' '"),
     ("2-as_of", "as_of: 2026-08-27", "as_of: 2026-02-30", "is not a valid date", "as_of: 2026-02-30"),
+    ("2-as_of-padded", "as_of: 2026-08-27", "as_of: ' 2026-08-27'", "is not a valid date", "as_of: ' 2026"),
     (
         "3-duplicate-constraint",
         "  - id: measurement-control-loop\n",
@@ -389,6 +390,17 @@ def test_each_invariant_is_reported_with_its_line(
 
 def test_the_seed_and_the_newest_fixture_are_valid(seed_text: str) -> None:
     assert problems(seed_text) == []
+
+
+def test_a_duplicate_lever_id_is_one_problem_naming_it(seed_text: str) -> None:
+    # `metal.prefix-reuse` renamed to the lever it depends on: read as written, the repeat names
+    # itself and makes a cycle; only the repeated id is the mistake.
+    text = edit(seed_text, "  - id: metal.prefix-reuse\n", "  - id: metal.paged-kv\n")
+    line = line_of(
+        text,
+        "  - id: metal.paged-kv\n    envelope_id: qwen38-27b-q4km-m3pro-p32-t64\n    enabled: false\n    dependency_ids: [metal.paged-kv]",
+    )
+    assert problems(text) == [f"{FILE}:{line}:5: duplicate lever id 'metal.paged-kv'"]
 
 
 def test_every_problem_is_reported_not_just_the_first(seed_text: str) -> None:
