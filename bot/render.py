@@ -14,7 +14,7 @@ from bot.config import SHIPPED_TEMPLATES, PageText
 from bot.errors import BotError, input_error
 from bot.evidence import graph as packet_graph
 from bot.files import read_text
-from bot.snapshot.model import Snapshot, WorkPacket
+from bot.snapshot.model import SCHEMA_ONE, Snapshot, WorkPacket
 from bot.timestamps import duration
 from bot.untrusted import code_span, dot_text, line_start_safe, mermaid_text, neutral, one_line, table_code
 
@@ -162,8 +162,10 @@ class Renderer:
         return self._origins[frames[-1].filename], frames[-1].lineno or 0
 
     def page(self, snapshot: Snapshot, text: PageText) -> str:
+        """The page, in the layout of the snapshot's schema (upstream's /1 has no execution section)."""
         graph = self.graph(packet_graph.build(snapshot), "mermaid") if text.dependency_graph else ""
-        return self.render("page.md.j2", s=snapshot, text=text, graph=graph)
+        layout = "page-schema-1.md.j2" if snapshot.schema_ == SCHEMA_ONE else "page.md.j2"
+        return self.render(layout, s=snapshot, text=text, graph=graph)
 
     def graph(self, graph: packet_graph.Graph, fmt: str) -> str:
         """The graph as mermaid or DOT text (`fmt` names the template under `graph/`)."""

@@ -12,6 +12,10 @@ from bot.untrusted import neutral
 __all__ = ["Collision", "Lever", "OSSRoute", "OSSState", "OSSWalkStep", "ReadyWave"]
 
 SCHEMA_ID = "fak-native-performance-current/2"
+# Upstream's older schema: constraints, waves, collisions and the OSS walk, no programs or packets,
+# four constraint states; its page has its own layout (`templates/page-schema-1.md.j2`).
+SCHEMA_ONE = "fak-native-performance-current/1"
+SCHEMA_IDS = (SCHEMA_ID, SCHEMA_ONE)
 
 ConstraintType = Literal["correctness", "evidence", "dependency", "capacity", "coordination"]
 ConstraintHorizon = Literal["transient", "semi-durable", "structural"]
@@ -23,6 +27,7 @@ ConstraintState = Literal[
     "held-correctness",
     "capacity-bound",
 ]
+SCHEMA_ONE_STATES: frozenset[str] = frozenset({"ready", "waiting-evidence", "held-correctness", "capacity-bound"})
 WorkState = Literal[
     "running",
     "ready",
@@ -177,7 +182,10 @@ class LedgerEntry(Model):
 
 class Snapshot(Model):
     schema_: StrictStr = Field(
-        alias="schema", description=f"Schema id; must be `{SCHEMA_ID}`.", json_schema_extra={"const": SCHEMA_ID}
+        alias="schema",
+        description=f"Schema id: `{SCHEMA_ID}`, or upstream's older `{SCHEMA_ONE}` (no programs or packets; "
+        "its own page layout).",
+        json_schema_extra={"enum": list(SCHEMA_IDS)},
     )
     as_of: IsoDate = Field(description="The date the snapshot speaks for (YYYY-MM-DD); no `review_by` before it.")
     definition: StrictStr = Field(description="The paragraph printed under the page's header; one line.")

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 from bot.snapshot.findings import Finding
 from bot.snapshot.levers import graph_findings, ready_levers
-from bot.snapshot.model import REQUIRED_OSS_STATES, SCHEMA_ID, Snapshot
+from bot.snapshot.model import REQUIRED_OSS_STATES, SCHEMA_ID, SCHEMA_ONE, SCHEMA_ONE_STATES, Snapshot
 
 
 def blank(text: str) -> bool:
@@ -14,10 +14,27 @@ def blank(text: str) -> bool:
 
 
 def _identity(s: Snapshot) -> Iterator[Finding]:
-    if s.schema_ != SCHEMA_ID:
-        yield Finding(("schema",), f"current snapshot identity is incomplete: schema must be {SCHEMA_ID!r}")
+    if s.schema_ not in (SCHEMA_ID, SCHEMA_ONE):
+        yield Finding(
+            ("schema",), f"current snapshot identity is incomplete: schema must be {SCHEMA_ID!r} or {SCHEMA_ONE!r}"
+        )
     if blank(s.definition):
         yield Finding(("definition",), "current snapshot identity is incomplete: definition is blank")
+
+
+def _schema_one(s: Snapshot) -> Iterator[Finding]:
+    """Schema /1 has no programs or packets and four constraint states (its page shows no others)."""
+    if s.schema_ != SCHEMA_ONE:
+        return
+    for key in ("programs", "work_packets"):
+        if getattr(s, key):
+            yield Finding((key,), f"schema {SCHEMA_ONE} has no {key}")
+    for i, c in enumerate(s.constraints):
+        if c.state not in SCHEMA_ONE_STATES:
+            yield Finding(
+                ("constraints", i, "state"),
+                f'current constraint "{c.id}" is incomplete: state "{c.state}" is not a state of schema /1',
+            )
 
 
 def _constraints(s: Snapshot) -> Iterator[Finding]:
@@ -215,6 +232,7 @@ def _oss(s: Snapshot) -> Iterator[Finding]:
 
 UPSTREAM_CHECKS: tuple[Callable[[Snapshot], Iterator[Finding]], ...] = (
     _identity,
+    _schema_one,
     _constraints,
     _programs,
     _packets,

@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from bot.snapshot.findings import Finding
-from bot.snapshot.model import REQUIRED_OSS_STATES, SCHEMA_ID
+from bot.snapshot.model import REQUIRED_OSS_STATES, SCHEMA_ID, SCHEMA_ONE, Snapshot
 from bot.snapshot.upstream_rules import blank
 from bot.snapshot.validation import validate
 from tests.unit.snapshot.values import DATA, edited, replaced, valid
@@ -25,12 +25,56 @@ def test_blank_means_only_whitespace() -> None:
 
 
 def test_identity() -> None:
-    assert validate(valid().model_copy(update={"schema_": "fak-native-performance-current/1"})) == [
-        Finding(("schema",), f"current snapshot identity is incomplete: schema must be {SCHEMA_ID!r}")
+    assert validate(valid().model_copy(update={"schema_": "fak-native-performance-current/3"})) == [
+        Finding(
+            ("schema",),
+            f"current snapshot identity is incomplete: schema must be {SCHEMA_ID!r} or {SCHEMA_ONE!r}",
+        )
     ]
     assert validate(valid().model_copy(update={"definition": " "})) == [
         Finding(("definition",), "current snapshot identity is incomplete: definition is blank")
     ]
+
+
+def schema_one(**changes: object) -> Snapshot:
+    """The small snapshot as schema /1 has it: no programs, no packets, no collision with a packet."""
+    snapshot = valid()
+    kept = {"schema_": SCHEMA_ONE, "programs": (), "work_packets": (), "collisions": snapshot.collisions[:1]}
+    return snapshot.model_copy(update={**kept, **changes})
+
+
+def test_schema_one_without_programs_and_packets_is_valid() -> None:
+    assert validate(schema_one()) == []
+
+
+def test_schema_one_has_no_programs_or_packets() -> None:
+    snapshot = valid()
+    assert validate(schema_one(programs=snapshot.programs)) == [
+        Finding(("programs",), f"schema {SCHEMA_ONE} has no programs")
+    ]
+    assert validate(schema_one(work_packets=snapshot.work_packets[:1])) == [
+        Finding(("work_packets",), f"schema {SCHEMA_ONE} has no work_packets"),
+        Finding(("work_packets", 0, "program_id"), 'invalid work packet "w1": unknown program "p1"'),
+    ]
+
+
+@pytest.mark.parametrize("state", ["ready", "waiting-evidence", "held-correctness", "capacity-bound"])
+def test_schema_one_takes_its_four_constraint_states(state: str) -> None:
+    constraints = tuple(c.model_copy(update={"state": state}) for c in valid().constraints)
+    assert validate(schema_one(constraints=constraints)) == []
+
+
+@pytest.mark.parametrize("state", ["waiting-dependency", "waiting-coordination"])
+def test_schema_one_refuses_the_states_schema_two_added(state: str) -> None:
+    snapshot = valid()
+    constraints = (snapshot.constraints[0], snapshot.constraints[1].model_copy(update={"state": state}))
+    assert validate(schema_one(constraints=constraints)) == [
+        Finding(
+            ("constraints", 1, "state"),
+            f'current constraint "c2" is incomplete: state "{state}" is not a state of schema /1',
+        )
+    ]
+    assert validate(snapshot.model_copy(update={"constraints": constraints})) == []
 
 
 def test_a_duplicate_constraint() -> None:

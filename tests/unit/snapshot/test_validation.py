@@ -41,9 +41,9 @@ CASES = [
     (
         "1-schema",
         "schema: fak-native-performance-current/2",
-        "schema: fak-native-performance-current/1",
+        "schema: fak-native-performance-current/3",
         "current snapshot identity is incomplete",
-        "schema: fak-native-performance-current/1",
+        "schema: fak-native-performance-current/3",
     ),
     ("1-definition", DEFINITION, "definition: ' '\n#", "current snapshot identity is incomplete", "definition: ' '"),
     ("2-as_of", "as_of: 2026-08-27", "as_of: 2026-02-30", "is not a valid date", "as_of: 2026-02-30"),
@@ -390,6 +390,18 @@ def test_each_invariant_is_reported_with_its_line(
 
 def test_the_seed_and_the_newest_fixture_are_valid(seed_text: str) -> None:
     assert problems(seed_text) == []
+
+
+def test_the_seed_as_schema_one_has_programs_packets_and_states_schema_one_lacks(seed_text: str) -> None:
+    text = edit(seed_text, "schema: fak-native-performance-current/2", "schema: fak-native-performance-current/1")
+    programs, packets = (
+        line_of(text, "programs:\n  - id: mac-top10"),
+        line_of(text, "work_packets:\n  - id: cuda.cache"),
+    )
+    found = problems(text)
+    assert f"{FILE}:{programs}:1: schema fak-native-performance-current/1 has no programs" in found
+    assert f"{FILE}:{packets}:1: schema fak-native-performance-current/1 has no work_packets" in found
+    assert sum("is not a state of schema /1" in p for p in found) == 4  # two waiting-coordination, two -dependency
 
 
 def test_a_duplicate_lever_id_is_one_problem_naming_it(seed_text: str) -> None:
