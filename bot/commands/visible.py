@@ -86,8 +86,9 @@ def _with_marks(lines: Sequence[str], candidates: Sequence[int], prefix: str) ->
     out = list(lines)
     for index, number in enumerate(candidates):
         line = out[number]
-        at = line.index(prefix)  # the first non-blank text of a candidate line is the prefix
-        out[number] = line[:at] + _mark(index) + line[at:]
+        at = line.find(prefix)  # the first non-blank text of a candidate line is the prefix ...
+        if at >= 0:  # ... unless the prefix holds what no comment may (a mark, `data-sourcepos`)
+            out[number] = line[:at] + _mark(index) + line[at:]
     return "\n".join(out)
 
 

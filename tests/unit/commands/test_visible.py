@@ -134,6 +134,10 @@ def test_a_prefix_a_mark_would_change_is_read_only_where_the_mark_changes_nothin
     assert paragraph_lines("x\n_bot help", "_bot") == [(2, "_bot help")]
 
 
+def test_a_prefix_holding_a_mark_reads_no_line() -> None:
+    assert paragraph_lines("/\ue000x help", "/\ue000x") == []
+
+
 FRAGMENTS = (
     "", "text", "```", "~~~", "    code", "> quote", ">", "- item", "* item", "1. item", "---", "===", "|",
     "a | b", "-|-", "|---|---|", "| a |", ":-:|", "`", "``", "![alt", "](x.png)", "[link", "](http://x)", "[x]: /u",
