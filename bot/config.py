@@ -7,7 +7,8 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator, model_validator
 
-from bot.github.branch_file import branch_file
+from bot.errors import InputError, Problem
+from bot.github.branch_file import branch_file, branch_name_problem
 from bot.snapshot.model import WorkState
 from bot.snapshot.store import load_model
 
@@ -111,9 +112,40 @@ class PullRequestSettings(Strict):
         description="The regeneration PR's title.",
     )
 
+    @field_validator("branch")
+    @classmethod
+    def _a_branch(cls, name: str) -> str:
+        """Refused here rather than by GitHub at the first PR write, after the run's comments."""
+        problem = branch_name_problem(name)
+        if problem is not None:
+            raise ValueError(f"{name!r} {problem}")
+        return name
+
+
+# A prefix is matched at the start of a stripped line, followed by a space or the line's end: one
+# that is empty, starts or ends with white space, or holds a line break would match no line (or every one).
+_PREFIX = r"^[^\s\x00-\x1f\x7f]([^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f])?$"
+
 
 class CommandSettings(Strict):
-    prefix: StrictStr = Field(default="/perf", description="A comment line starting with this is a command.")
+    prefix: StrictStr = Field(
+        default="/perf",
+        max_length=100,
+        json_schema_extra={"pattern": _PREFIX},
+        description="A comment line starting with this is a command (not empty; no white space at either end, "
+        "no control character). The workflow's `if:` filters comments by it too: change both together.",
+    )
+
+    @field_validator("prefix")
+    @classmethod
+    def _a_prefix(cls, prefix: str) -> str:
+        if not re.fullmatch(_PREFIX, prefix):
+            raise ValueError(
+                f"{prefix!r}: a prefix must be at least one character, with no white space at either end and no "
+                "control character or line break (an empty one would make no comment line a command)"
+            )
+        return prefix
+
     review_days: StrictInt = Field(
         default=7, gt=0, description="Days from the comment's date to the new `review_by` of `/perf review`."
     )
@@ -256,4 +288,12 @@ def load_settings(path: Path) -> Settings:
     root = path.resolve().parent.parent
     with contextlib.suppress(ValueError):  # keep messages short when the repo is under the cwd
         root = root.relative_to(Path.cwd())
-    return Settings(config=loaded.model, root=root, file=path)
+    settings = Settings(config=loaded.model, root=root, file=path)
+    templates = loaded.model.templates
+    if templates is not None and not settings.templates_path.is_dir():
+        # Else every template would silently come from the shipped set, and the repository's own never.
+        line, column = loaded.locate(("templates",))
+        where = settings.templates_path
+        found = "is not a folder" if where.exists() else "does not exist"
+        raise InputError([Problem(str(path), line, column, f"templates: {templates!r} ({where}) {found}")])
+    return settings

@@ -61,7 +61,10 @@ def test_the_shipped_readback_is_two_leases_for_issue_9420() -> None:
             [("x", "c")],
         ),
         (
-            [acquire("model", "a", ["m/**"], loop_ts="t1"), acquire("model", "b", ["m/**"], loop_ts="t2")],
+            [
+                acquire("model", "a", ["m/**"], loop_ts="t1", acquired_at=T0),
+                acquire("model", "b", ["m/**"], loop_ts="t2", acquired_at=T0),
+            ],
             [("model", "a"), ("model", "b")],
         ),
     ],
@@ -261,11 +264,41 @@ def test_the_issue_of_a_holder_is_a_plain_bounded_number() -> None:
     assert short.issue(r"issue-(\d+)") == 9420
 
 
-def test_a_stamp_at_the_edge_of_the_calendar_is_not_a_time() -> None:
-    text = journal(acquire("m", "a", ["m/**"], heartbeat_at="0001-01-01T00:00:00+14:00", loop_ts="x"))
-    (lease,) = parse_leases(text, "j").live
-    assert lease.last_seen() is None
-    assert not lease.is_stale(dt.datetime(2026, 8, 27, tzinfo=dt.UTC), 50, 5)
+@pytest.mark.parametrize(
+    ("field", "stamp"),
+    [
+        ("acquired_at", "yesterday"),
+        ("acquired_at", "2026-13-01T00:00:00Z"),
+        ("heartbeat_at", "0001-01-01T00:00:00+14:00"),  # outside the years 1 to 9999 in UTC
+        ("heartbeat_at", ""),
+    ],
+)
+def test_a_lease_time_that_is_no_time_is_refused_naming_its_line(field: str, stamp: str) -> None:
+    """A lease whose time cannot be read would never go stale: it is an error, not a lease."""
+    text = journal(acquire("c", "b", ["c/**"]), acquire("m", "a", ["m/**"], **{field: stamp}))
+    with pytest.raises(InputError) as caught:
+        parse_leases(text, "j")
+    assert caught.value.problems[0].line == 2
+    assert f"{field}: {stamp!r} is not an ISO-8601 time" in caught.value.problems[0].message
+
+
+def test_a_heartbeat_whose_time_is_no_time_is_refused() -> None:
+    text = journal(acquire("m", "a", ["m/**"]), op("HEARTBEAT", "m", heartbeat_at="soon"))
+    with pytest.raises(InputError, match="HEARTBEAT entry: heartbeat_at: 'soon' is not an ISO-8601 time"):
+        parse_leases(text, "j")
+
+
+@pytest.mark.parametrize("fmt", ["journal", "array", "published"])
+def test_a_byte_order_mark_is_read_past(fmt: str) -> None:
+    lease = acquire("m", "issue-7", ["m/**"])["lease"]
+    text = {
+        "journal": journal(acquire("m", "issue-7", ["m/**"])),
+        "array": json.dumps([lease]),
+        "published": json.dumps({"readback_at": T0, "source": "live-array", "leases": [lease]}),
+    }[fmt]
+    plain, marked = parse_leases(text, "j"), parse_leases("\ufeff" + text, "j")
+    assert marked == plain
+    assert [x.holder for x in marked.live] == ["issue-7"]
 
 
 def test_a_long_lease_is_described_in_one_bounded_line() -> None:

@@ -45,7 +45,7 @@ def _run(args: argparse.Namespace, context: RunContext) -> int:
     from bot.cli import files
 
     if args.command == "init":
-        return files.init(args.dir, args.action)
+        return files.init(args.dir, args.action, args.branch)
     from bot.config import load_settings
 
     settings = load_settings(args.config)

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import re
 from collections.abc import Callable
 from pathlib import Path
 
+from bot.github.branch_file import branch_name_problem
 from bot.schema_kinds import KINDS
 from bot.timestamps import parse_timestamp, plausible_now
 
 LEASES_METAVAR = "PATH|BRANCH:PATH"
 LEASES_HELP = "lease readback: a path, or BRANCH:PATH read from GitHub (default: the config's `leases`)"
+# An action a workflow uses, pinned to a full commit SHA (a tag or a branch can be moved under it).
+PINNED_ACTION = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[A-Za-z0-9_./-]+)?@[0-9a-f]{40}")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -27,7 +31,15 @@ def parser() -> argparse.ArgumentParser:
     publish_leases(command("publish-leases", "commit the live leases to a branch where runs read them (next to dos)"))
     init = sub.add_parser("init", help="scaffold a repository that adopts perfbot (writes no existing file)")
     init.add_argument("--dir", type=Path, default=Path(), help="the repository's root (default: here)")
-    init.add_argument("--action", metavar="OWNER/REPO@SHA", help="the perfbot action the workflow uses, pinned")
+    init.add_argument(
+        "--action", type=pinned_action, metavar="OWNER/REPO@SHA", help="the perfbot action the workflow uses, pinned"
+    )
+    init.add_argument(
+        "--branch",
+        type=branch_name,
+        metavar="NAME",
+        help="the default branch the workflow's push trigger names (default: origin/HEAD's branch, else HEAD's)",
+    )
     showing_commands(command)
     schema = command("schema", "print the JSON Schema of the snapshot (default) or of the config")
     schema.add_argument("kind", nargs="?", choices=KINDS, help="which schema (--check/--write: default both)")
@@ -67,7 +79,9 @@ def reconcile_arguments(reconcile: argparse.ArgumentParser) -> None:
     observing(reconcile)
     reconcile.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
     reconcile.add_argument("--json", action="store_true", help="print the plan as JSON")
-    reconcile.add_argument("--max-writes", type=int, default=50, help="write budget of one run (default 50)")
+    reconcile.add_argument(
+        "--max-writes", type=write_budget, default=50, help="write budget of one run, 0 or more (default 50)"
+    )
     reconcile.add_argument("--event-name", help="the triggering event (default: $GITHUB_EVENT_NAME)")
     reconcile.add_argument("--event-path", type=Path, help="the event's JSON payload (default: $GITHUB_EVENT_PATH)")
     reconcile.add_argument(
@@ -133,3 +147,27 @@ def timestamp(text: str) -> dt.datetime:
     if not plausible_now(value):
         raise argparse.ArgumentTypeError(f"not a plausible current time: {text!r}")
     return value
+
+
+def write_budget(text: str) -> int:
+    """A whole number of writes, 0 or more (with 0, every write waits for a later run)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+    return value
+
+
+def pinned_action(text: str) -> str:
+    if not PINNED_ACTION.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not OWNER/REPO@<40-hex commit SHA>")
+    return text
+
+
+def branch_name(text: str) -> str:
+    problem = branch_name_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{text!r} {problem}")
+    return text

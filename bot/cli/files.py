@@ -24,13 +24,20 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAILED = 0, 1
 
 
-def init(directory: Path, action: str | None) -> int:
-    from bot import adopt
+def init(directory: Path, action: str | None, branch: str | None) -> int:
+    from bot.adopt import branch as branches
+    from bot.adopt import place
+    from bot.adopt.scaffold import UNSET_ACTION, WORKFLOW, scaffold
 
-    for path in adopt.init(directory, dt.datetime.now(dt.UTC).date(), action):
+    root = directory.resolve()
+    default = branch or branches.default_branch(directory)
+    files = scaffold(dt.datetime.now(dt.UTC).date(), action, default)
+    place.write_all(root, files)
+    for path in files:
         print(f"wrote {directory / path}")
+    print(f"the workflow's push trigger is on {default}{'' if branch else ' (the default branch, from git)'}")
     if action is None:
-        print(f"set `uses: {adopt.UNSET_ACTION}` in {adopt.WORKFLOW} to the perfbot action, pinned to a commit")
+        print(f"set `uses: {UNSET_ACTION}` in {WORKFLOW} to the perfbot action, pinned to a commit")
     return EXIT_OK
 
 

@@ -13,7 +13,7 @@ import datetime as dt
 import re
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictStr, ValidationError
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator
 
 from bot.errors import InputError, Problem, validation_problems
 from bot.json_input import JsonProblem, loads, parse_value
@@ -59,6 +59,14 @@ class Lease(BaseModel):
     ttl_minutes: int | None = Field(default=None, ge=0, le=10**9)
     host_id: Name | None = None
     mode: Name | None = None
+
+    @field_validator("acquired_at", "heartbeat_at")
+    @classmethod
+    def _a_time(cls, text: str | None) -> str | None:
+        """A time that cannot be read would make the lease never stale: refused, as dos writes ISO-8601."""
+        if text is not None and parse_timestamp(text) is None:
+            raise ValueError(f"{text[:40]!r} is not an ISO-8601 time")
+        return text
 
     @property
     def key(self) -> tuple[str, str]:
@@ -138,7 +146,9 @@ def detect_format(text: str) -> LeaseFormat:
 
 
 def parse_leases(text: str, file: str) -> LeaseReadback:
-    """Read any lease format; garbage and empty trees are errors naming file and line."""
+    """Read any lease format; garbage and empty trees are errors naming file and line. A byte order
+    mark at the start (a Windows editor's, or PowerShell's redirection) is not part of the JSON."""
+    text = text.removeprefix("\ufeff")
     if not text.strip():
         return LeaseReadback(file, "journal", (), warnings=(f"{file}: the lease file is empty: no live leases",))
     found = detect_format(text)

@@ -33,6 +33,20 @@ def _is_branch(name: str) -> bool:
     )
 
 
+def branch_name_problem(name: str) -> str | None:
+    """Why git would refuse `name` as a branch (`git check-ref-format --branch`), or None."""
+    if not name:
+        return "is empty"
+    if name.startswith("-") or name == "HEAD":
+        return "is not a branch name git accepts (it starts with `-` or is `HEAD`)"
+    if not _is_branch(name):
+        return (
+            "is not a branch name git accepts (no space, control character or any of ~^:?*[\\, no `..` or `@{`, "
+            "no empty part, and no part that starts with `.` or ends with `.` or `.lock`)"
+        )
+    return None
+
+
 def branch_file(text: str) -> BranchFile | None:
     """`BRANCH:PATH` as a branch file; None for a path in the checkout (no colon, or what comes
     before it is no branch name, e.g. `./a:b`). A branch with a bad path is a ValueError."""

@@ -1,17 +1,28 @@
-"""`perfbot init`: a new repository that validates and renders, from files shipped in the package."""
+"""`perfbot init`: a repository fitted to the one it runs in (its default branch, the schemas its
+`$schema` lines name, neutral words), written all or nothing and only inside `--dir`; then the
+new repository validates, renders, checks its schemas, reconciles against the GitHub double, and
+its workflow passes actionlint and zizmor."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
+import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
 
-from bot.adopt import UNSET_ACTION, scaffold
+from bot.adopt import place
+from bot.adopt.scaffold import UNSET_ACTION, push_filter, scaffold
 from bot.cli import main
 from bot.config import SHIPPED_TEMPLATES
+from bot.errors import OutputError
+from bot.files import write_atomic
+from tests.backends import cli_over, double_on, live_environ
 from tests.paths import ROOT
 from tests.test_workflows import PINNED, started_jobs
 
@@ -22,30 +33,176 @@ FILES = [
     "config/leases.json",
     ".github/workflows/perfbot.yml",
     "docs/current-constraints.md",
+    "schema/snapshot.schema.json",
+    "schema/config.schema.json",
 ]
+TOOLS = Path(sys.executable).parent
+
+
+def git(repo: Path, *args: str) -> str:
+    environment = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.com"}
+    environment |= {"GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@example.com"}
+    done = subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=environment)
+    return done.stdout.strip()
+
+
+def new_repo(tmp_path: Path, branch: str, *, commit: bool) -> Path:
+    repo = tmp_path / "adopter"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", branch)
+    if commit:
+        (repo / "README.md").write_text("adopter\n", encoding="utf-8")
+        git(repo, "add", "README.md")
+        git(repo, "commit", "-q", "-m", "first")
+    return repo
 
 
 @pytest.fixture
 def empty_repo(tmp_path: Path) -> Path:
-    repo = tmp_path / "adopter"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    return repo
+    return new_repo(tmp_path, "main", commit=False)
 
 
-def test_init_then_validate_and_render_check_pass(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["init", "--dir", str(empty_repo), "--action", ACTION]) == 0
-    assert capsys.readouterr().out.splitlines() == [f"wrote {empty_repo / f}" for f in FILES]
-    config = str(empty_repo / "config" / "perfbot.yaml")
-    assert main(["validate", "--config", config]) == 0
-    assert "valid (1 constraints, 1 programs, 1 packets)" in capsys.readouterr().out
-    assert main(["render", "--check", "--config", config]) == 0
-    snapshot = (empty_repo / "config" / "snapshot.yaml").read_text(encoding="utf-8")
-    assert snapshot.startswith("# yaml-language-server: $schema=../schema/snapshot.schema.json\n")
-    state = empty_repo / "state.json"
-    state.write_text('{"repository": "example/adopter"}', encoding="utf-8")
-    assert main(["reconcile", "--config", config, "--offline", str(state), "--dry-run"]) == 0
-    assert "pull request: none on perfbot/update" in capsys.readouterr().out
+def listing(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if ".git" not in p.relative_to(root).parts)
+
+
+def push_branches(repo: Path) -> list[str]:
+    workflow = YAML(typ="safe").load((repo / ".github" / "workflows" / "perfbot.yml").read_text(encoding="utf-8"))
+    branches: list[str] = workflow["on"]["push"]["branches"]
+    return branches
+
+
+def lint_tool(name: str) -> str:
+    """actionlint and zizmor come with the lint extra; a clone without it skips, CI fails."""
+    found = shutil.which(name, path=str(TOOLS)) or shutil.which(name)
+    if found is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{name} is missing: .ci/run installs it with the lint extra")
+        pytest.skip(f"{name} is missing: pip install -e '.[lint]'")
+    return found
+
+
+def reconcile_on_the_double(repo: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    state = repo.parent / "state.json"
+    issue = {"number": 1, "title": "First measurement", "state": "open"}
+    state.write_text(json.dumps({"repository": "example/adopter", "issues": [issue]}), encoding="utf-8")
+    double = double_on(state, repo)
+    with cli_over(double):
+        status = main(
+            ["reconcile", "--config", str(repo / "config" / "perfbot.yaml"), "--json"],
+            environ=live_environ("example/adopter"),
+        )
+    out = capsys.readouterr().out
+    assert status == 0, out
+    plan: dict[str, object] = json.loads(out)
+    return plan
+
+
+@pytest.mark.parametrize(
+    ("branch", "commit"), [("main", True), ("trunk", True), ("pilot", False)], ids=["main", "trunk", "no-commits"]
+)
+def test_init_fits_the_repository_and_everything_passes_on_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], branch: str, commit: bool
+) -> None:
+    repo = new_repo(tmp_path, branch, commit=commit)
+    assert main(["init", "--dir", str(repo), "--action", ACTION]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        *(f"wrote {repo / f}" for f in FILES),
+        f"the workflow's push trigger is on {branch} (the default branch, from git)",
+    ]
+    assert push_branches(repo) == [branch]
+    config = str(repo / "config" / "perfbot.yaml")
+    for command in (["validate"], ["render", "--check"], ["schema", "--check"]):
+        assert main([*command, "--config", config]) == 0, command
+    capsys.readouterr()
+    plan = reconcile_on_the_double(repo, capsys)
+    assert [p["id"] for p in plan["packets"]] == ["example.first-measurement"]  # type: ignore[attr-defined]
+    workflow = str(repo / ".github" / "workflows" / "perfbot.yml")
+    linted = subprocess.run([lint_tool("actionlint"), workflow], capture_output=True, text=True, check=False)
+    assert (linted.returncode, linted.stdout) == (0, ""), linted.stdout
+    audit = [lint_tool("zizmor"), "--offline", "--min-severity", "low", "--format", "plain", str(repo / ".github")]
+    audited = subprocess.run(audit, capture_output=True, text=True, check=False)
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    assert "No findings to report" in audited.stdout
+
+
+def test_the_placeholder_pin_passes_both_linters_and_init_says_to_replace_it(
+    empty_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init", "--dir", str(empty_repo)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith(f"set `uses: {UNSET_ACTION}`")
+    workflow = empty_repo / ".github" / "workflows" / "perfbot.yml"
+    assert f"uses: {UNSET_ACTION}\n" in workflow.read_text(encoding="utf-8")
+    assert subprocess.run([lint_tool("actionlint"), str(workflow)], check=False).returncode == 0
+    audit = [lint_tool("zizmor"), "--offline", "--min-severity", "low", str(workflow)]
+    assert subprocess.run(audit, capture_output=True, check=False).returncode == 0
+
+
+def test_the_default_branch_of_a_clone_is_the_remotes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    upstream = new_repo(tmp_path, "develop", commit=True)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(upstream), str(clone)], check=True)
+    git(clone, "checkout", "-q", "-b", "my-feature")
+    assert main(["init", "--dir", str(clone)]) == 0
+    assert push_branches(clone) == ["develop"]
+
+
+def test_branch_names_the_push_trigger_and_git_is_not_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plain = tmp_path / "not-a-repo"
+    assert main(["init", "--dir", str(plain)]) == 1
+    assert (
+        capsys.readouterr().err
+        == f"{plain}: cannot tell its default branch: it does not exist yet; name it with --branch NAME\n"
+    )
+    plain.mkdir()
+    assert main(["init", "--dir", str(plain)]) == 1
+    assert "it is not a git repository; name it with --branch NAME" in capsys.readouterr().err
+    assert list(plain.iterdir()) == []
+    assert main(["init", "--dir", str(plain), "--branch", "release+1"]) == 0
+    assert push_branches(plain) == ["release\\+1"]  # a branch filter that matches that branch alone
+    assert capsys.readouterr().out.splitlines()[-2] == "the workflow's push trigger is on release+1"
+
+
+def test_a_folder_inside_a_repository_is_not_its_root(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    inside = empty_repo / "sub"
+    inside.mkdir()
+    assert main(["init", "--dir", str(inside)]) == 1
+    assert "is inside the git repository at" in capsys.readouterr().err
+    assert list(inside.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--action", "example/perfbot@v1"],
+        ["--action", "example/perfbot@3d3c42e5"],
+        ["--branch", "bad..name"],
+        ["--branch", "-x"],
+        ["--branch", "a b"],
+        ["--branch", "HEAD"],
+        ["--branch", "feature/.hidden"],
+    ],
+)
+def test_a_bad_flag_value_is_a_usage_error(
+    empty_repo: Path, flags: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["init", "--dir", str(empty_repo), *flags])
+    assert stopped.value.code == 2
+    assert f"argument {flags[0]}: " in capsys.readouterr().err
+    assert listing(empty_repo) == []
+
+
+@pytest.mark.parametrize("value", ["-1", "x", "1.5", ""])
+def test_a_write_budget_below_zero_is_a_usage_error(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["reconcile", "--dry-run", "--max-writes", value])
+    assert stopped.value.code == 2
+    assert "argument --max-writes: " in capsys.readouterr().err
+
+
+# All or nothing, and only inside --dir.
 
 
 def test_init_refuses_to_overwrite_and_writes_nothing(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -54,36 +211,124 @@ def test_init_refuses_to_overwrite_and_writes_nothing(empty_repo: Path, capsys: 
     page.write_text("ours\n", encoding="utf-8")
     assert main(["init", "--dir", str(empty_repo)]) == 1
     assert capsys.readouterr().err == f"{page}: already exists; perfbot init writes nothing\n"
-    assert sorted(p.relative_to(empty_repo).as_posix() for p in empty_repo.rglob("*") if ".git" not in p.parts) == [
-        "docs",
-        "docs/current-constraints.md",
-    ]
+    assert listing(empty_repo) == ["docs", "docs/current-constraints.md"]
     assert page.read_text(encoding="utf-8") == "ours\n"
 
 
-def test_init_takes_only_a_pinned_action(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["init", "--dir", str(empty_repo), "--action", "example/perfbot@v1"]) == 1
-    assert "is not OWNER/REPO@<40-hex commit SHA>" in capsys.readouterr().err
-    assert list(empty_repo.iterdir()) == [empty_repo / ".git"]
+@pytest.mark.parametrize("blocker", [".github", "docs", "config", "schema", ".github/workflows"])
+def test_a_file_in_the_way_of_a_folder_stops_every_write(
+    empty_repo: Path, blocker: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (empty_repo / blocker).parent.mkdir(parents=True, exist_ok=True)
+    (empty_repo / blocker).write_text("a file\n", encoding="utf-8")
+    before = listing(empty_repo)
+    assert main(["init", "--dir", str(empty_repo)]) == 1
+    assert f"{empty_repo / blocker} is not a folder; perfbot init writes nothing" in capsys.readouterr().err
+    assert listing(empty_repo) == before
+
+
+def test_a_dangling_link_is_never_written_through(
+    empty_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "outside" / "perfbot.yaml"
+    (empty_repo / "config").mkdir()
+    (empty_repo / "config" / "perfbot.yaml").symlink_to(outside)
+    assert main(["init", "--dir", str(empty_repo)]) == 1
+    assert f"{empty_repo / 'config' / 'perfbot.yaml'}: already exists" in capsys.readouterr().err
+    assert not outside.parent.exists()
+    assert listing(empty_repo) == ["config", "config/perfbot.yaml"]
+
+
+def test_a_folder_linked_outside_the_repository_is_refused(
+    empty_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (empty_repo / "docs").symlink_to(outside)
+    assert main(["init", "--dir", str(empty_repo)]) == 1
+    assert "is a symbolic link that leads outside" in capsys.readouterr().err
+    assert list(outside.iterdir()) == []
+    assert listing(empty_repo) == ["docs"]
+
+
+def test_a_folder_linked_inside_the_repository_is_written_through(
+    empty_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (empty_repo / "site" / "docs").mkdir(parents=True)
+    (empty_repo / "docs").symlink_to(empty_repo / "site" / "docs")
+    assert main(["init", "--dir", str(empty_repo)]) == 0
+    assert (empty_repo / "site" / "docs" / "current-constraints.md").is_file()
+
+
+def test_a_write_that_fails_takes_back_what_was_written(
+    empty_repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (empty_repo / "config").mkdir()  # a folder that was there stays
+    written: list[Path] = []
+
+    def fourth_fails(path: Path, text: str) -> None:
+        if len(written) == 3:
+            raise OutputError(f"{path}: cannot write: No space left on device")
+        write_atomic(path, text)
+        written.append(path)
+
+    monkeypatch.setattr(place, "write_atomic", fourth_fails)
+    assert main(["init", "--dir", str(empty_repo)]) == 1
+    assert capsys.readouterr().err.endswith("No space left on device; perfbot init took back what it had written\n")
+    assert len(written) == 3
+    assert listing(empty_repo) == ["config"]
+
+
+# What the files say.
 
 
 def test_the_scaffolded_workflow() -> None:
-    files = scaffold(dt.date(2026, 9, 1), ACTION)
+    files = scaffold(dt.date(2026, 9, 1), ACTION, "trunk")
     workflow = YAML(typ="safe").load(files[".github/workflows/perfbot.yml"])
     job = workflow["jobs"]["perfbot"]
     uses = [step["uses"] for step in job["steps"]]
     assert uses[-1] == ACTION
     assert all(PINNED.match(ref) for ref in uses)
     assert workflow["permissions"] == {}
+    assert workflow["on"]["repository_dispatch"] == {"types": ["perfbot-leases"]}
+    assert job["concurrency"] == {"group": "perfbot-writer", "cancel-in-progress": False}
+    assert job["timeout-minutes"] > 0
     plain = {"action": "created", "comment": {"body": "thanks", "user": {"type": "User"}}}
     command = {"action": "created", "comment": {"body": "/perf help", "user": {"type": "User"}}}
     assert started_jobs(workflow, "issue_comment", plain) == []
     assert started_jobs(workflow, "issue_comment", command) == ["perfbot"]
-    assert UNSET_ACTION in scaffold(dt.date(2026, 9, 1), None)[".github/workflows/perfbot.yml"]
+    assert started_jobs(workflow, "repository_dispatch", {"action": "perfbot-leases"}) == ["perfbot"]
+    assert started_jobs(workflow, "repository_dispatch", {"action": "other"}) == []
+    assert UNSET_ACTION in scaffold(dt.date(2026, 9, 1), None, "main")[".github/workflows/perfbot.yml"]
+
+
+@pytest.mark.parametrize("branch", ["main", "release+1", "a!b", 'q"uote', "x/y#z", "ünï", "{a}", "a,b"])
+def test_any_branch_git_takes_is_one_filter_that_matches_it(branch: str) -> None:
+    workflow = YAML(typ="safe").load(scaffold(dt.date(2026, 9, 1), ACTION, branch)[".github/workflows/perfbot.yml"])
+    (entry,) = workflow["on"]["push"]["branches"]
+    assert entry == json.loads(push_filter(branch))
+    assert entry.replace("\\", "") == branch
+
+
+def test_the_schemas_the_dollar_schema_lines_name_are_written() -> None:
+    files = scaffold(dt.date(2026, 9, 1), None, "main")
+    for path in ("config/snapshot.yaml", "config/perfbot.yaml"):
+        first = files[path].splitlines()[0]
+        assert first.startswith("# yaml-language-server: $schema=../")
+        assert (Path(path).parent / first.split("=", 1)[1]).as_posix().replace("config/../", "") in files
+
+
+def test_the_adopters_files_carry_none_of_the_seeds_words() -> None:
+    files = scaffold(dt.date(2026, 9, 1), None, "main")
+    for path in ("config/perfbot.yaml", "config/snapshot.yaml", "config/leases.json", "docs/current-constraints.md"):
+        text = files[path].replace("schema: fak-native-performance-current/2", "")  # the format's name
+        for seed_word in ("DOS", "fak-native", "9420", "native-performance", "README", "in its README"):
+            assert seed_word not in text, (path, seed_word)
+    assert "docs/reference.md" in files["config/perfbot.yaml"]
 
 
 def test_the_snapshot_is_dated_by_the_run() -> None:
-    snapshot = scaffold(dt.date(2026, 9, 1), None)["config/snapshot.yaml"]
+    snapshot = scaffold(dt.date(2026, 9, 1), None, "main")["config/snapshot.yaml"]
     assert "\nas_of: 2026-09-01\n" in snapshot
     assert "    review_by: 2026-09-15\n" in snapshot
 
