@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 from githubkit.exception import GitHubException, RateLimitExceeded, RequestFailed
 
+from bot.github.live.answers import error_body
+
 # The first wait for a secondary limit that names none; each repeat in the run doubles it.
 SECONDARY_FIRST_WAIT = dt.timedelta(seconds=60)
 # All the waiting one run may do for rate limits: a scheduled run that sleeps longer than this
@@ -37,12 +39,7 @@ class Limited:
 
 
 def _says_secondary(exc: RequestFailed) -> bool:
-    try:
-        body = exc.response.raw_response.json()
-    except ValueError:
-        return False
-    if not isinstance(body, dict):
-        return False
+    body = error_body(exc.response.raw_response)
     said = f"{body.get('message', '')} {body.get('documentation_url', '')}".lower()
     return "secondary rate limit" in said or "secondary-rate-limit" in said
 
