@@ -259,13 +259,15 @@ def _decorated(lines: list[str], layout: Layout, rng: random.Random) -> Rendered
         if place.starts is not None and rng.random() < chance:
             where = place.record if place.record and not place.first else None
             text = f"# note {len(rendered.comments)}: {rng.choice(['why', 'see #12', 'a: b', ''])}".rstrip(" :")
-            column = rng.choice([0, place.starts]) if where is None else place.starts
+            column = rng.choice([0, place.starts])  # deeper, after a block scalar, would be its text
             out.append(" " * column + text + "\n")
             rendered.comments.append((text, where))
             if where is not None:
                 blocks.setdefault(where, []).append(out[-1])
-        if place.starts is not None and place.record is None and rng.random() < chance / 2:
+        if place.starts is not None and rng.random() < chance / 2:
             out.append("\n")
+            if place.record is not None and not place.first:
+                blocks.setdefault(place.record, []).append(out[-1])
         if layout.quoted_keys and place.starts is not None:
             line = _quoted_key(line, place.starts, rng)
         if place.ends and rng.random() < chance:

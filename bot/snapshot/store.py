@@ -1,9 +1,13 @@
 """Round-trip YAML storage, loading side: YAML text to a validated model, with located errors.
 
 The store (this module and the other `store*` modules) is the only code that touches ruamel.
-Loading keeps the source text next to the validated model, and builds the comment-preserving tree
-from it when asked, so errors name file:line:col and a save can write only what changed
-(`store_rewrite.save_text`).
+There is one way in: libyaml's C parser (`store_libyaml`) builds the data the model is validated
+from, and keeps where each top-level key and list item starts, so a save can find the few records
+that changed without reading the rest again (`store_save.save_text`). Text the C parser may read
+otherwise than ruamel is read by ruamel's round-trip loader, which also names the line and column
+of whatever it refuses. Loading keeps the source text next to the validated model, and builds
+the comment-preserving tree from it only when asked (to locate a problem, or for a whole round
+trip).
 
 A hand-kept snapshot gains nothing from YAML's anchors, aliases and merge keys, and they are how
 a 33 KB file expands into gigabytes or a value hides behind `<<:`; they are refused, as are

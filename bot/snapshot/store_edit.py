@@ -38,7 +38,7 @@ from bot.snapshot.store import MAX_DEPTH, MAX_INTEGER_DIGITS, PlainDate, parse_t
 from bot.snapshot.store_libyaml import load_data
 from bot.snapshot.store_outline import BlockList, BlockMap, Entry, Leaf, Piece, Pos, comments, content_len, source_lines
 from bot.snapshot.store_patch import built, restyled
-from bot.snapshot.store_style import Style, entry_lines, item_lines, learn
+from bot.snapshot.store_style import Style, Writer, learn
 
 
 class Declined(Exception):
@@ -57,11 +57,12 @@ class Edit:
 @dataclass(frozen=True)
 class Context:
     """What the edits of one piece are made with: the file's lines, where the piece's quoted and
-    block scalars are (for finding comments), and the style to write in."""
+    block scalars are (for finding comments), the style to write in and the save's writer."""
 
     lines: list[str]
     scalars: list[tuple[Pos, Pos]]
     style: Style
+    writer: Writer
 
 
 def _indented(col: int, found: list[str]) -> str:
@@ -125,12 +126,12 @@ def _replaced(ctx: Context, entry: Entry, new: Any, sparse: Any) -> list[Edit]:
     """`entry`'s value written anew; comments inside the old value go on lines before the key."""
     node, lines = entry.value, ctx.lines
     value = _value_node(node, new, sparse, ctx.style)
-    out = entry_lines(entry.key, value, entry.start[1], ctx.style)
+    out = ctx.writer.entry_lines(entry.key, value, entry.start[1], ctx.style)
     if not out[0].startswith(entry.key + ":"):
         raise Declined  # a key ruamel quotes: not one of the model's
     body = "".join(out)[len(entry.key) : -1]
     start = entry.key_end
-    if node.start[0] == entry.start[0] and isinstance(node, Leaf) and body.startswith(": "):
+    if node.start[0] == entry.start[0] and isinstance(node, Leaf) and node.start != node.end and body.startswith(": "):
         start, body = node.start, body[2:]  # on the key's line, only the value is written over
     end = node.end
     found = comments(lines, start, end, ctx.scalars)
@@ -167,7 +168,7 @@ def _inserted_entries(
 ) -> Edit:
     """New keys after `anchor`'s value, or before the first kept key when there is none."""
     col, style = node.col, ctx.style
-    chunks = ["".join(entry_lines(key, built(new[key], sparse[key], style), col, style)) for key in keys]
+    chunks = ["".join(ctx.writer.entry_lines(key, built(new[key], sparse[key], style), col, style)) for key in keys]
     if anchor is not None:
         entry = next(e for e in node.entries if e.key == anchor)
         at = (entry.value.end[0] + 1, 0)
@@ -191,13 +192,16 @@ def aligned(old: Sequence[Any], new: Sequence[Any], key: str) -> Alignment:
     if records and not (ident and len(records) == len(old) + len(new) and all(ident in r for r in records)):
         return _by_position(len(old), len(new))
     if records:
-        before, after = [r[ident] for r in old], [r[ident] for r in new]
-        if len(set(before)) != len(before) or len(set(after)) != len(after):
-            return _by_position(len(old), len(new))
-    else:
-        before, after = [(type(v).__name__, v) for v in old], [(type(v).__name__, v) for v in new]
+        return matched([r[ident] for r in old], [r[ident] for r in new])
+    return matched([(type(v).__name__, v) for v in old], [(type(v).__name__, v) for v in new])
+
+
+def matched(before: Sequence[Any], after: Sequence[Any]) -> Alignment:
+    """`aligned` for items known by these keys (by position when a key repeats in a list)."""
+    if len(set(before)) != len(before) or len(set(after)) != len(after):
+        return _by_position(len(before), len(after))
     if before == after:
-        return [(i, i) for i in range(len(old))], [], []
+        return [(i, i) for i in range(len(before))], [], []
     pairs: list[tuple[int, int]] = []
     removed: list[int] = []
     inserted: list[tuple[int, list[int]]] = []
@@ -256,7 +260,7 @@ def _inserted_items(
     out = [
         line
         for value, kept in zip(values, sparse, strict=True)
-        for line in item_lines(built(value, kept, ctx.style), node.dash_col, content, parent_col, ctx.style)
+        for line in ctx.writer.item_lines(built(value, kept, ctx.style), node.dash_col, content, parent_col, ctx.style)
     ]
     at = (node.items[after].value.end[0] + 1, 0) if after >= 0 else (node.items[0].dash, 0)
     return Edit(at, at, "".join(out))
@@ -346,6 +350,6 @@ def joined(lines: list[str], units: list[Unit]) -> str:
     return "".join(out)
 
 
-def context(lines: list[str], found: Piece, parent_col: int, base: Style) -> Context:
+def context(lines: list[str], found: Piece, parent_col: int, base: Style, writer: Writer) -> Context:
     """The context to edit `found` in: its scalars, and the style it shows (else `base`'s)."""
-    return Context(lines, found.scalars, learn(found, lines, parent_col, base))
+    return Context(lines, found.scalars, learn(found, lines, parent_col, base), writer)

@@ -227,8 +227,19 @@ class _Walk:
             if type(event) is not ScalarEvent:
                 raise Unreadable  # a complex key
             key, start, end = str(event.value), self.pos(event.start_mark), self.pos(event.end_mark)
-            entries.append(Entry(key, start, end, self.node(self.get())))
+            value = self.node(self.get())
+            if isinstance(value, Leaf) and value.start == value.end:
+                value = self.empty(end)
+            entries.append(Entry(key, start, end, value))
         return BlockMap(col, tuple(entries))
+
+    def empty(self, key_end: Pos) -> Leaf:
+        """An empty value (a null), placed right after its key's colon: libyaml places it there,
+        ruamel's parser at the next token, which may be lines further on."""
+        line = self.lines[key_end[0]]
+        colon = line.find(":", key_end[1])
+        at = (key_end[0], colon + 1 if colon >= 0 else key_end[1])
+        return Leaf(at, at, "")
 
 
 def dash_line(lines: list[str], col: int, start: Pos, floor: int) -> int:

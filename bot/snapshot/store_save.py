@@ -22,10 +22,12 @@ Every proposal is read back once more before a pull request is opened (`bot.reco
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from pydantic import BaseModel
 from ruamel.yaml.comments import CommentedMap
 
 from bot.snapshot.model import LIST_KEYS, Snapshot
@@ -33,13 +35,13 @@ from bot.snapshot.store import Loaded, dump_tree
 from bot.snapshot.store_edit import (
     Declined,
     Unit,
-    aligned,
     applied,
     context,
     deleted_entry,
     fields_read_back,
     joined,
     map_edits,
+    matched,
     records_read_back,
     value_edits,
 )
@@ -57,7 +59,7 @@ from bot.snapshot.store_outline import (
     top_level,
 )
 from bot.snapshot.store_patch import built, clone_tree, patch_map
-from bot.snapshot.store_style import Style, entry_lines, item_lines, learn, line_end
+from bot.snapshot.store_style import Style, Writer, learn, line_end
 
 _BOM = "\ufeff"
 
@@ -90,7 +92,7 @@ def _round_trip(loaded: Loaded[Snapshot], snapshot: Snapshot) -> str:
             style = _File(text.removeprefix(_BOM), loaded.seen).file_style()
     tree = clone_tree(loaded.tree)
     patch_map(tree, *snapshot.to_data(), style)
-    out = dump_tree(tree, style.yaml())
+    out = dump_tree(tree, Writer().yaml(style))
     if style.line_end != "\n":
         out = out.replace("\n", style.line_end)
     return (_BOM if text.startswith(_BOM) else "") + out
@@ -117,9 +119,9 @@ class _File:
     lines: list[str] = field(init=False)
     sections: list[Section] = field(init=False)
     end: str = field(init=False)
+    writer: Writer = field(default_factory=Writer)
     _pieces: dict[tuple[int, int], Piece] = field(default_factory=dict)
     _dashes: dict[int, list[int] | None] = field(default_factory=dict)
-    _styles: dict[int, Style] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         seen = self.seen if self.seen is not None else seen_of(self.text)
@@ -160,50 +162,62 @@ class _File:
             raise Declined
         return found, root.entries[0]
 
-    def last_line(self, index: int) -> int:
-        """The last line of section `index`'s content."""
+    def last(self, index: int) -> tuple[Piece, int]:
+        """The piece that ends section `index` (its last record, or itself) and its last line."""
         dashes = self.dashes(index)
-        return self.record(index, len(dashes) - 1)[2] if dashes else self.entry(index)[1].value.end[0]
+        if dashes:
+            found, _, line = self.record(index, len(dashes) - 1)
+            return found, line
+        found, entry = self.entry(index)
+        return found, entry.value.end[0]
+
+    def style(self, found: Piece, parent_col: int) -> Style:
+        """The style `found` shows (held by a key at `parent_col`), else the store's own."""
+        return learn(found, self.lines, parent_col, Style(line_end=self.end))
 
     def file_style(self) -> Style:
-        """The style the file shows in its first record, for what belongs to no section yet."""
-        if -1 not in self._styles:
-            base = Style(line_end=self.end)
-            first = next((i for i in range(len(self.sections)) if self.dashes(i)), None)
-            self._styles[-1] = base if first is None else self.section_style(first, base)
-        return self._styles[-1]
+        """The style of the file's first record, for the whole round trip."""
+        first = next((i for i in range(len(self.sections)) if self.dashes(i)), None)
+        if first is None:
+            return Style(line_end=self.end)
+        return self.style(self.record(first, 0)[0], self.sections[first].col)
 
-    def section_style(self, index: int, base: Style | None = None) -> Style:
-        """The style section `index` shows in its first record (or whole, if it has none)."""
-        if index not in self._styles:
-            base = base or self.file_style()
-            if self.dashes(index):
-                self._styles[index] = learn(self.record(index, 0)[0], self.lines, self.sections[index].col, base)
-            else:
-                self._styles[index] = learn(self.entry(index)[0], self.lines, 0, base)
-        return self._styles[index]
+
+_NAMES = {field.alias or name: name for name, field in Snapshot.model_fields.items()}
+
+
+def _kept(snapshot: Snapshot, name: str) -> bool:
+    """Whether the model writes key `name` (a field at its default is left out of the file)."""
+    info = Snapshot.model_fields[name]
+    return info.is_required() or getattr(snapshot, name) != info.get_default(call_default_factory=True)
+
+
+def _dumps(snapshot: Snapshot, names: set[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The YAML shape of some top-level fields: every value, and those not at their default."""
+    return (
+        snapshot.model_dump(by_alias=True, include=names),
+        snapshot.model_dump(by_alias=True, include=names, exclude_defaults=True),
+    )
 
 
 def _edited(file: _File, old: Snapshot, new: Snapshot) -> str:
     keys = [section.key for section in file.sections]
-    old_data = old.model_dump(by_alias=True)
-    data, sparse = new.to_data()
-    if len(set(keys)) != len(keys) or any(key not in data for key in keys):
+    if len(set(keys)) != len(keys) or any(key not in _NAMES for key in keys):
         raise Declined
     units: list[Unit] = []
     gone = set()
     for index, key in enumerate(keys):
-        if old_data.get(key) == data[key]:
+        if getattr(old, _NAMES[key]) == getattr(new, _NAMES[key]):
             continue
-        if key not in sparse:
+        if not _kept(new, _NAMES[key]):
             gone.add(key)
-        units += _section_units(file, index, old_data.get(key), data[key], sparse.get(key), new)
+        units += _section_units(file, index, old, new)
     kept = [key for key in keys if key not in gone]
     anchor: str | None = None
     pending: list[str] = []
-    for name in [*(k for k in data if k in kept or k in sparse), None]:
+    for name in [*(k for k, n in _NAMES.items() if k in kept or (k not in keys and _kept(new, n))), None]:
         if (name is None or name in kept) and pending:
-            units.append(_new_sections(file, keys, anchor, pending, data, sparse, new))
+            units.append(_new_sections(file, keys, anchor, pending, new))
             pending = []
         if name in kept:
             anchor = name
@@ -212,61 +226,78 @@ def _edited(file: _File, old: Snapshot, new: Snapshot) -> str:
     return joined(file.lines, units)
 
 
-def _section_units(file: _File, index: int, old: Any, new: Any, sparse: Any, snapshot: Snapshot) -> list[Unit]:
+def _section_units(file: _File, index: int, old: Snapshot, new: Snapshot) -> list[Unit]:
     """The units that rewrite a changed section: record by record for a block list of records,
-    else the section read and edited whole (`sparse` is None for a section that goes)."""
+    else the section read and edited whole."""
     section = file.sections[index]
+    name = _NAMES[section.key]
+    kept = _kept(new, name)
     dashes = file.dashes(index)
-    records = sparse is not None and bool(dashes) and section.key in LIST_KEYS
-    if records and isinstance(old, list | tuple) and isinstance(new, list | tuple) and new:
-        assert dashes is not None
-        if len(old) == len(dashes):
-            return _record_units(file, index, old, new, sparse, snapshot)
+    by_record = kept and section.key in LIST_KEYS and bool(getattr(new, name))
+    if by_record and dashes is not None and len(getattr(old, name)) == len(dashes):
+        return _record_units(file, index, getattr(old, name), getattr(new, name))
     found, entry = file.entry(index)
-    ctx = context(file.lines, found, 0, file.section_style(index))
-    if sparse is None:
-        edits = deleted_entry(ctx, BlockMap(section.col, (entry,)), 0)
+    ctx = context(file.lines, found, 0, file.style(found, 0), file.writer)
+    (before, _), (data, sparse) = _dumps(old, {name}), _dumps(new, {name})
+    if kept:
+        key = section.key
+        edits = value_edits(ctx, entry, before[key], data[key], sparse.get(key, data[key]))
     else:
-        edits = value_edits(ctx, entry, old, new, sparse)
+        edits = deleted_entry(ctx, BlockMap(section.col, (entry,)), 0)
     last = entry.value.end[0] + 1
     text = applied(file.lines, section.line, last, edits, file.end)
-    keys = [] if sparse is None else [section.key]
-    return [Unit(section.line, last, text, partial(fields_read_back, snapshot=snapshot, keys=keys))]
+    keys = [section.key] if kept else []
+    return [Unit(section.line, last, text, partial(fields_read_back, snapshot=new, keys=keys))]
 
 
-def _record_units(file: _File, index: int, old: Any, new: Any, sparse: Any, snapshot: Snapshot) -> list[Unit]:
+def _dump(record: BaseModel) -> tuple[dict[str, Any], dict[str, Any]]:
+    return record.model_dump(by_alias=True), record.model_dump(by_alias=True, exclude_defaults=True)
+
+
+def _record_units(file: _File, index: int, old: Sequence[BaseModel], new: Sequence[BaseModel]) -> list[Unit]:
     """A block list of records rewritten record by record: only changed, removed and new ones."""
     section, dashes = file.sections[index], file.dashes(index)
     assert dashes is not None
-    objects = getattr(snapshot, section.key)
-    pairs, removed, inserted = aligned(old, new, section.key)
+    ident = LIST_KEYS[section.key]
+    pairs, removed, inserted = matched([getattr(r, ident) for r in old], [getattr(r, ident) for r in new])
     units = []
     for i, j in pairs:
         if old[i] != new[j]:
             found, record, last = file.record(index, i)
-            ctx = context(file.lines, found, section.col, file.section_style(index))
-            text = applied(file.lines, dashes[i], last + 1, map_edits(ctx, record, old[i], new[j], sparse[j]), file.end)
-            units.append(Unit(dashes[i], last + 1, text, partial(records_read_back, records=[objects[j]])))
+            ctx = context(file.lines, found, section.col, file.style(found, section.col), file.writer)
+            edits = map_edits(ctx, record, old[i].model_dump(by_alias=True), *_dump(new[j]))
+            text = applied(file.lines, dashes[i], last + 1, edits, file.end)
+            units.append(Unit(dashes[i], last + 1, text, partial(records_read_back, records=[new[j]])))
     for i in removed:
         units.append(Unit(dashes[i], file.record(index, i)[2] + 1, "", None))
-    style = file.section_style(index) if inserted else Style()
-    assert section.items is not None
-    content = section.items[0][1]
     for after, js in inserted:
-        at = file.record(index, after)[2] + 1 if after >= 0 else dashes[0]
-        values = [built(new[j], sparse[j], style) for j in js]
-        lines = [line for value in values for line in item_lines(value, section.dash_col, content, section.col, style)]
-        text = "".join(lines).replace("\n", file.end)
-        units.append(Unit(at, at, text, partial(records_read_back, records=[objects[j] for j in js])))
+        found, _, last = file.record(index, max(after, 0))
+        units.append(_new_records(file, index, found, last + 1 if after >= 0 else dashes[0], [new[j] for j in js]))
     return units
 
 
-def _new_sections(
-    file: _File, keys: list[str], anchor: str | None, added: list[str], data: Any, sparse: Any, snapshot: Snapshot
-) -> Unit:
-    """Top-level keys the file lacks, after the section before them (before the first if none)."""
-    style, col = file.file_style(), file.sections[0].col if file.sections else 0
-    chunks = [" " * col + "".join(entry_lines(key, built(data[key], sparse[key], style), col, style)) for key in added]
-    at = file.last_line(keys.index(anchor)) + 1 if anchor is not None else file.sections[0].line
+def _new_records(file: _File, index: int, found: Piece, at: int, records: list[BaseModel]) -> Unit:
+    """Records added at line `at` of section `index`, written as `found` (a record of it) is."""
+    section = file.sections[index]
+    assert section.items is not None
+    style = file.style(found, section.col)
+    write, content = file.writer.item_lines, section.items[0][1]
+    values = [built(*_dump(record), style) for record in records]
+    lines = [line for value in values for line in write(value, section.dash_col, content, section.col, style)]
+    text = "".join(lines).replace("\n", file.end)
+    return Unit(at, at, text, partial(records_read_back, records=records))
+
+
+def _new_sections(file: _File, keys: list[str], anchor: str | None, added: list[str], snapshot: Snapshot) -> Unit:
+    """Top-level keys the file lacks, after the section before them (before the first if none),
+    written as the section before them is."""
+    where = keys.index(anchor) if anchor is not None else 0
+    found, last = file.last(where)
+    style = file.style(found, file.sections[where].col if file.dashes(where) else 0)
+    col = file.sections[0].col
+    data, sparse = _dumps(snapshot, {_NAMES[key] for key in added})
+    write = file.writer.entry_lines
+    chunks = [" " * col + "".join(write(key, built(data[key], sparse[key], style), col, style)) for key in added]
+    at = last + 1 if anchor is not None else file.sections[0].line
     text = "".join(chunks).replace("\n", file.end)
     return Unit(at, at, text, partial(fields_read_back, snapshot=snapshot, keys=added))

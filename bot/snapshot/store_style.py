@@ -44,15 +44,6 @@ class Style:
     quote_all: bool = False
     line_end: str = "\n"
 
-    def yaml(self, col: int = 0, *, offset: int | None = None, sequence: int | None = None) -> YAML:
-        """The store's YAML writing in this style, for text that will start at column `col`."""
-        offset = self.offset if offset is None else offset
-        sequence = max(self.sequence if sequence is None else sequence, offset + 2)
-        # ruamel folds at the width from the line's start; written at column `col`, the text starts later.
-        yaml = yaml_for(self.mapping, sequence, offset, max(self.width - col, 2 * sequence + 1))
-        yaml.Emitter = _EMITTERS[self.quote == '"', self.quote_all]
-        return yaml
-
 
 class _Emitter(Emitter):
     """ruamel's emitter, quoting the strings it chooses the style of as the file quotes them."""
@@ -78,22 +69,60 @@ _EMITTERS: dict[tuple[bool, bool], type[Emitter]] = {
 }
 
 
-def entry_lines(key: str, value: Any, col: int, style: Style) -> list[str]:
-    """`key: value` as written at column `col`: the first line from the key on, the others
-    indented for that column; lines end in `\\n`."""
-    holder = CommentedMap()
-    holder[key] = value
-    return _shifted(source_lines(dump_tree(holder, style.yaml(col))), col)
+class Writer:
+    """Writes values in styles, for one save: it keeps each YAML it made (making one costs more
+    than writing a short value) and the text of each value it wrote at a place, since a run that
+    releases a lease writes the same `state: ready` into many records."""
+
+    def __init__(self) -> None:
+        self._yamls: dict[tuple[Any, ...], YAML] = {}
+        self._written: dict[tuple[Any, ...], list[str]] = {}
+
+    def yaml(self, style: Style, col: int = 0, *, offset: int | None = None, sequence: int | None = None) -> YAML:
+        """The store's YAML writing in `style`, for text that will start at column `col`."""
+        offset = style.offset if offset is None else offset
+        sequence = max(style.sequence if sequence is None else sequence, offset + 2)
+        # ruamel folds at the width from the line's start; written at column `col`, the text starts later.
+        width = max(style.width - col, 2 * sequence + 1)
+        made = (style.mapping, sequence, offset, width, style.quote == '"', style.quote_all)
+        if made not in self._yamls:
+            yaml = yaml_for(style.mapping, sequence, offset, width)
+            yaml.Emitter = _EMITTERS[made[4:]]
+            self._yamls[made] = yaml
+        return self._yamls[made]
+
+    def entry_lines(self, key: str, value: Any, col: int, style: Style) -> list[str]:
+        """`key: value` as written at column `col`: the first line from the key on, the others
+        indented for that column; lines end in `\n`."""
+        shape = _shape(value)
+        memo = None if shape is None else (key, shape, col, style)
+        if memo is not None and memo in self._written:
+            return self._written[memo]
+        holder = CommentedMap()
+        holder[key] = value
+        lines = _shifted(source_lines(dump_tree(holder, self.yaml(style, col))), col)
+        if memo is not None:
+            self._written[memo] = lines
+        return lines
+
+    def item_lines(self, value: Any, dash_col: int, content_col: int, parent_col: int, style: Style) -> list[str]:
+        """A list item written with its dash at `dash_col` and its content at `content_col`, in a
+        list held by a key at `parent_col`; whole lines, ending in `\n`."""
+        holder = CommentedMap()
+        holder["k"] = CommentedSeq([value])
+        yaml = self.yaml(style, parent_col, offset=dash_col - parent_col, sequence=content_col - parent_col)
+        lines = source_lines(dump_tree(holder, yaml))[1:]
+        return [" " * parent_col + line if line.strip() else line for line in lines]
 
 
-def item_lines(value: Any, dash_col: int, content_col: int, parent_col: int, style: Style) -> list[str]:
-    """A list item written with its dash at `dash_col` and its content at `content_col`, in a list
-    held by a key at `parent_col`; whole lines, ending in `\\n`."""
-    holder = CommentedMap()
-    holder["k"] = CommentedSeq([value])
-    yaml = style.yaml(parent_col, offset=dash_col - parent_col, sequence=content_col - parent_col)
-    lines = source_lines(dump_tree(holder, yaml))[1:]
-    return [" " * parent_col + line if line.strip() else line for line in lines]
+def _shape(value: Any) -> tuple[Any, ...] | None:
+    """What writing `value` depends on, for a scalar or a list of them (None for anything else)."""
+    if isinstance(value, CommentedSeq):
+        items = [_shape(item) for item in value]
+        return None if None in items else ("list", bool(value.fa.flow_style()), *items)
+    if isinstance(value, str | int | float) or value is None:
+        return (type(value), value)
+    return None
 
 
 def _shifted(lines: list[str], col: int) -> list[str]:
