@@ -140,7 +140,7 @@ class GitHubDouble:
         self.world.refresh()
         self.world.notice()
         fault = self.faults.take(request)
-        if fault is not None and not fault.apply_first and fault.partial is None:
+        if fault is not None and not fault.apply_first and fault.partial is None and fault.mangle is None:
             return None if fault.timeout else self._finish(Response(fault.status, fault.body), resource, fault)
         known = self.world.lag.before(self.world.raw) if kind == "rest_write" else {}
         try:
@@ -162,6 +162,8 @@ class GitHubDouble:
             return None
         if fault is not None and fault.partial is not None:
             response.body = with_partial(response.body, *fault.partial)
+        elif fault is not None and fault.mangle is not None:
+            response = fault.mangle(response)
         elif fault is not None:
             response = Response(fault.status, fault.body)
         return self._finish(response, resource, fault)

@@ -3,7 +3,9 @@
 The bodies and headers are GitHub's: a secondary limit is 403 or 429, with `retry-after` or with
 no header naming a wait; a primary limit
 is 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset`, and for GraphQL HTTP 200
-with a `RATE_LIMITED` error; a lost response applies the write, then answers 502.
+with a `RATE_LIMITED` error; a lost response applies the write, then answers 502. A malformed
+answer is GitHub's, handled (a write lands) and then broken on its way back, as a proxy or a load
+balancer in between breaks it: its status stays, its body is not the JSON GitHub sent.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.github_double.protocol import Request, error_body
+from tests.github_double.protocol import Request, Response, error_body
 
 GRAPHQL = ("POST", "/graphql")
 # Every REST write (method and path are regular expressions).
@@ -35,11 +37,48 @@ class Fault:
     timeout: bool = False  # send no answer at all
     partial: tuple[tuple[str | int, ...], dict[str, Any]] | None = None  # GraphQL: null this path, add this error
     after: int = 0  # matching requests to let through first
+    mangle: Callable[[Response], Response] | None = None  # handle the request, then send this of its answer
 
     def matches(self, request: Request) -> bool:
         return (
             re.fullmatch(self.method, request.method) is not None and re.fullmatch(self.path, request.path) is not None
         )
+
+
+LOAD_BALANCER_PAGE = (
+    b"<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n"
+    b"<body><h1>502 Bad Gateway</h1><p>The upstream server did not answer in time.</p></body></html>\n"
+)
+
+
+def _replaced(body: bytes, content_type: str | None = None) -> Callable[[Response], Response]:
+    def mangle(answer: Response) -> Response:
+        headers = answer.headers | ({"content-type": content_type} if content_type else {})
+        return Response(answer.status, body, headers)
+
+    return mangle
+
+
+def _cut(answer: Response) -> Response:
+    content = answer.content()
+    return Response(answer.status, content[: len(content) // 2], answer.headers)
+
+
+# Each way an answer arrives broken, by name: an empty body, a load balancer's HTML page, JSON cut
+# off halfway, an empty list, and GraphQL data without the repository every perfbot query reads.
+MALFORMED: dict[str, Callable[[Response], Response]] = {
+    "empty body": _replaced(b""),
+    "HTML page": _replaced(LOAD_BALANCER_PAGE, "text/html; charset=utf-8"),
+    "truncated JSON": _cut,
+    "[]": _replaced(b"[]"),
+    '{"data":{"repository":null}}': _replaced(b'{"data":{"repository":null}}'),
+    '{"data":{}}': _replaced(b'{"data":{}}'),
+}
+
+
+def wrong_content_type(answer: Response) -> Response:
+    """GitHub's body as it was, labelled as something other than JSON."""
+    return Response(answer.status, answer.content(), answer.headers | {"content-type": "text/plain; charset=utf-8"})
 
 
 class Faults:
@@ -82,6 +121,11 @@ class Faults:
         `timeout(*REST_WRITES, after=k)` is a run that dies after its k-th write.
         """
         return self.add(Fault(method, path, apply_first=apply, timeout=True, after=after))
+
+    def malformed(self, kind: str, method: str = ".*", path: str = ".*", *, after: int = 0) -> Fault:
+        """Handle the request (a write lands), then answer with its body broken as `MALFORMED[kind]`
+        says; `malformed(kind, after=k)` breaks the answer to the run's (k+1)-th request."""
+        return self.add(Fault(method, path, after=after, mangle=MALFORMED[kind]))
 
     def secondary_rate_limit(
         self, method: str, path: str, retry_after: int | None = 60, *, status: int = 403, after: int = 0

@@ -41,6 +41,9 @@ class Response:
     headers: dict[str, str] = field(default_factory=dict)
 
     def content(self) -> bytes:
+        """The body as sent: JSON, or bytes as they are (an injected body that is not GitHub's)."""
+        if isinstance(self.body, bytes):
+            return self.body
         return b"" if self.body is None else json.dumps(self.body).encode()
 
 

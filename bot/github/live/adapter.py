@@ -24,6 +24,7 @@ from bot.github.live.label_link_writes import NativeWrites
 from bot.github.live.limits import LimitBudget
 from bot.github.live.observe import BranchState, Reader
 from bot.github.live.pull import PullWriter
+from bot.github.live.retry import RetryPolicy
 from bot.github.live.traffic import Traffic
 from bot.github.observed import Observed
 from bot.github.port import GitHubError
@@ -83,10 +84,10 @@ def open_session(context: RunContext, now: dt.datetime, hooks: Hooks | None = No
     hooks = hooks or DEFAULT_HOOKS
     conn = connection(context.token, context.repository, context.api_url)
     traffic = Traffic(hooks.monotonic, hooks.wait)
-    limits = LimitBudget()
-    github = build_client(conn, traffic, hooks.wait, limits, hooks.transport)
+    retry = RetryPolicy(hooks.wait, LimitBudget())
+    github = build_client(conn, traffic, retry, hooks.transport)
     with github:
-        yield Session(github, conn, traffic, hooks.wait, now, limits)
+        yield Session(github, conn, traffic, hooks.wait, now, retry)
 
 
 @contextmanager

@@ -1,4 +1,5 @@
-"""The githubkit client of one run: token, API URL, timeouts, the retry policy, request accounting.
+"""The githubkit client of one run: token, API URL, timeouts, the retry policy, request accounting,
+and every answer's body checked where githubkit checks its status (`answers.py`).
 
 One client per run, used inside `with`, so every request shares one connection pool. The HTTP
 cache is off: each Actions run is a new process, and a cache shared across clients would only
@@ -8,12 +9,15 @@ couple tests together.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
-from githubkit import GitHub, TokenAuthStrategy
+from githubkit import GitHub, Response, TokenAuthStrategy
+from githubkit.utils import UNSET
 
+from bot.github.live import answers
 from bot.github.live.limits import LimitBudget
 from bot.github.live.retry import RetryPolicy
 from bot.github.live.traffic import Traffic
@@ -51,20 +55,33 @@ def connection(token: str | None, repository: str | None, api_url: str) -> Conne
     return Connection(token, repository, api_url.rstrip("/"))
 
 
+class CheckedGitHub(GitHub[TokenAuthStrategy]):
+    """githubkit's client, checking each successful answer's body as it checks the status: inside
+    its retry loop, so the retry policy sees a broken answer as it sees a server error. (githubkit
+    itself parses a body only when it is first used, after the loop; it is pinned to 0.16, and
+    `tests/test_live_malformed.py` fails if this hook is not reached.)"""
+
+    def _check(
+        self,
+        response: httpx.Response,
+        response_model: Any = UNSET,
+        error_models: Mapping[str, Any] | None = None,
+    ) -> Response[Any]:
+        checked = super()._check(response, response_model, error_models)
+        answers.check(checked, response_model)
+        return checked
+
+
 def build_client(
-    conn: Connection,
-    traffic: Traffic,
-    wait: Callable[[float], None],
-    budget: LimitBudget,
-    transport: httpx.BaseTransport | None = None,
+    conn: Connection, traffic: Traffic, retry: RetryPolicy, transport: httpx.BaseTransport | None = None
 ) -> GitHub[TokenAuthStrategy]:
     """A client whose base URL ending in `/api/v3` (GHES) sends GraphQL to `/api/graphql`."""
-    return GitHub(
+    return CheckedGitHub(
         TokenAuthStrategy(conn.token),
         base_url=conn.api_url + "/",
         timeout=TIMEOUT,
         http_cache=False,
-        auto_retry=RetryPolicy(wait, budget),
+        auto_retry=retry,
         transport=transport,
         event_hooks={"request": [traffic.on_request], "response": [traffic.on_response]},
         user_agent="perfbot",
@@ -74,11 +91,16 @@ def build_client(
 @dataclass
 class Session:
     """One run's client and where it points; `now` dates rate-limit messages, `limits` is the
-    rate-limit waiting the run has done (shared with the client's retry policy)."""
+    rate-limit waiting the run has done, `retry` the client's retry policy (which knows how often
+    a failed request was sent)."""
 
     github: GitHub[TokenAuthStrategy]
     conn: Connection
     traffic: Traffic
     wait: Callable[[float], None]
     now: dt.datetime
-    limits: LimitBudget
+    retry: RetryPolicy
+
+    @property
+    def limits(self) -> LimitBudget:
+        return self.retry.budget

@@ -1,5 +1,6 @@
 """githubkit's exceptions as perfbot's errors: one line a person can act on, and whether a write
-may have landed (`AmbiguousWriteError`) or certainly did not (`GitHubError`)."""
+may have landed (`AmbiguousWriteError`) or certainly did not (`GitHubError`). A message that says
+how often a request was tried counts the tries that were made (`RetryPolicy.tries`)."""
 
 from __future__ import annotations
 
@@ -8,32 +9,26 @@ import datetime as dt
 import httpx
 from githubkit.exception import GitHubException, RequestError, RequestFailed, RequestTimeout
 
+from bot.github.live.answers import Malformed, error_body
 from bot.github.live.client import Session
 from bot.github.live.limits import limited
-from bot.github.live.retry import READ_TRIES
+from bot.github.live.traffic import is_read
 from bot.github.port import AmbiguousWriteError, GitHubError
 from bot.untrusted import neutral
 
 PERMISSIONS = "issues: write, pull-requests: write and contents: write"
-
-
-def _error_body(exc: RequestFailed) -> dict[str, object]:
-    try:
-        body = exc.response.raw_response.json()
-    except ValueError:
-        return {}
-    return body if isinstance(body, dict) else {}
+LANDED = "this run makes no further writes, and the next run reads what landed and finishes the rest"
 
 
 def github_message(exc: RequestFailed) -> str:
     """GitHub's own `message` from an error body, made inert for a terminal or an Actions log."""
-    message = _error_body(exc).get("message")
+    message = error_body(exc.response.raw_response).get("message")
     return neutral(str(message), 200) if message else ""
 
 
 def github_details(exc: RequestFailed) -> list[str]:
     """What a 422 says beyond `Validation Failed`: each `errors[].message` (or its code), as sent."""
-    errors = _error_body(exc).get("errors")
+    errors = error_body(exc.response.raw_response).get("errors")
     found = []
     for error in errors if isinstance(errors, list) else []:
         said = error.get("message") or error.get("code") if isinstance(error, dict) else error
@@ -97,14 +92,26 @@ def failure(
     limit = limited(exc)
     if limit is not None:
         return rate_limited(what, session.limits.wait_for(limit), session.now, secondary=limit.secondary)
+    if isinstance(exc, Malformed):
+        return _malformed(exc, what, session)
     if isinstance(exc, RequestFailed) and exc.response.status_code < 500:
         return _status(exc, what, needs)
     if not repeatable and not not_sent(exc):
-        return AmbiguousWriteError(
-            f"{what}: GitHub's answer was lost ({_reason(exc)}), so it may have been applied; this run makes no "
-            "further writes, and the next run reads what landed and finishes the rest"
-        )
+        lost = f"{what}: GitHub's answer was lost ({_reason(exc)})"
+        return AmbiguousWriteError(f"{lost}, so it may have been applied; {LANDED}")
     if not_sent(exc):
         return GitHubError(f"{what}: cannot reach GitHub ({_reason(exc)})")
-    tries = f" after {READ_TRIES} tries" if repeatable else ""
-    return GitHubError(f"{what}: GitHub failed ({_reason(exc)}){tries}; run perfbot again later")
+    return GitHubError(f"{what}: GitHub failed ({_reason(exc)}){_after(exc, session)}; run perfbot again later")
+
+
+def _after(exc: GitHubException, session: Session) -> str:
+    tries = session.retry.tries(exc)
+    return f" after {tries} tries" if tries > 1 else ""
+
+
+def _malformed(exc: Malformed, what: str, session: Session) -> GitHubError:
+    """A broken answer to a read was tried again and stayed broken; one to a write may have landed."""
+    said = f"{what}: GitHub's answer was not the JSON expected ({exc})"
+    if is_read(exc.request):
+        return GitHubError(f"{said}{_after(exc, session)}; run perfbot again later")
+    return AmbiguousWriteError(f"{said}, so it may have been applied; {LANDED}")

@@ -12,6 +12,7 @@ from githubkit.exception import GitHubException
 
 from bot.github.actions import AssignAction, CommentAction, ReactAction
 from bot.github.live import mapping
+from bot.github.live.answers import parsed
 from bot.github.live.cache import Keeper
 from bot.github.live.client import Session
 from bot.github.live.failures import failure
@@ -56,11 +57,12 @@ class IssueWrites:
         session = self.session
         conn = session.conn
         try:
-            made = session.github.rest.issues.create_comment(conn.owner, conn.name, action.issue, body=action.body)
+            issues = session.github.rest.issues
+            made = parsed(issues.create_comment(conn.owner, conn.name, action.issue, body=action.body))
         except GitHubException as exc:
             raise failure(exc, f"commenting on #{action.issue}", session, repeatable=False) from exc
         self.posted.setdefault(action.issue, []).append(frozenset(markers_in(action.body)))
-        return made.parsed_data.id
+        return made.id
 
     def react(self, action: ReactAction) -> None:
         """A repeated reaction is harmless: GitHub answers 200 with the existing one."""

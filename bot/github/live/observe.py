@@ -11,7 +11,6 @@ lacks or marked stale; every other issue is taken from the cache. The cache is t
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any
 from githubkit.exception import GitHubException, RequestFailed
 
 from bot.github.live import cache, mapping
+from bot.github.live.answers import blob_text, parsed
 from bot.github.live.client import Session
 from bot.github.live.collected import Collected
 from bot.github.live.failures import failure
@@ -42,8 +42,10 @@ from bot.github.live.query import (
     updated_query,
 )
 from bot.github.observed import DefaultBranch, Issue, Observed, Permission, PullRequest
+from bot.github.port import GitHubError
 from bot.github.scope import ReadScope
 
+FIRST = "reading the repository"
 ROLES: frozenset[str] = frozenset({"none", "read", "triage", "write", "maintain", "admin"})
 
 
@@ -60,6 +62,19 @@ class BranchState:
     pull: int | None = None
     pull_title: str = ""
     pull_body: str = ""
+
+
+def default_branch(repo: dict[str, Any], repository: str) -> BranchState:
+    """The default branch's name, tip and tree, which every run needs before it writes anything."""
+    default = repo.get("defaultBranchRef") or {}
+    target = default.get("target") or {}
+    name, tip, tree = default.get("name"), target.get("oid"), (target.get("tree") or {}).get("oid")
+    if not (name and tip and tree):
+        raise GitHubError(
+            f"{FIRST}: GitHub's answer names no default branch with a commit for {repository}; perfbot proposes "
+            "its changes on top of it (an empty repository needs a first commit)"
+        )
+    return BranchState(default_branch=str(name), tip=str(tip), tip_tree=str(tree))
 
 
 def batches(numbers: Iterable[int], size: int = ISSUES_PER_QUERY) -> list[list[int]]:
@@ -128,14 +143,10 @@ class Reader:
             variables["labelPrefix"] = self.scope.label_prefix
         data = self._read_first(len(files), numbers, variables)
         self.bot_login = self.bot_login or str((data.get("viewer") or {}).get("login") or "")
+        if not self.bot_login:
+            raise GitHubError(f"{FIRST}: GitHub's answer names no login for the token; set bot_login in the config")
         repo = data.get("repository") or {}
-        default = repo.get("defaultBranchRef") or {}
-        target = default.get("target") or {}
-        branch = BranchState(
-            default_branch=str(default.get("name") or ""),
-            tip=str(target.get("oid") or ""),
-            tip_tree=str((target.get("tree") or {}).get("oid") or ""),
-        )
+        branch = default_branch(repo, self.session.conn.repository)
         tip_files = self._files(repo, "tip")
         head = (repo.get("branchHead") or {}).get("target")
         if head:
@@ -182,13 +193,13 @@ class Reader:
             return first_query(*counts, len(self.scope.branch_files), self.native, since=self.since is not None)
 
         try:
-            return query(self.session, document(), variables, "reading the repository")
+            return query(self.session, document(), variables, FIRST)
         except FieldsRefused as refused:
             if not self.native.links or not refused.fields <= set(LINK_FIELDS):
                 raise
             self.links_refused = str(refused)
             self.native = Native(labels=self.native.labels)
-            return query(self.session, document(), variables, "reading the repository")
+            return query(self.session, document(), variables, FIRST)
 
     def _with_parents(self) -> tuple[Issue, ...]:
         """The issues, each with its parent as either side of the sub-issue link shows it."""
@@ -266,10 +277,9 @@ class Reader:
         """A file too large for GraphQL's `text`, read whole through the git data API."""
         conn = self.session.conn
         try:
-            blob = self.session.github.rest.git.get_blob(conn.owner, conn.name, oid).parsed_data
+            return blob_text(self.session.github.rest.git.get_blob(conn.owner, conn.name, oid))
         except GitHubException as exc:
             raise failure(exc, f"reading {path}", self.session) from exc
-        return base64.b64decode(blob.content).decode("utf-8", errors="replace")
 
     def _issues(self, repo: dict[str, Any]) -> None:
         for key, node in repo.items():
@@ -303,14 +313,14 @@ class Reader:
         """The collaborator permission (finer role when GitHub names one); unknown people have none."""
         conn = self.session.conn
         try:
-            found = self.session.github.rest.repos.get_collaborator_permission_level(conn.owner, conn.name, login)
+            repos = self.session.github.rest.repos
+            data = parsed(repos.get_collaborator_permission_level(conn.owner, conn.name, login))
         except RequestFailed as exc:
             if exc.response.status_code == 404:
                 return "none"
             raise failure(exc, f"reading {login}'s permission", self.session) from exc
         except GitHubException as exc:
             raise failure(exc, f"reading {login}'s permission", self.session) from exc
-        data = found.parsed_data
         role = str(data.role_name or "")
         chosen = role if role in ROLES else str(data.permission)
         return chosen if chosen in ROLES else "none"  # type: ignore[return-value]

@@ -10,7 +10,6 @@ starts from there.
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
 import re
 from collections.abc import Callable, Iterator
@@ -24,6 +23,7 @@ from githubkit_schemas.latest.types import ReposOwnerRepoGitTreesPostBodyPropTre
 from bot.context import RunContext
 from bot.github.branch_file import BranchFile
 from bot.github.live.adapter import open_session
+from bot.github.live.answers import blob_text, parsed
 from bot.github.live.client import Session
 from bot.github.live.failures import failure, github_message
 from bot.github.live.graphql import query
@@ -76,13 +76,13 @@ class LivePublisher:
         base = self.tree if self.head is not None else UNSET
         tree = self._call(
             "writing the readback",
-            lambda: rest.git.create_tree(conn.owner, conn.name, base_tree=base, tree=entries),
-        ).parsed_data.sha
+            lambda: parsed(rest.git.create_tree(conn.owner, conn.name, base_tree=base, tree=entries)),
+        ).sha
         parents = [self.head] if self.head is not None else []
         commit = self._call(
             "committing the readback",
-            lambda: rest.git.create_commit(conn.owner, conn.name, message=message, tree=tree, parents=parents),
-        ).parsed_data.sha
+            lambda: parsed(rest.git.create_commit(conn.owner, conn.name, message=message, tree=tree, parents=parents)),
+        ).sha
         if self.head is None:
             self._move(
                 where,
@@ -116,8 +116,9 @@ class LivePublisher:
     def _blob(self, oid: str, where: BranchFile) -> str:
         """A readback too large for GraphQL's `text`, read whole through the git data API."""
         conn = self.session.conn
-        blob = self._call(f"reading {where}", lambda: self.session.github.rest.git.get_blob(conn.owner, conn.name, oid))
-        return base64.b64decode(blob.parsed_data.content).decode("utf-8", errors="replace")
+        return self._call(
+            f"reading {where}", lambda: blob_text(self.session.github.rest.git.get_blob(conn.owner, conn.name, oid))
+        )
 
 
 @contextmanager

@@ -20,6 +20,7 @@ from githubkit.versions import RestVersionSwitcher as RestNamespace
 from githubkit_schemas.latest.types import ReposOwnerRepoGitTreesPostBodyPropTreeItemsType as TreeEntry
 
 from bot.github.actions import PullRequestAction
+from bot.github.live.answers import parsed
 from bot.github.live.client import Session
 from bot.github.live.failures import failure, github_details
 from bot.github.live.observe import BranchState
@@ -96,14 +97,16 @@ class PullWriter:
         ]
         tree = self._call(
             "writing the PR's files",
-            lambda: self._rest.git.create_tree(self._owner, self._name, base_tree=state.tip_tree, tree=entries),
-        ).parsed_data.sha
+            lambda: parsed(self._rest.git.create_tree(self._owner, self._name, base_tree=state.tip_tree, tree=entries)),
+        ).sha
         commit = self._call(
             "making the PR's commit",
-            lambda: self._rest.git.create_commit(
-                self._owner, self._name, message=self.message, tree=tree, parents=[state.tip]
+            lambda: parsed(
+                self._rest.git.create_commit(
+                    self._owner, self._name, message=self.message, tree=tree, parents=[state.tip]
+                )
             ),
-        ).parsed_data.sha
+        ).sha
         self._expect(f"heads/{state.default_branch}", state.tip, f"the default branch {state.default_branch}")
         if state.head is None:
             self._call(
@@ -123,8 +126,8 @@ class PullWriter:
 
     def _expect(self, ref: str, oid: str, what: str) -> None:
         """Refuse to move a ref when `ref` no longer points where this run read it."""
-        found = self._call(f"reading {what}", lambda: self._rest.git.get_ref(self._owner, self._name, ref))
-        now = found.parsed_data.object_.sha
+        found = self._call(f"reading {what}", lambda: parsed(self._rest.git.get_ref(self._owner, self._name, ref)))
+        now = found.object_.sha
         if now != oid:
             raise GitHubError(
                 f"{what} moved from {oid[:12]} to {now[:12]} while perfbot ran; nothing was moved, and the next run "
@@ -134,13 +137,15 @@ class PullWriter:
     def _create(self, action: PullRequestAction) -> int:
         state = self.state
         try:
-            made = self._rest.pulls.create(
-                self._owner,
-                self._name,
-                title=action.title,
-                head=self.branch,
-                base=state.default_branch,
-                body=action.body,
+            made = parsed(
+                self._rest.pulls.create(
+                    self._owner,
+                    self._name,
+                    title=action.title,
+                    head=self.branch,
+                    base=state.default_branch,
+                    body=action.body,
+                )
             )
         except RequestFailed as exc:
             if exc.response.status_code == 422 and any("already exists" in said for said in github_details(exc)):
@@ -148,8 +153,8 @@ class PullWriter:
             raise failure(exc, "opening the PR", self.session, repeatable=False) from exc
         except GitHubException as exc:
             raise failure(exc, "opening the PR", self.session, repeatable=False) from exc
-        state.pull, state.pull_title, state.pull_body = made.parsed_data.number, action.title, action.body
-        return made.parsed_data.number
+        state.pull, state.pull_title, state.pull_body = made.number, action.title, action.body
+        return made.number
 
     def _update_existing(self, action: PullRequestAction) -> int:
         """GitHub refuses a second PR from one head (its 422 says so in `errors[].message`): the run's
@@ -160,10 +165,10 @@ class PullWriter:
                 self.session.wait(LIST_PAUSE_SECONDS * attempt)
             found = self._call(
                 "finding the open PR",
-                lambda: self._rest.pulls.list(
-                    self._owner, self._name, head=f"{self._owner}:{self.branch}", state="open"
+                lambda: parsed(
+                    self._rest.pulls.list(self._owner, self._name, head=f"{self._owner}:{self.branch}", state="open")
                 ),
-            ).parsed_data
+            )
             if found:
                 number = found[0].number
                 self.state.pull, self.state.pull_title, self.state.pull_body = (
