@@ -40,8 +40,10 @@ class Limited:
 
 def _says_secondary(exc: RequestFailed) -> bool:
     body = error_body(exc.response.raw_response)
-    said = f"{body.get('message', '')} {body.get('documentation_url', '')}".lower()
-    return "secondary rate limit" in said or "secondary-rate-limit" in said
+    for said in (body.get("message"), body.get("documentation_url")):
+        if isinstance(said, str) and ("secondary rate limit" in said.lower() or "secondary-rate-limit" in said):
+            return True
+    return False
 
 
 def limited(exc: GitHubException) -> Limited | None:
