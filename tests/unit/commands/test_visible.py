@@ -134,6 +134,25 @@ def test_a_prefix_a_mark_would_change_is_read_only_where_the_mark_changes_nothin
     assert paragraph_lines("x\n_bot help", "_bot") == [(2, "_bot help")]
 
 
+def test_a_prefix_is_found_as_cmark_gfm_writes_it_in_html() -> None:
+    assert paragraph_lines('!&x<1>" go', '!&x<1>"') == [(1, '!&x<1>" go')]
+
+
+def test_every_line_of_many_is_read_at_its_own_number() -> None:
+    body = "\n".join(f"/perf claim c{k:03d}" for k in range(40))
+    assert paragraph_lines(body, P) == [(k + 1, f"/perf claim c{k:03d}") for k in range(40)]
+
+
+def test_the_mark_goes_before_the_prefix_that_starts_the_line() -> None:
+    assert paragraph_lines("/perf block m1 see /perf", P) == [(1, "/perf block m1 see /perf")]
+
+
+def test_data_sourcepos_is_spelt_otherwise_with_the_same_link_labels() -> None:
+    body = "x [a\n/perf help\n][DATA-SOURCEPOS]\n\n[data-sourcepos]: /url"
+    assert not shows(body, "/perf help")
+    assert command_lines(body, P) == []
+
+
 def test_a_prefix_holding_a_mark_reads_no_line() -> None:
     assert paragraph_lines("/\ue000x help", "/\ue000x") == []
 
