@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("bot.bodies",),
     ("bot.commands",),
     ("bot.reconcile",),
-    ("bot.workflow", "bot.schemas", "bot.reference", "bot.adopt", "bot.generated"),
+    ("bot.workflow", "bot.schemas", "bot.reference", "bot.adopt", "bot.generated", "bot.upstream"),
     ("bot.cli", "bot.__main__"),
 )
 

@@ -46,6 +46,8 @@ def _run(args: argparse.Namespace, context: RunContext) -> int:
 
     if args.command == "init":
         return files.init(args.dir, args.action, args.branch)
+    if args.command == "import":
+        return files.upstream_import(args.dir, args.current, args.graph, args.page)
     from bot.config import load_settings
 
     settings = load_settings(args.config)

@@ -40,6 +40,7 @@ def parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="the default branch the workflow's push trigger names (default: origin/HEAD's branch, else HEAD's)",
     )
+    upstream_import(sub.add_parser("import", help="move an upstream fak snapshot to perfbot (writes no existing file)"))
     showing_commands(command)
     schema = command("schema", "print the JSON Schema of the snapshot (default) or of the config")
     schema.add_argument("kind", nargs="?", choices=KINDS, help="which schema (--check/--write: default both)")
@@ -52,7 +53,7 @@ Maker = Callable[[str, str], argparse.ArgumentParser]
 
 
 def _command_maker(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Maker:
-    """Adds a subcommand that reads the config (every one but `init`)."""
+    """Adds a subcommand that reads the config (every one but `init` and `import`)."""
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text)
@@ -95,6 +96,32 @@ def reconcile_arguments(reconcile: argparse.ArgumentParser) -> None:
     )
     reconcile.add_argument("--plan-json", type=Path, metavar="PATH", help="also write the plan JSON to PATH")
     reconcile.add_argument("--outputs", type=Path, metavar="PATH", help="append the action's outputs to PATH")
+
+
+def upstream_import(p: argparse.ArgumentParser) -> None:
+    """`import`: upstream fak's two JSON files, and where the repository is."""
+    p.add_argument(
+        "--current",
+        type=Path,
+        required=True,
+        metavar="CURRENT.json",
+        help="the snapshot, as `fak native-performance --current` prints it",
+    )
+    p.add_argument(
+        "--graph",
+        type=Path,
+        required=True,
+        metavar="GRAPH.json",
+        help="the lever graph, as `fak native-performance --json` prints it",
+    )
+    p.add_argument("--dir", type=Path, default=Path(), help="the repository's root (default: here)")
+    p.add_argument(
+        "--page",
+        default="docs/benchmarks/NATIVE-PERFORMANCE-CURRENT.md",
+        metavar="PATH",
+        help="the page, relative to the root (default: where upstream keeps it, "
+        "docs/benchmarks/NATIVE-PERFORMANCE-CURRENT.md; kept if it is already the page rendered)",
+    )
 
 
 def showing_commands(command: Maker) -> None:

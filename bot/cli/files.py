@@ -1,4 +1,4 @@
-"""Subcommands over the repository's files: validate, render, schema, reference, init."""
+"""Subcommands over the repository's files: validate, render, schema, reference, init, import."""
 
 from __future__ import annotations
 
@@ -38,6 +38,26 @@ def init(directory: Path, action: str | None, branch: str | None) -> int:
     print(f"the workflow's push trigger is on {default}{'' if branch else ' (the default branch, from git)'}")
     if action is None:
         print(f"set `uses: {UNSET_ACTION}` in {WORKFLOW} to the perfbot action, pinned to a commit")
+    return EXIT_OK
+
+
+def upstream_import(directory: Path, current: Path, graph: Path, page: str) -> int:
+    from bot.upstream.compose import CONFIG
+    from bot.upstream.importing import import_upstream
+
+    outcome = import_upstream(directory, current, graph, page)
+    for path in outcome.written:
+        print(log_safe(f"wrote {directory / path}"))
+    for path in outcome.kept:
+        print(log_safe(f"kept {directory / path}: it is already the page {current.name} renders, byte for byte"))
+    if outcome.dropped:
+        fields = ", ".join(outcome.dropped)
+        print(
+            log_safe(
+                f"not kept from {graph.name} (perfbot's levers do not hold them; the snapshot lists them): {fields}"
+            )
+        )
+    print(log_safe(f"check the page: perfbot render --check --config {directory / CONFIG}"))
     return EXIT_OK
 
 
