@@ -3,6 +3,8 @@ the job summary, and on failure the error annotations and a summary that counts 
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -11,8 +13,6 @@ from bot.config import SHIPPED_TEMPLATES
 from bot.errors import BotError, InputError
 from bot.files import append_text, write_atomic
 from bot.github.actions import CommentAction
-from bot.reconcile.executor import Report
-from bot.reconcile.plan import Plan
 from bot.reconcile.summary import RunResult, failure_summary, job_summary, pull_request_number
 from bot.render import Renderer
 
@@ -26,17 +26,36 @@ class Destinations(NamedTuple):
     server_url: str = "https://github.com"
 
 
-def step_outputs(plan: Plan, report: Report | None, plan_json: Path | None) -> dict[str, str]:
-    """The action's outputs; a dry run (no report) wrote nothing, so its PR operation is `none`."""
+# The comments that tell people something changed (not replies to commands, not records of links).
+NUDGE_TOPICS = frozenset({"packet-ready", "lease-lost", "review-overdue", "issue-mismatch"})
+_REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+
+
+def step_outputs(result: RunResult, plan_json: Path | None, server_url: str) -> dict[str, str]:
+    """The action's outputs; a dry run (no report) wrote nothing, so its PR operation is `none`,
+    no head was committed and no issue was nudged."""
+    plan, report = result.plan, result.report
     pull = plan.pull_request()
     number = pull_request_number(plan, report)
-    written = [a for a in (report.done if report else []) if isinstance(a, CommentAction)]
+    done = report.done if report is not None else []
+    written = [a for a in done if isinstance(a, CommentAction)]
+    nudged = sorted({a.issue for a in written if a.topic in NUDGE_TOPICS})
     return {
         "pull-request-number": "" if number is None else str(number),
-        "pull-request-operation": pull.operation if report is not None and pull in report.done else "none",
+        "pull-request-operation": pull.operation if report is not None and pull in done else "none",
+        "pull-request-url": _pull_url(number, result.repository, server_url),
+        "pull-request-branch": "" if number is None else pull.branch,
+        "pull-request-head-sha": (report.pull_request_head or "") if report is not None and pull in done else "",
         "comments-written": str(len(written)),
+        "nudged-issues": json.dumps(nudged),
         "plan-json": "" if plan_json is None else str(plan_json),
     }
+
+
+def _pull_url(number: int | None, repository: str, server_url: str) -> str:
+    if number is None or not _REPOSITORY.fullmatch(repository):
+        return ""
+    return f"{server_url.rstrip('/')}/{repository}/pull/{number}"
 
 
 def outputs_text(outputs: dict[str, str]) -> str:
@@ -51,7 +70,7 @@ def leave_results(result: RunResult, renderer: Renderer, to: Destinations) -> No
     if to.plan_json is not None:
         write_atomic(to.plan_json, result.plan.model_dump_json(indent=2) + "\n")
     if to.outputs is not None:
-        append_text(to.outputs, outputs_text(step_outputs(result.plan, result.report, to.plan_json)))
+        append_text(to.outputs, outputs_text(step_outputs(result, to.plan_json, to.server_url)))
     if to.summary is not None:
         append_text(to.summary, job_summary(result, renderer, server_url=to.server_url))
 

@@ -9,6 +9,7 @@ where the wire matters, over loopback HTTP.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -291,6 +292,9 @@ def test_the_outputs_are_the_same_for_the_same_plan_on_both_adapters(
     status, _, err = run.run(outputs=live_out)
     assert status == 0, err
     offline, live = outputs_of(offline_out), outputs_of(live_out)
+    # The head commit is each adapter's own: GitHub's commit id live, a digest of the files offline.
+    heads = (offline.pop("pull-request-head-sha"), live.pop("pull-request-head-sha"))
+    assert re.fullmatch(r"[0-9a-f]{40}", heads[0])
     assert live == offline
     assert live["pull-request-operation"] == "create"
     assert live["pull-request-number"] == str(our_open_pulls(sandbox.state())[0]["number"])

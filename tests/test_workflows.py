@@ -83,11 +83,64 @@ def test_one_writer_group() -> None:
 def test_the_action_passes_inputs_through_env_only() -> None:
     action = load(ACTION)
     declared = set(action["inputs"])
-    assert declared == {"github-token", "config", "dry-run", "max-writes", "leases", "observation-cache"}
-    assert set(action["outputs"]) == {"pull-request-number", "pull-request-operation", "comments-written", "plan-json"}
+    assert declared == {
+        "github-token",
+        "config",
+        "dry-run",
+        "max-writes",
+        "leases",
+        "observation-cache",
+        "python-version",
+    }
     reconcile = next(step for step in steps(action) if step.get("id") == "reconcile")
     passed = {re.sub(r"^\$\{\{ inputs\.(.+) \}\}$", r"\1", value) for value in reconcile["env"].values()}
-    assert declared <= passed
+    python = next(step for step in steps(action) if step.get("id") == "python")
+    assert python["with"]["python-version"] == "${{ inputs.python-version }}"
+    assert declared - {"python-version"} <= passed
+
+
+def test_every_output_comes_from_the_reconcile_step() -> None:
+    outputs = load(ACTION)["outputs"]
+    assert set(outputs) == {
+        "pull-request-number",
+        "pull-request-operation",
+        "pull-request-url",
+        "pull-request-branch",
+        "pull-request-head-sha",
+        "comments-written",
+        "nudged-issues",
+        "plan-json",
+    }
+    for name, output in outputs.items():
+        assert output["value"] == f"${{{{ steps.reconcile.outputs.{name} }}}}"
+        assert output["description"]
+
+
+def test_the_install_is_hash_checked_from_the_locks_and_the_venv_is_cached_whole() -> None:
+    by_id = {step.get("id", step.get("name")): step for step in steps(load(ACTION))}
+    key = by_id["venv-key"]["run"]
+    for part in ("lock/perfbot.txt", "lock/uv.txt", "$RUNNER_OS", "${ImageOS", "$RUNNER_ARCH", "$PYTHON_VERSION"):
+        assert part in key, part
+    assert by_id["venv-key"]["env"]["PYTHON_VERSION"] == "${{ steps.python.outputs.python-version }}"
+    cache = by_id["venv"]
+    assert cache["uses"].startswith("actions/cache@")
+    assert cache["with"] == {"path": "${{ runner.temp }}/perfbot-venv", "key": "${{ steps.venv-key.outputs.key }}"}
+    assert "restore-keys" not in cache["with"]  # another lock's venv is never restored
+    install = by_id["Install perfbot's locked dependencies"]
+    assert install["if"] == "steps.venv.outputs.cache-hit != 'true'"
+    lines = [line for line in install["run"].splitlines() if " install " in line or " sync " in line]
+    assert len(lines) == 2
+    assert all("--require-hashes" in line for line in lines)
+    assert '-r "$GITHUB_ACTION_PATH/lock/uv.txt"' in lines[0]
+    assert lines[1].endswith('"$GITHUB_ACTION_PATH/lock/perfbot.txt"')
+    assert "pip install" not in by_id["reconcile"]["run"]
+    assert '-P -m bot reconcile "${args[@]}"' in by_id["reconcile"]["run"]
+
+
+def test_the_validate_job_installs_the_locked_dependencies() -> None:
+    validate = load(ROOT / ".github" / "workflows" / "perfbot.yml")["jobs"]["validate"]
+    script = next(step["run"] for step in validate["steps"] if "run" in step)
+    assert "--require-hashes -r lock/perfbot.txt" in script
 
 
 def test_the_observation_cache_is_restored_by_prefix_and_saved_under_this_run_even_after_a_failure() -> None:
@@ -200,6 +253,14 @@ def test_edited_and_deleted_comments_start_no_job(perfbot: dict[str, Any]) -> No
     assert others
     for event in others:
         assert started_jobs(perfbot, "issue_comment", with_comment(event, "/perf help")) == []
+
+
+def test_a_lease_dispatch_starts_both_jobs_and_no_other_dispatch_does(perfbot: dict[str, Any]) -> None:
+    """`publish-leases` sends `perfbot-leases`; the payload is GitHub's (its `action` is the event type)."""
+    for payload in examples().get("repository_dispatch", []) or [{"action": "on-demand-test"}]:
+        assert started_jobs(perfbot, "repository_dispatch", payload) == []
+        leases = {**payload, "action": "perfbot-leases"}
+        assert started_jobs(perfbot, "repository_dispatch", leases) == ["validate", "reconcile"]
 
 
 @pytest.mark.parametrize(

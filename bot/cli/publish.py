@@ -17,11 +17,14 @@ from bot.evidence.leases import parse_leases
 from bot.files import read_text
 from bot.github.branch_file import BranchFile, branch_file
 from bot.github.connect import open_publisher
+from bot.github.port import LeaseDispatcher
 from bot.render import Renderer
 from bot.timestamps import utc_stamp
 from bot.untrusted import log_safe
 
 EXIT_OK = 0
+# The `repository_dispatch` event type a commit of changed leases sends; the workflow listens for it.
+DISPATCH_EVENT = "perfbot-leases"
 EMPTY = "empty: expected `dos lease-lane live` output (`[]` when no lease is held) or a dos lane journal"
 
 
@@ -51,7 +54,11 @@ def publish_leases(settings: Settings, args: argparse.Namespace, context: RunCon
             previous=utc_stamp(decision.previous_at) if decision.previous_at else "",
         )
         commit = github.publish(where, decision.text, message)
-    print(f"published to {where}{f' (commit {commit[:12]})' if commit else ''}: {message.splitlines()[0]}")
+        print(f"published to {where}{f' (commit {commit[:12]})' if commit else ''}: {message.splitlines()[0]}")
+        # A refresh republishes the same leases: nothing a run decides on changed, so no run is started.
+        if decision.reason != "refresh" and isinstance(github, LeaseDispatcher):
+            github.dispatch(DISPATCH_EVENT, {"leases": str(where), "readback_at": utc_stamp(now), "commit": commit})
+            print(f"sent repository_dispatch {DISPATCH_EVENT}: a run of the workflow that listens for it starts now")
     return EXIT_OK
 
 

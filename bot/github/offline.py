@@ -11,6 +11,7 @@ adapter appends each write to a journal beside the state file and folds it in on
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from collections.abc import Hashable, Iterator, Sequence
 from pathlib import Path
@@ -108,6 +109,7 @@ class OfflineGitHub(NativeWrites):
         self._journal: tuple[str, bool] | None = None
         self._markers: tuple[int, dict[object, list[frozenset[tuple[str, str]]]]] | None = None
         self._next_id: tuple[int, int] | None = None
+        self._pull_head: str | None = None
 
     @classmethod
     def open(
@@ -151,6 +153,15 @@ class OfflineGitHub(NativeWrites):
         files.setdefault(where.branch, {})[where.path] = text
         self._save(("branch_files", where.branch, where.path))
         return ""
+
+    def dispatch(self, event_type: str, payload: dict[str, str]) -> None:
+        """Kept in the state's `dispatches`, as GitHub keeps the runs it starts: one per call."""
+        record = {"event_type": event_type, "client_payload": payload, "at": utc_stamp(self.now)}
+        self._list("dispatches").append(record)
+        self._save(self._last("dispatches"))
+
+    def pull_head(self) -> str | None:
+        return self._pull_head
 
     def requests(self) -> dict[str, int]:
         return {}
@@ -294,13 +305,23 @@ class OfflineGitHub(NativeWrites):
                 }
             )
         changed = []
+        self._pull_head = None
         for index, pull in enumerate(pulls):
             if pull["number"] != action.number:
                 continue
-            if action.operation == "update":
-                pull.update(title=action.title, body=action.body, files=action.files)
+            if action.operation in ("create", "update"):
+                self._pull_head = self._commit_id(pull.get("head_sha"), action)
+                pull.update(title=action.title, body=action.body, files=action.files, head_sha=self._pull_head)
             elif action.operation == "close":
                 pull["state"] = "closed"
             changed.append(("pulls", index))
         self._save(*changed)
         return action.number
+
+    def _commit_id(self, parent: object, action: PullRequestAction) -> str:
+        """The id of the branch's new head: offline there is no commit, so a digest of what one
+        would hold (its parent, files, message and time), 40 hex digits as a commit id is."""
+        tip = self.observed.default_branch
+        base = parent if isinstance(parent, str) else (tip.oid if tip is not None else "")
+        record = {"parent": base, "files": action.files, "message": action.title, "at": utc_stamp(self.now)}
+        return hashlib.sha1(json.dumps(record, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()

@@ -100,6 +100,14 @@ class WriteAnnouncer(Protocol):
     def before_writes(self, actions: Sequence[Action]) -> None: ...
 
 
+@runtime_checkable
+class PullHeadTeller(Protocol):
+    """An optional capability: the commit the last `pull_request` write put at the head of the PR
+    branch (None when it committed nothing, as a close does); the action's `pull-request-head-sha`."""
+
+    def pull_head(self) -> str | None: ...
+
+
 class GitHubPort(GitHubReader, GitHubWriter, Protocol):
     """A whole adapter: the reader and the writer over one repository."""
 
@@ -119,3 +127,12 @@ class ReadbackPublisher(Protocol):
     def requests(self) -> dict[str, int]:
         """Requests made so far, by kind; empty offline."""
         ...
+
+
+@runtime_checkable
+class LeaseDispatcher(Protocol):
+    """An optional capability of a publisher: after a commit, start the repository's workflows that
+    listen for `repository_dispatch` of `event_type` (GitHub starts them from the default branch,
+    whatever the token; a push made with GITHUB_TOKEN starts none)."""
+
+    def dispatch(self, event_type: str, payload: dict[str, str]) -> None: ...

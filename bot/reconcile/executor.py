@@ -22,7 +22,14 @@ from bot.github.actions import (
     PullRequestAction,
 )
 from bot.github.markers import markers_in
-from bot.github.port import GitHubError, GitHubWriter, MarkerRereader, NativeRefused, WriteAnnouncer
+from bot.github.port import (
+    GitHubError,
+    GitHubWriter,
+    MarkerRereader,
+    NativeRefused,
+    PullHeadTeller,
+    WriteAnnouncer,
+)
 from bot.reconcile.links import RECORD_TOPIC, REPOSTED_TOPICS
 from bot.reconcile.plan import Plan
 
@@ -37,6 +44,8 @@ class Report:
     error: GitHubError | None = None
     # The regeneration PR this run created, updated or closed (a created PR's number is only known now).
     pull_request_number: int | None = None
+    # The commit that write put at the head of the PR branch, from an adapter that tells it.
+    pull_request_head: str | None = None
     # A comment another run wrote after this run read GitHub: this run wrote nothing from there on.
     superseded: CommentAction | None = None
     # Label and link writes GitHub refused for good: said once each, and the run went on.
@@ -103,6 +112,7 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
         report.done.append(action)
         if isinstance(action, PullRequestAction):
             report.pull_request_number = number if number is not None else action.number
+            report.pull_request_head = port.pull_head() if isinstance(port, PullHeadTeller) else None
     return report
 
 

@@ -152,10 +152,16 @@ def test_step_outputs_and_the_plan_file(
     assert json.loads(plan_json.read_text(encoding="utf-8")) == printed
     created = [p for p in sandbox.state()["pulls"] if p["state"] == "open"]
     assert len(created) == 1
+    number = created[0]["number"]
+    assert re.fullmatch(r"[0-9a-f]{40}", created[0]["head_sha"])
     assert outputs.read_text(encoding="utf-8").splitlines() == [
-        f"pull-request-number={created[0]['number']}",
+        f"pull-request-number={number}",
         "pull-request-operation=create",
+        f"pull-request-url=https://github.com/anthony-chaudhary/fak/pull/{number}",
+        "pull-request-branch=perfbot/update",
+        f"pull-request-head-sha={created[0]['head_sha']}",
         "comments-written=1",  # the claim's reply
+        "nudged-issues=[]",
         f"plan-json={plan_json}",
     ]
     link = f"[#{created[0]['number']}](https://github.com/anthony-chaudhary/fak/pull/{created[0]['number']})"
@@ -165,10 +171,14 @@ def test_step_outputs_and_the_plan_file(
     outputs.unlink()
     summarise(sandbox, tmp_path, monkeypatch, *argv)
     capsys.readouterr()
-    assert outputs.read_text(encoding="utf-8").splitlines()[:3] == [
-        f"pull-request-number={created[0]['number']}",
+    assert outputs.read_text(encoding="utf-8").splitlines()[:7] == [
+        f"pull-request-number={number}",
         "pull-request-operation=none",
+        f"pull-request-url=https://github.com/anthony-chaudhary/fak/pull/{number}",
+        "pull-request-branch=perfbot/update",
+        "pull-request-head-sha=",  # this run committed nothing
         "comments-written=0",
+        "nudged-issues=[]",
     ]
 
 
@@ -184,10 +194,14 @@ def test_a_dry_run_writes_nothing_and_says_so(
     assert text.startswith("## perfbot plan (dry run: nothing written)\n")
     assert "| planned |" in text
     assert "| done |" not in text
-    assert outputs.read_text(encoding="utf-8").splitlines()[:3] == [
+    assert outputs.read_text(encoding="utf-8").splitlines()[:7] == [
         "pull-request-number=",
         "pull-request-operation=none",
+        "pull-request-url=",
+        "pull-request-branch=",
+        "pull-request-head-sha=",
         "comments-written=0",
+        "nudged-issues=[]",
     ]
     assert sandbox.state().get("pulls", []) == []
 
