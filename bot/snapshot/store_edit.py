@@ -1,23 +1,22 @@
 """Saving by editing the text in place: only what changed is written, in the file's own layout.
 
-The old and new models are compared key by key. Where they differ, the text is edited at the
+The old and new values are compared key by key. Where they differ, the text is edited at the
 places `store_outline` finds, and nowhere else:
 
 - a changed value is written over the old one (the key, what separates it from its value and any
   comment after it stay), in the style the old value had where that style carries the new text;
 - a key that goes (an optional field emptied) takes its lines with it, but not its comments;
 - a new key goes after the key before it in the model's order, indented as its neighbours;
-- in a block list, items are matched as `store_patch` matches them (records by their identity
-  key, ids by value, other records by position): a changed record is edited key by key, a removed
-  one loses its lines (its own comments go with it), new ones go after the item before them;
-- a new top-level key (the first ledger entry) goes after the section before it.
+- in a block list, items are matched (records by their identity key, or by position where they
+  have none; ids and other values by value): a changed record is edited key by key, a removed one
+  loses its lines (its own comments go with it), new ones go after the item before them.
 
-What is written is written in the `Style` learned from the file around it (`store_style`), and
-every stretch of changed text is read back and must give the intended value before it is kept:
-each changed, removed or added record, each changed section. Comments, blank lines and the bytes
-of every record that did not change stay as they were. When something is not as this expects
-(an alias, a list reordered, a flow-style record edited inside, a piece that reads back wrong),
-`Declined` is raised and the caller writes the whole file by a round trip instead (`store_save`).
+What is written is written in the `Style` learned from the file around it (`store_style`). The
+caller (`store_save`) reads every changed stretch back, and keeps it only if it gives the intended
+value. Comments, blank lines and the bytes of everything that did not change stay as they were.
+When something is not as this expects (edits that would overlap, a key ruamel would quote, a
+mapping whose every key is replaced), `Declined` is raised and the caller writes the whole file by
+a round trip instead.
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ from bot.errors import InputError
 from bot.snapshot.model import LIST_KEYS, Snapshot
 from bot.snapshot.store import MAX_DEPTH, MAX_INTEGER_DIGITS, PlainDate, parse_tree
 from bot.snapshot.store_libyaml import load_data
-from bot.snapshot.store_outline import BlockList, BlockMap, Entry, Leaf, Piece, Pos, comments, content_len, source_lines
+from bot.snapshot.store_outline import BlockList, BlockMap, Entry, Leaf, Piece, Pos, comments, content_len
 from bot.snapshot.store_patch import built, restyled
 from bot.snapshot.store_style import Style, Writer, learn
 
@@ -267,20 +266,24 @@ def _inserted_items(
 
 
 def applied(lines: list[str], first: int, last: int, edits: list[Edit], line_end: str) -> str:
-    """Lines [first, last) with `edits` made (positions in the whole text, none overlapping)."""
-    out = [*lines[first:last], ""]  # the empty line stands for the place after the last
-    ordered = sorted(enumerate(edits), key=lambda pair: (pair[1].start, pair[1].end, pair[0]), reverse=True)
-    for (_, later), (_, earlier) in itertools.pairwise(ordered):
-        if earlier.end > later.start:
-            raise Declined  # two edits of one stretch: not a change this makes
-    for _, edit in ordered:
-        (l1, c1), (l2, c2) = edit.start, edit.end
-        if not first <= l1 <= l2 <= last:
+    """Lines [first, last) with `edits` made (positions in the whole text, none overlapping):
+    each edit's text in place of its stretch, the last in the text first, so the places of the
+    others stay; of two at one place, the one made first comes first."""
+    starts = list(itertools.accumulate((len(line) for line in lines[first:last]), initial=0))
+
+    def offset(pos: Pos) -> int:
+        if not first <= pos[0] <= last:
             raise Declined
-        text = edit.text if line_end == "\n" else edit.text.replace("\n", line_end)
-        joined = out[l1 - first][:c1] + text + out[l2 - first][c2:]
-        out[l1 - first : l2 - first + 1] = source_lines(joined)
-    return "".join(out)
+        return starts[pos[0] - first] + pos[1]
+
+    ordered = sorted(((offset(e.start), offset(e.end), n, e.text) for n, e in enumerate(edits)), reverse=True)
+    for later, earlier in itertools.pairwise(ordered):
+        if earlier[1] > later[0]:
+            raise Declined  # two edits of one stretch: not a change this makes
+    text = "".join(lines[first:last])
+    for begin, end, _, new in ordered:
+        text = text[:begin] + (new if line_end == "\n" else new.replace("\n", line_end)) + text[end:]
+    return text
 
 
 def read_back(text: str) -> Any:

@@ -6,7 +6,8 @@ scalar's style and each block list's dash column. `piece` reads a run of lines t
 C parser when it reads the text as ruamel does, else ruamel's own parser) into a small tree of
 `Leaf`, `BlockMap` and `BlockList` nodes, placed by (0-based line, column) in the whole text.
 `top_level` gives the file's top-level keys from what loading saw (`store_libyaml.Seen`), so only
-the few records a change touches are read again, each on its own (`Section.record`).
+the few records a change touches are read again, each on its own (`Section.records` gives the
+line each starts on).
 
 Ends are where the content ends: a block scalar's trailing blank lines and anything after a value
 (a comment, the blank lines and comments before the next key) are not part of it, so a rewrite

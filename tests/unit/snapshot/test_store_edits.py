@@ -168,3 +168,19 @@ def test_a_value_written_over_a_null_keeps_its_colon_and_comment(null: str) -> N
     comment = null[null.index("#") - 2 :] if "#" in null else ""
     expected = text.replace(f"    previous_state:{null}\n", f"    previous_state: ready{comment}\n")
     assert store_save.edited_text(loaded.text, loaded.model, new, loaded.seen) == expected
+
+
+def test_a_last_key_removed_where_a_key_is_added() -> None:
+    """Completing a packet whose last key is `next_action`, right after `paths`: its line goes and
+    `result` goes after `paths`, so the two edits meet at one place (found by the layouts property)."""
+    text = VALID_SNAPSHOT.replace("    name: W two\n", "    name: W two\n    exit_when: e\n").replace(
+        "    next_action: n\n    exit_when: e\noss", "    next_action: n\noss"
+    )
+    loaded = store.parse_model(text, "s.yaml", Snapshot)
+    w1, w2 = loaded.model.work_packets
+    done = w2.model_copy(update={"state": "complete", "result": "r", "next_action": ""})
+    new = loaded.model.model_copy(update={"work_packets": (w1, done)})
+    expected = text.replace("    issue: 6\n    state: ready\n", "    issue: 6\n    state: complete\n").replace(
+        "    paths: [b/**]\n    next_action: n\noss", "    paths: [b/**]\n    result: r\noss"
+    )
+    assert store_save.edited_text(loaded.text, loaded.model, new, loaded.seen) == expected
