@@ -1,5 +1,5 @@
 """The githubkit client of one run: token, API URL, timeouts, the retry policy, request accounting,
-and every answer's body checked where githubkit checks its status (`answers.py`).
+and every answer's body checked where githubkit checks its status (`bodies.py`).
 
 One client per run, used inside `with`, so every request shares one connection pool. The HTTP
 cache is off: each Actions run is a new process, and a cache shared across clients would only
@@ -17,7 +17,7 @@ import httpx
 from githubkit import GitHub, Response, TokenAuthStrategy
 from githubkit.utils import UNSET
 
-from bot.github.live import answers
+from bot.github.live import bodies
 from bot.github.live.limits import LimitBudget
 from bot.github.live.retry import RetryPolicy
 from bot.github.live.traffic import Traffic
@@ -68,7 +68,7 @@ class CheckedGitHub(GitHub[TokenAuthStrategy]):
         error_models: Mapping[str, Any] | None = None,
     ) -> Response[Any]:
         checked = super()._check(response, response_model, error_models)
-        answers.check(checked, response_model)
+        bodies.check(checked, response_model)
         return checked
 
 

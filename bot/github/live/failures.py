@@ -9,7 +9,7 @@ import datetime as dt
 import httpx
 from githubkit.exception import GitHubException, RequestError, RequestFailed, RequestTimeout
 
-from bot.github.live.answers import Malformed, error_body
+from bot.github.live.bodies import Malformed, error_body
 from bot.github.live.client import Session
 from bot.github.live.limits import limited
 from bot.github.live.traffic import is_read

@@ -12,7 +12,7 @@ from githubkit.exception import GitHubException
 
 from bot.github.actions import AssignAction, CommentAction, ReactAction
 from bot.github.live import mapping
-from bot.github.live.answers import parsed
+from bot.github.live.bodies import parsed
 from bot.github.live.cache import Keeper
 from bot.github.live.client import Session
 from bot.github.live.failures import failure

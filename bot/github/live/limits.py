@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from githubkit.exception import GitHubException, RateLimitExceeded, RequestFailed
 
-from bot.github.live.answers import error_body
+from bot.github.live.bodies import error_body
 
 # The first wait for a secondary limit that names none; each repeat in the run doubles it.
 SECONDARY_FIRST_WAIT = dt.timedelta(seconds=60)

@@ -19,7 +19,7 @@ from typing import Any
 from githubkit.exception import GitHubException, RequestFailed
 
 from bot.github.live import cache, mapping
-from bot.github.live.answers import blob_text, parsed
+from bot.github.live.bodies import blob_text, parsed
 from bot.github.live.client import Session
 from bot.github.live.collected import Collected
 from bot.github.live.failures import failure

@@ -23,7 +23,7 @@ from githubkit_schemas.latest.types import ReposOwnerRepoGitTreesPostBodyPropTre
 from bot.context import RunContext
 from bot.github.branch_file import BranchFile
 from bot.github.live.adapter import open_session
-from bot.github.live.answers import blob_text, parsed
+from bot.github.live.bodies import blob_text, parsed
 from bot.github.live.client import Session
 from bot.github.live.failures import failure, github_message
 from bot.github.live.graphql import query

@@ -20,7 +20,7 @@ from githubkit.versions import RestVersionSwitcher as RestNamespace
 from githubkit_schemas.latest.types import ReposOwnerRepoGitTreesPostBodyPropTreeItemsType as TreeEntry
 
 from bot.github.actions import PullRequestAction
-from bot.github.live.answers import parsed
+from bot.github.live.bodies import parsed
 from bot.github.live.client import Session
 from bot.github.live.failures import failure, github_details
 from bot.github.live.observe import BranchState

@@ -1,7 +1,7 @@
 """The retry policy handed to githubkit's `auto_retry`: reads retry, writes never repeat blindly.
 
 - A read (GraphQL query, GET) is tried up to three times on a 5xx, a timeout, a lost
-  connection or an answer that is not the JSON expected (`answers.Malformed`), with backoff.
+  connection or an answer that is not the JSON expected (`bodies.Malformed`), with backoff.
 - A rate-limited request was refused, not applied, so it is sent again after the wait GitHub
   asks for, or a minute doubled on each repeat when it names none (`limits.py`), while the run's
   waiting stays within its budget and the request has been limited at most `LIMIT_RETRIES` times.
@@ -21,7 +21,7 @@ import httpx
 from githubkit.exception import GitHubException, RequestError, RequestFailed, RequestTimeout
 from githubkit.retry import RetryOption
 
-from bot.github.live.answers import Malformed
+from bot.github.live.bodies import Malformed
 from bot.github.live.limits import LimitBudget, limited
 from bot.github.live.traffic import is_read
 

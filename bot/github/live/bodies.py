@@ -1,4 +1,4 @@
-"""GitHub's answers, read in one place: a body that is not the JSON its request expects is a
+"""GitHub's answers' bodies, read in one place: a body that is not the JSON its request expects is a
 `Malformed` answer naming the request and its status, never a traceback from inside a model.
 
 A proxy or a load balancer between perfbot and GitHub may answer with a success status and an
@@ -24,12 +24,14 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from typing import Any, TypeVar, get_origin
 
 import httpx
 from githubkit import Response
 from githubkit.exception import GitHubException
 from githubkit.graphql import GraphQLResponse
+from githubkit.utils import UNSET
 from githubkit_schemas.latest.models import Blob
 from pydantic import BaseModel, ValidationError
 
@@ -37,6 +39,8 @@ from bot.github.live.traffic import is_read, kind_of
 from bot.untrusted import neutral
 
 T = TypeVar("T")
+# Where a JSON body opens: its first byte past JSON's whitespace.
+_OPENING = re.compile(rb"[ \t\r\n]*(.)", re.DOTALL)
 
 
 class Malformed(GitHubException):
@@ -61,9 +65,16 @@ def check(response: Response[Any], model: object) -> None:
     raw = response.raw_response
     if raw.status_code == httpx.codes.NO_CONTENT:
         return
+    want = _json_kind(model)
     if not is_read(raw.request):
-        _shaped(raw, model)
+        if model is not UNSET:  # githubkit names no body for a write that answers none
+            _json_of_kind(raw, want)
         return
+    # The kind first, by the body's first byte (no second parse of a large answer): a model's own
+    # validators may assume an object (GraphQLResponse's does, and raises AttributeError on a list).
+    opening = _OPENING.match(raw.content)
+    if want is not None and (opening is None or opening.group(1) != (b"[" if want is list else b"{")):
+        raise Malformed(raw, _what_came(raw, want))
     data = parsed(response)
     if isinstance(data, GraphQLResponse) and kind_of(raw.request) == "graphql" and not data.errors:
         _with_repository(raw, data)
@@ -76,11 +87,11 @@ def _with_repository(raw: httpx.Response, data: GraphQLResponse) -> None:
 
 def parsed(response: Response[T]) -> T:
     """The body as its model, or `Malformed` saying what came instead (githubkit parses lazily,
-    raising pydantic's error at the first use)."""
+    raising pydantic's error at the first use). The client checked its kind already (`check`)."""
     try:
         return response.parsed_data
     except ValueError as exc:  # pydantic's ValidationError is one, and so is a body that is not JSON
-        raise Malformed(response.raw_response, _what_came(response.raw_response, exc)) from exc
+        raise Malformed(response.raw_response, _what_came(response.raw_response, None, exc)) from exc
 
 
 def blob_text(response: Response[Blob]) -> str:
@@ -101,26 +112,31 @@ def error_body(response: httpx.Response) -> dict[str, object]:
     return body if isinstance(body, dict) else {}
 
 
-def _shaped(raw: httpx.Response, model: object) -> None:
-    """A write's answer: JSON, and a list or an object as its model says (any JSON for other models)."""
+def _json_kind(model: object) -> type | None:
+    """The JSON kind a model reads: a list, an object, or None for any JSON."""
+    if get_origin(model) is list:
+        return list
+    return dict if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
+def _json_of_kind(raw: httpx.Response, want: type | None) -> None:
+    """A write's answer: JSON, and of the kind its model reads."""
     try:
         value = json.loads(raw.content)
     except ValueError:
         raise Malformed(raw, _not_json(raw)) from None
-    want = list if get_origin(model) is list else dict if _is_model(model) else None
     if want is not None and not isinstance(value, want):
-        raise Malformed(raw, f"a JSON {_kind(value)} where {'a list' if want is list else 'an object'} was expected")
+        raise Malformed(raw, _other_kind(value, want))
 
 
-def _is_model(model: object) -> bool:
-    return isinstance(model, type) and issubclass(model, BaseModel)
-
-
-def _what_came(raw: httpx.Response, exc: ValueError) -> str:
+def _what_came(raw: httpx.Response, want: type | None, exc: ValueError | None = None) -> str:
+    """What came instead of the answer expected: read again, only when it failed."""
     try:
         value = json.loads(raw.content)
     except ValueError:
         return _not_json(raw)
+    if want is not None and not isinstance(value, want):
+        return _other_kind(value, want)
     first = exc.errors()[0] if isinstance(exc, ValidationError) and exc.errors() else None
     if first is None or not first["loc"]:
         return f"a JSON {_kind(value)} that is not the answer expected"
@@ -130,16 +146,21 @@ def _what_came(raw: httpx.Response, exc: ValueError) -> str:
     return f"JSON whose `{where}` is not what GitHub sends"
 
 
+def _other_kind(value: object, want: type) -> str:
+    return f"a JSON {_kind(value)} where {'a list' if want is list else 'an object'} was expected"
+
+
 def _not_json(raw: httpx.Response) -> str:
     content = raw.content
     if not content.strip():
         return "an empty body"
-    if raw.headers.get("content-type", "").split(";")[0].strip().lower() == "text/html" or content.lstrip()[:1] == b"<":
+    html = raw.headers.get("content-type", "").split(";")[0].strip().lower() == "text/html"
+    if html or content.lstrip()[:1] == b"<":
         return "an HTML page"
     try:
         json.loads(content)
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(exc.doc.rstrip()):
+        if exc.msg.startswith("Unterminated string") or exc.pos >= len(exc.doc.rstrip()):
             return f"JSON cut off after {len(content)} bytes"
     except ValueError:
         pass
