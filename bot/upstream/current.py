@@ -9,7 +9,7 @@ unknown key like any other; and schema /1 has no programs or packets.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Annotated, Any, get_args, get_origin
+from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
@@ -18,9 +18,9 @@ from bot.snapshot.model import SCHEMA_ID, SCHEMA_ONE, Snapshot, entity_label
 from bot.untrusted import echo
 from bot.upstream.json_places import Places
 
-# The keys perfbot adds to upstream's shape: at the top (""), and in each record of a list.
-PERFBOT_KEYS: dict[str, frozenset[str]] = {
-    "": frozenset({"levers", "retired_constraints", "ledger", "commands_settled_through"}),
+# The keys perfbot adds to upstream's shape: at the top, and in each record of a list.
+PERFBOT_KEYS = frozenset({"levers", "retired_constraints", "ledger", "commands_settled_through"})
+PERFBOT_RECORD_KEYS: dict[str, frozenset[str]] = {
     "constraints": frozenset({"review_issue"}),
     "work_packets": frozenset({"state_revision", "previous_state"}),
 }
@@ -50,12 +50,12 @@ def read_current(data: Mapping[str, Any], text: str, file: str) -> Snapshot:
 
 def foreign_keys(data: Mapping[str, Any], schema: str) -> Iterator[tuple[Loc, str]]:
     """Each key perfbot's model knows that upstream's JSON of `schema` does not have."""
-    top = PERFBOT_KEYS[""] | (NOT_IN_SCHEMA_ONE if schema == SCHEMA_ONE else frozenset())
+    top = PERFBOT_KEYS | (NOT_IN_SCHEMA_ONE if schema == SCHEMA_ONE else frozenset())
     for key in data:
         if key in top:
             yield (key,), f"{key}: unknown key (not a field of {schema})"
-    for records, keys in PERFBOT_KEYS.items():
-        value = data.get(records) if records else None
+    for records, keys in PERFBOT_RECORD_KEYS.items():
+        value = data.get(records)
         for index, record in enumerate(value if isinstance(value, list) else ()):
             for key in record if isinstance(record, Mapping) else ():
                 if key in keys:
@@ -84,7 +84,4 @@ def empty_lists(value: Any, model: type[BaseModel]) -> Any:
 
 def _item_type(annotation: Any) -> Any:
     """The item type of a list field (`tuple[X, ...]`), or None for a field that is not a list."""
-    if get_origin(annotation) is not tuple:
-        return None
-    item = get_args(annotation)[0]
-    return get_args(item)[0] if get_origin(item) is Annotated else item
+    return get_args(annotation)[0] if get_origin(annotation) is tuple else None

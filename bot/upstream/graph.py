@@ -15,8 +15,8 @@ from typing import Any, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from bot.errors import InputError, Problem, validation_problems
-from bot.snapshot.model import Lever
-from bot.untrusted import echo, neutral
+from bot.snapshot.model import Lever, entity_label
+from bot.untrusted import echo
 from bot.upstream.json_places import Places
 
 GRAPH_SCHEMA = "fak-native-performance-graph/v2"
@@ -94,7 +94,7 @@ def read_graph(data: Mapping[str, Any], text: str, file: str) -> Graph:
     try:
         graph = UpstreamGraph.model_validate(data)
     except ValidationError as exc:
-        problems = validation_problems(exc, file, Places(text).locate, label=_lever_label(data))
+        problems = validation_problems(exc, file, Places(text).locate, label=lambda loc: entity_label(data, loc))
         raise InputError(sorted(problems)) from None
     upstream = graph.levers or ()
     refused = [Problem(file, *Places(text).locate(loc), why) for loc, why in status_problems(upstream)]
@@ -146,17 +146,3 @@ def _leaves(value: Any, path: tuple[str, ...]) -> Iterator[str]:
 
 def _holds(value: Any) -> bool:
     return value not in (None, "", [], {})
-
-
-def _lever_label(data: Mapping[str, Any]) -> Any:
-    def label(loc: tuple[str | int, ...]) -> tuple[str, tuple[str | int, ...]] | None:
-        levers = data.get("levers")
-        if len(loc) < 3 or loc[0] != "levers" or not isinstance(loc[1], int) or not isinstance(levers, list):
-            return None
-        lever = levers[loc[1]] if loc[1] < len(levers) else None
-        ident = lever.get("id") if isinstance(lever, Mapping) else None
-        if not isinstance(ident, str) or not ident or loc[2] == "id":
-            return None
-        return f'lever "{neutral(ident, 60)}"', tuple(loc[2:])
-
-    return label

@@ -23,11 +23,11 @@ class _Frame:
     def __init__(self, path: Path, is_object: bool) -> None:
         self.path, self.is_object = path, is_object
         self.index = 0
-        self.key: str | None = None
+        self.key = ""  # JSON names a member's key before its value
         self.wants_key = is_object
 
     def child(self) -> Path:
-        return (*self.path, self.key if self.is_object and self.key is not None else self.index)
+        return (*self.path, self.key if self.is_object else self.index)
 
 
 class Places:
@@ -49,12 +49,10 @@ class Places:
             if top is not None:
                 top.index += 1
                 top.wants_key = top.is_object
-        elif token == ":":
-            pass
         elif top is not None and top.wants_key:
             top.key, top.wants_key = _key(token), False
             self._at.setdefault(top.child(), offset)
-        else:
+        else:  # a value, or the colon before one (which names nothing)
             path = top.child() if top is not None else ()
             if top is not None and not top.is_object:
                 self._at.setdefault(path, offset)
@@ -74,7 +72,6 @@ class Places:
 
 def _key(token: str) -> str:
     try:
-        key = json.loads(token)
-    except ValueError:  # a lone surrogate escape cannot be a key of the data as read
+        return str(json.loads(token))
+    except ValueError:
         return token
-    return key if isinstance(key, str) else token

@@ -154,3 +154,14 @@ def test_any_other_unknown_key_is_refused_where_it_is_by_the_model() -> None:
 def test_a_padded_or_short_date_is_refused_as_upstream_refuses_it(as_of: str) -> None:
     data = upstream(as_of=as_of)
     assert refused(data) == [f"{FILE}:3:3: as_of: {as_of!r} is not a valid date (YYYY-MM-DD)"]
+
+
+def test_a_record_that_is_not_an_object_is_left_to_the_model() -> None:
+    data = upstream()
+    data["constraints"][1] = ["review_issue"]
+    data["work_packets"] = {"state_revision": 1}
+    assert refused(data) == [
+        f"{FILE}:{line_of(data, 'review_issue') - 1}:5: constraints.1: Input should be a valid dictionary "  # at its [
+        "or instance of Constraint",
+        f"{FILE}:{key_line(data, 'work_packets')}:3: work_packets: Input should be a valid tuple",
+    ]
