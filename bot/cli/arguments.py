@@ -112,7 +112,7 @@ def upstream_import(p: argparse.ArgumentParser) -> None:
         type=Path,
         required=True,
         metavar="GRAPH.json",
-        help="the lever graph, as `fak native-performance --json` prints it",
+        help="the lever graph, as upstream prints it (`fak native-performance` in its JSON mode)",
     )
     p.add_argument("--dir", type=Path, default=Path(), help="the repository's root (default: here)")
     p.add_argument(
