@@ -275,13 +275,17 @@ def test_other_events_start_both_jobs(perfbot: dict[str, Any], event: str, actio
         assert started_jobs(perfbot, event, payload) == (["validate", "reconcile"] if wanted else [])
 
 
-def test_the_readme_workflow_is_ten_lines_that_filter_comments() -> None:
+def test_the_readme_workflow_is_a_dozen_lines_that_filter_comments_and_write_one_at_a_time() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Adopt perfbot in your repository\n", 1)[1]
     block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
-    assert len(block.splitlines()) <= 10
+    assert len(block.splitlines()) <= 12
     workflow = YAML(typ="safe").load(block)
     assert workflow["permissions"] == {}
+    job = workflow["jobs"]["perfbot"]
+    assert job["concurrency"] == {"group": "perfbot-writer", "cancel-in-progress": False}
+    assert 0 < job["timeout-minutes"] <= 60
+    assert started_jobs(workflow, "repository_dispatch", {"action": "perfbot-leases"}) == ["perfbot"]
     plain, command = comment_events()[0], with_comment(comment_events()[0], "/perf help")
     assert started_jobs(workflow, "issue_comment", plain) == []
     assert started_jobs(workflow, "issue_comment", command) == ["perfbot"]
