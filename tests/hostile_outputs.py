@@ -239,9 +239,15 @@ class World:
         prefix = self.config.commands.prefix
         return [
             self.renderer.render(
-                "explain.md.j2", x=explain(p.id, self.snapshot, self.derivations, self.evidence, NOW), prefix=prefix
+                "explain.md.j2",
+                x=explain(p.id, self.snapshot, self.derivations, self.evidence, NOW),
+                prefix=prefix,
+                # Every other packet pending in a PR from the config's branch, as a `why` in a run says it.
+                pending="complete" if n % 2 else None,
+                pull=None,
+                branch=self.config.pull_request.branch,
             )
-            for p in self.snapshot.work_packets
+            for n, p in enumerate(self.snapshot.work_packets)
         ]
 
 

@@ -251,6 +251,9 @@ def test_every_issue_a_run_will_write_to_is_marked_stale_in_one_save_before_its_
     site.later()
     site.repo.add_comment(101, 8325, "alice", "/perf complete mac.m1-streamed-q4k-no-copy result: accepted")
     site.repo.add_comment(102, 8324, "alice", COMMAND)
+    # Labels and links follow the merged state, which the commands do not change: a label taken off
+    # and a link added by hand give the run their writes.
+    site.repo.set_issue(9230, labels=[], blocked_by=[8325, 9216])
     saves: list[Path] = []
     with site._port(site.cache_file) as port:
         assert isinstance(port, LiveGitHub)
@@ -285,6 +288,7 @@ def test_a_write_no_run_announced_marks_its_issues_stale_before_it_is_sent(site:
     site.later()
     site.repo.add_comment(101, 8325, "alice", "/perf complete mac.m1-streamed-q4k-no-copy result: accepted")
     site.repo.add_comment(102, 8324, "alice", COMMAND)
+    site.repo.set_issue(9230, labels=[], blocked_by=[])  # a label and a link to put back
     with site._port(site.cache_file) as port:
         assert isinstance(port, LiveGitHub)
         plan = decide(gather.inputs(site.settings, port.observe(), NOW))

@@ -162,7 +162,7 @@ def add_topic(root: Path) -> None:
     edit(
         root,
         "bot/reconcile/nudges.py",
-        r"^(            \*self\.mismatches\(merged, working\),\n)",
+        r"^(            \*self\.mismatches\(merged, derivations, working\),\n)",
         r"\1            *self.holds(merged)," + "\n",
     )
     edit(

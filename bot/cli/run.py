@@ -98,7 +98,7 @@ def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> i
         sys.stdout.write(text)
         return EXIT_OK
     from bot.evidence.explain import explain  # explain and graph only: not imported by reconcile
-    from bot.reconcile.view import view
+    from bot.reconcile.view import render_explanation, view
 
     seen = view(inputs)
     if args.command == "graph":
@@ -107,7 +107,7 @@ def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> i
         sys.stdout.write(inputs.renderer.graph(graph, args.format))
         return EXIT_OK
     found = explain(args.packet, seen.snapshot, seen.derivations, seen.evidence, now)
-    sys.stdout.write(inputs.renderer.render("explain.md.j2", x=found, prefix=settings.config.commands.prefix))
+    sys.stdout.write(render_explanation(inputs, found, seen.pending))
     return EXIT_OK
 
 

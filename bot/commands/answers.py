@@ -53,6 +53,7 @@ def why(situation: Situation, command: Command, comment: Comment) -> Outcome:
         return packet
     if situation.explain is None:
         return Refused("this run has no evidence to explain from")
+    # `pipeline` answers it again from the snapshot the run ends on, as every `why` of the run.
     return Answered(situation.explain(situation.snapshot, packet.id, situation.assignees))
 
 

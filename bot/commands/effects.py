@@ -35,7 +35,7 @@ from bot.snapshot.validation import validate
 from bot.timestamps import utc_stamp
 from bot.untrusted import code_span
 
-# (snapshot, packet id, assignees by issue) -> the Markdown answer; the packet exists.
+# (the working snapshot, packet id, assignees by issue) -> the Markdown answer; the packet exists.
 Explainer = Callable[[Snapshot, str, Mapping[int, tuple[str, ...]]], str]
 
 

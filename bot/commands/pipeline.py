@@ -10,12 +10,15 @@ be compacted) and `outbox` (reactions, replies, notices, reports).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import NamedTuple
 
 from bot.commands import outbox, policy, replay, selection, settle
 from bot.commands.effects import Explainer
+from bot.commands.grammar import Targeted
 from bot.commands.outbox import CommandReport
 from bot.commands.records import lapsed_said, recorded_decisions
+from bot.commands.replay import Handled, Line
 from bot.config import BotConfig
 from bot.github.actions import Action
 from bot.github.observed import Comment, Observed
@@ -62,6 +65,7 @@ def process(
     )
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)
+    handled = _answered_at_end(handled, final, explain)
     voice = outbox.Voice(renderer, config.commands.prefix, reacted, present, config.commands.max_body_chars)
     return Processed(
         snapshot=final.snapshot,
@@ -71,6 +75,27 @@ def process(
         applied=list(final.applied),
         settled_through=settle.settled_through(floor, handled, work.waiting, ledger, dropped),
     )
+
+
+def _answered_at_end(handled: list[Handled], final: replay.Working, explain: Explainer | None) -> list[Handled]:
+    """Every `why` of the run answered from the state the run ends on: a `why` before a
+    `complete` in the same run says what the one after it says."""
+    if explain is None:
+        return handled
+    snapshot = final.snapshot
+
+    def answered(line: Line) -> Line:
+        command = line.command
+        if command is None or command.verb != "why" or line.decision != "accepted":
+            return line
+        target = command.args.target if isinstance(command.args, Targeted) else ""
+        if snapshot.packet(target) is None:  # a later command of the run renamed it away
+            return line
+        return dataclasses.replace(line, reason=explain(snapshot, target, final.assignees))
+
+    return [
+        done._replace(lines=tuple(answered(line) for line in done.lines)) if done.fresh else done for done in handled
+    ]
 
 
 def unanswered(observed: Observed, floor: int, config: BotConfig) -> list[Comment]:

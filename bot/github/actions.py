@@ -43,7 +43,8 @@ TOPICS: dict[Topic, TopicSpec] = {
     ),
     "issue-mismatch": TopicSpec(
         "comments/issue-mismatch.md.j2",
-        "on an issue closed while its packet is not complete, or reopened while it is complete; nothing is changed",
+        "on an issue closed while its packet is not complete, or reopened while it is complete, naming the merged"
+        " state its labels show; nothing is changed",
     ),
     "command-reply": TopicSpec(
         "comments/command-reply.md.j2",
@@ -146,7 +147,7 @@ NATIVE_KINDS = frozenset({"label", "create_label", "link"})
 NATIVE_TOPICS = frozenset({"native-links", "native-restored"})
 
 
-NoteKind = Literal["umbrella", "other-parent", "cycle", "unavailable", "refused"]
+NoteKind = Literal["umbrella", "other-parent", "cycle", "unavailable", "refused", "invalid-proposal"]
 
 
 class NativeNote(Frozen):

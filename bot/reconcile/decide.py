@@ -12,7 +12,7 @@ from bot.bodies import fitted
 from bot.commands import pipeline
 from bot.errors import BotError
 from bot.evidence.derive import Derivation, derive_all
-from bot.github.actions import Action, LeaseReport, Proposal, PullRequestAction, ReadbackTime
+from bot.github.actions import Action, LeaseReport, NativeNote, Proposal, PullRequestAction, ReadbackTime
 from bot.github.observed import Comment
 from bot.reconcile import proposal
 from bot.reconcile.inputs import Inputs
@@ -35,18 +35,16 @@ def decide(inputs: Inputs) -> Plan:
     snapshot = processed.snapshot
     evidence = evidence_for(inputs.readback, observed, config, processed.assignees)
     derivations = derive_all(snapshot, evidence)
-    # Nudges rest on merged evidence: the default branch's snapshot, the live leases and issues.
-    merged = derive_all(base, evidence._replace(issues=observed.issues_by_number()))
+    # Every surface shows the merged state: the default branch's snapshot with the live leases and
+    # issues (the assignments this run makes included: they are written now, not proposed).
+    merged = derive_all(base, evidence)
     following = _compacted(
         base, _count_state_changes(base, next_snapshot(snapshot, derivations)), processed.settled_through
     )
-    native = plan_native(base, following, derivations, observed, config, inputs.renderer)
-    following = with_proposals(following, native.proposals)
-    # The default branch's snapshot was validated when it was gathered; only a change is checked
-    # again, and only the records it changed are read for their table cells (`clean`).
-    findings = validate(following, clean=base) if following != base else []
-    if findings:
-        raise BotError("the reconciled snapshot would be invalid: " + "; ".join(f.message for f in findings))
+    # Labels and links show the merged state too: what the PR would change shows there once it merges.
+    native = plan_native(base, next_snapshot(base, merged), merged, observed, config, inputs.renderer)
+    following, native.proposals, skipped = proposed(base, following, native.proposals)
+    native.notes += skipped
     files, refused = proposed_files(inputs, following)
     overdue = overdue_reviews(snapshot, inputs.now)
     nudges = Nudges(observed, config, inputs.renderer, inputs.now)
@@ -72,6 +70,36 @@ def decide(inputs: Inputs) -> Plan:
         overdue=tuple(overdue),
         leases=leases,
     )
+
+
+def proposed(
+    base: Snapshot, following: Snapshot, proposals: list[Proposal]
+) -> tuple[Snapshot, list[Proposal], list[NativeNote]]:
+    """The next snapshot with every proposal that keeps it valid, those proposals, and a note for
+    each one left out (a person's link GitHub allows and the snapshot does not: a run goes on)."""
+    # The default branch's snapshot was validated when it was gathered; only a change is checked
+    # again, and only the records it changed are read for their table cells (`clean`).
+    findings = validate(following, clean=base) if following != base else []
+    if findings:
+        raise BotError("the reconciled snapshot would be invalid: " + "; ".join(f.message for f in findings))
+    kept: list[Proposal] = []
+    notes: list[NativeNote] = []
+    for item in proposals:
+        trial = with_proposals(following, [item])
+        if trial == following:
+            continue
+        found = validate(trial, clean=following)
+        if found:
+            detail = "; ".join(f.message for f in found[:3])
+            notes.append(
+                NativeNote(
+                    kind="invalid-proposal", issue=item.issue, packet=item.packet, other=item.target, detail=detail
+                )
+            )
+            continue
+        following = trial
+        kept.append(item)
+    return following, kept, notes
 
 
 def lease_report(inputs: Inputs) -> LeaseReport:

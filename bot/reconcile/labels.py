@@ -7,7 +7,10 @@ prefix and a state; every other label, `perf/regression` included, is a person's
 
 A label is *restored* when perfbot puts back a label that it had set and that a person then took
 off: GitHub's timeline (the label events) says who removed it. The snapshot and the evidence
-decide the label, never the other way round.
+decide the label, never the other way round: the default branch's snapshot with the live leases
+and issues, as every other surface shows it (what the regeneration PR would change is labelled
+once it merges). A closed issue keeps `perf/complete` when all of its packets are complete and
+loses every other state label.
 """
 
 from __future__ import annotations
@@ -72,7 +75,11 @@ def plan_labels(
     existing = {label.name.casefold() for label in observed.labels}
     removals, additions = [], []
     for issue in sorted(observed.issues, key=lambda i: i.number):
-        wanted = {settings.name(state) for state in shown.get(issue.number, ())}
+        states = shown.get(issue.number, ())
+        if issue.state == "closed":
+            # A closed issue keeps only `complete`, and only when all of its packets are.
+            states = tuple(s for s in states if s == "complete" and states == ("complete",))
+        wanted = {settings.name(state) for state in states}
         # GitHub's label names are case-insensitive: `Perf/Ready` on an issue is `perf/ready`.
         present = {name.casefold(): name for name in issue.labels if name.casefold() in folded}
         wanted_folded = {name.casefold() for name in wanted}

@@ -39,7 +39,8 @@ def plan_native(
     config: BotConfig,
     renderer: Renderer,
 ) -> NativePlan:
-    """`base` is the default branch's snapshot, `following` the next one (before any proposal)."""
+    """`base` is the default branch's snapshot, `following` the one labels and links show (the
+    merged state: `base` with its derived states written in) and `derivations` its packets'."""
     labels = plan_labels(following, derivations, observed, config.labels)
     links = plan_links(base, following, observed, config.links)
     found = NativePlan(actions=[*labels.actions, *links.actions], notes=links.notes, proposals=links.proposals)

@@ -259,8 +259,13 @@ def with_proposals(snapshot: Snapshot, proposals: list[Proposal]) -> Snapshot:
     if not proposals:
         return snapshot
     extra: dict[str, list[str]] = {}
+    known = {
+        p.id: {*p.hard_dependency_ids, *p.blocked_by_ids, *p.satisfied_dependency_ids} for p in snapshot.work_packets
+    }
     for proposal in proposals:
-        extra.setdefault(proposal.packet, []).append(proposal.blocker)
+        # A blocker the snapshot names already (a command of this run added it) is not added twice.
+        if proposal.blocker not in known.get(proposal.packet, {proposal.blocker}):
+            extra.setdefault(proposal.packet, []).append(proposal.blocker)
     packets = tuple(
         p.model_copy(update={"blocked_by_ids": (*p.blocked_by_ids, *extra[p.id])}) if p.id in extra else p
         for p in snapshot.work_packets

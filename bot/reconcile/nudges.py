@@ -102,7 +102,7 @@ class Nudges:
         return [
             *self.packets(merged, derivations),
             *self.reviews(working, overdue_now),
-            *self.mismatches(merged, working),
+            *self.mismatches(merged, derivations, working),
         ]
 
     def packets(self, merged: Snapshot, derivations: list[Derivation]) -> list[CommentAction]:
@@ -142,16 +142,18 @@ class Nudges:
             )
         return actions
 
-    def mismatches(self, merged: Snapshot, working: Snapshot) -> list[CommentAction]:
+    def mismatches(self, merged: Snapshot, derivations: list[Derivation], working: Snapshot) -> list[CommentAction]:
         """Issues closed while their packet is open, or reopened while it is complete.
 
-        The mismatch must hold on the default branch and in the working snapshot: a completion
-        still in the PR neither makes one (it may be dropped) nor leaves one to point out.
+        The mismatch must hold on the default branch (its derived state, which the labels show)
+        and in the working snapshot: a completion still in the PR neither makes one (it may be
+        dropped) nor leaves one to point out.
         """
         actions: list[CommentAction] = []
         by_issue: dict[int, list[WorkPacket]] = {}
+        states = {d.id: d.derived_state for d in derivations}
         for packet in merged.work_packets:
-            by_issue.setdefault(packet.issue, []).append(packet)
+            by_issue.setdefault(packet.issue, []).append(packet.model_copy(update={"state": states[packet.id]}))
         complete_now = {p.id: p.state == "complete" for p in working.work_packets}
         issues = self.observed.issues_by_number()
         for number, packets in by_issue.items():

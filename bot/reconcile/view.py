@@ -1,7 +1,9 @@
 """What a run sees before it decides: the working snapshot, the evidence and each packet's derivation.
 
 `decide` builds its plan from the same view; `explain`, `graph` and `status` show it without
-planning any action. Pure: every observation is an argument.
+planning any action. Every surface shows the merged state (the default branch's snapshot with the
+live leases and issues); what the regeneration PR would change is shown as pending. Pure: every
+observation is an argument.
 """
 
 from __future__ import annotations
@@ -14,11 +16,11 @@ from bot.commands.effects import Explainer
 from bot.config import BotConfig
 from bot.evidence import graph as packet_graph
 from bot.evidence.derive import Derivation, Evidence, derive_all
-from bot.evidence.explain import explain
+from bot.evidence.explain import Explanation, explain
 from bot.evidence.leases import LeaseReadback
 from bot.github.observed import Observed
 from bot.reconcile.inputs import Inputs
-from bot.snapshot.model import Snapshot
+from bot.snapshot.model import Snapshot, WorkState
 
 
 def evidence_for(
@@ -38,22 +40,54 @@ def evidence_for(
 
 
 class View(NamedTuple):
-    """The snapshot with every accepted command applied, what derivation saw, and what it derived."""
+    """The merged state (the default branch's snapshot with the live leases and issues, and the
+    assignments the run's commands make), what its derivation saw and derived, and what the
+    regeneration PR would change of it."""
 
     snapshot: Snapshot
     evidence: Evidence
     derivations: tuple[Derivation, ...]
+    # Each packet whose state the PR changes: the state it takes when the PR merges.
+    pending: Mapping[str, WorkState]
+
+
+def pending_states(merged: Sequence[Derivation], working: Snapshot, evidence: Evidence) -> dict[str, WorkState]:
+    """The packets whose derived state the working snapshot (the PR's) changes, and to what."""
+    now = {d.id: d.derived_state for d in derive_all(working, evidence)}
+    return {d.id: now[d.id] for d in merged if d.id in now and now[d.id] != d.derived_state}
 
 
 def explainer(inputs: Inputs) -> Explainer:
-    """`/perf why`'s answer: a packet explained from this run's evidence, as `perfbot explain` says it."""
+    """`/perf why`'s answer, as `perfbot explain` says it: the packet in the merged state, and the
+    state the regeneration PR gives it when that differs. The run's answers are given from the
+    snapshot its commands end on, so they never disagree with each other or with the labels."""
+    base = inputs.snapshot.model
 
-    def answer(snapshot: Snapshot, packet_id: str, assignees: Mapping[int, tuple[str, ...]]) -> str:
+    def answer(working: Snapshot, packet_id: str, assignees: Mapping[int, tuple[str, ...]]) -> str:
         evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, assignees)
-        found = explain(packet_id, snapshot, derive_all(snapshot, evidence), evidence, inputs.now)
-        return inputs.renderer.render("explain.md.j2", x=found, prefix=inputs.config.commands.prefix)
+        if base.packet(packet_id) is None:  # a packet only the PR has
+            found = explain(packet_id, working, derive_all(working, evidence), evidence, inputs.now)
+            return render_explanation(inputs, found, {})
+        merged = derive_all(base, evidence)
+        found = explain(packet_id, base, merged, evidence, inputs.now)
+        return render_explanation(inputs, found, pending_states(merged, working, evidence))
 
     return answer
+
+
+def render_explanation(inputs: Inputs, found: Explanation, pending: Mapping[str, WorkState]) -> str:
+    """The explanation in words, with the state the regeneration PR would give the packet."""
+    settings = inputs.config.pull_request
+    pull = inputs.observed.open_pull(settings.branch)
+    return inputs.renderer.render(
+        "explain.md.j2",
+        x=found,
+        prefix=inputs.config.commands.prefix,
+        pending=pending.get(found.packet.id),
+        pull=pull.number if pull else None,
+        branch=settings.branch,
+        repository=inputs.observed.repository,
+    )
 
 
 def view(inputs: Inputs) -> View:
@@ -61,7 +95,8 @@ def view(inputs: Inputs) -> View:
         inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs)
     )
     evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, processed.assignees)
-    return View(processed.snapshot, evidence, tuple(derive_all(processed.snapshot, evidence)))
+    merged = derive_all(inputs.snapshot.model, evidence)
+    return View(inputs.snapshot.model, evidence, tuple(merged), pending_states(merged, processed.snapshot, evidence))
 
 
 def changed_graph(inputs: Inputs, derivations: Sequence[Derivation]) -> str:

@@ -185,7 +185,9 @@ def test_an_issue_mismatch_over_thousands_of_packets(settings: Settings, rendere
     )
     snapshot = seed.model_copy(update={"work_packets": packets})
     closed = (Issue(number=5, state="closed"),)
-    (nudge,) = nudges(settings, renderer, closed).mismatches(snapshot, snapshot)
+    (nudge,) = nudges(settings, renderer, closed).mismatches(
+        snapshot, [derivation(p, p.state, []) for p in packets], snapshot
+    )
     fits(nudge.body, settings.config)
     assert "more packets" in nudge.body
     assert "packets are not complete" in nudge.body

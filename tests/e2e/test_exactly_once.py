@@ -113,10 +113,10 @@ def test_a_crash_after_any_write_then_a_clean_run_equals_one_clean_run(sandbox: 
     settings = load_settings(sandbox.config)
     state = state_with(sandbox, THREE)
     writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2), backend(adapter))
-    # 3 x (eyes, reply, rocket), an assignment, the PR (ready nudges wait for the merge); then the labels:
-    # one created, four issues change state (8 writes); m1 complete drops its three blocked-by links; and
-    # a record for each of the three programs with links (the state above holds none of the bot's comments).
-    assert writes == 11 + 1 + 8 + 3 + 3
+    # 3 x (eyes, reply, rocket), an assignment, the PR (ready nudges, labels and links wait for the
+    # merge: m1's completion is pending in the PR); and a record for each of the three programs with
+    # links (the state above holds none of the bot's comments).
+    assert writes == 11 + 3
 
 
 def bot_markers(state: Path) -> list[tuple[str, str]]:
@@ -156,9 +156,9 @@ def test_crash_safety_holds_for_an_assignee_without_write_access(sandbox: Repo, 
         if issue["number"] == 9497:
             issue["assignees"] = ["carol"]
     writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2), backend(adapter))
-    # eyes, reply, the unassignment, rocket, the PR; #9497's label (ready to waiting-coordination: two
-    # writes); a record for each program with links (the state holds none of the bot's comments)
-    assert writes == 5 + 2 + 3
+    # eyes, reply, the unassignment, rocket, the PR (#9497's label stays until the block merges); a
+    # record for each program with links (the state holds none of the bot's comments)
+    assert writes == 5 + 3
     final = json.loads((sandbox.root / "clean.json").read_text(encoding="utf-8"))
     assert next(i for i in final["issues"] if i["number"] == 9497)["assignees"] == []
     assert "not applied" not in next(c for c in final["comments"] if c["user"] == "perfbot[bot]")["body"]
@@ -274,9 +274,9 @@ def test_the_cli_prints_the_plan_and_what_was_done_when_a_write_fails(
     assert status == 1
     assert "Actions:" in out
     assert "comment on #8325 (command-reply)" in out
-    # 25 writes: the answer, the PR, the 🚀, 8 review nudges and 13 label, link and record writes (no
-    # ready nudge while the completion is only proposed); the first fails, the other 24 wait.
-    assert "applied 0 actions; 24 deferred to the next run" in err
+    # 15 writes: 👀, the answer, the PR, the 🚀, 8 review nudges and 3 programs' link records (no
+    # label, link or ready nudge while the completion is only proposed); the first fails, 14 wait.
+    assert "applied 0 actions; 14 deferred to the next run" in err
     assert "cannot write the state file" in err
     assert "Traceback" not in err
     assert sandbox.state_path.read_text(encoding="utf-8") == before

@@ -118,11 +118,13 @@ def test_replay_unmerged_pr_then_merge(repo: Repo, capsys: pytest.CaptureFixture
     repo.merge(both)
     merged = repo.reconcile(capsys, "--now", NOW)
     assert pull(merged)["operation"] == "none"
-    # The merged completion makes M1's dependents ready: now, and only now, they are told.
-    assert sorted((c["topic"], c["issue"]) for c in comments(merged)) == [
+    # The merged completion makes M1's dependents ready: now, and only now, they are told, and the
+    # links M1 satisfied go (the programs' records say so).
+    assert sorted((c["topic"], c["issue"]) for c in comments(merged) if c["topic"] != "native-links") == [
         ("packet-ready", 9230),
         ("packet-ready", 9495),
     ]
+    assert {a["issue"] for a in merged["actions"] if a["kind"] == "link"} == {9230, 9430, 9495}
     assert [d for _, _, d in commands(merged)] == ["merged", "merged"]
     quiet = repo.reconcile(capsys, "--now", NOW)
     assert pull(quiet)["operation"] == "none"

@@ -109,14 +109,23 @@ def test_completing_m1_drops_the_links_it_satisfies_and_no_other(
     either.add_comment(
         101, 8325, "alice", "/perf complete mac.m1-streamed-q4k-no-copy result: accepted. receipt: #9482"
     )
-    either.merge(either.reconcile(capsys, "--now", NOW))
+    pending = either.reconcile(capsys, "--now", NOW)
+    # Links and labels show the merged state: the completion waits in the PR, so nothing moves yet.
+    assert [a for a in writes(pending) if a["kind"] in ("link", "label")] == []
+    assert links(either.state()) == before
+    either.merge(pending)
     after_merge = either.reconcile(capsys, "--now", NOW)
     after = links(either.state())
     assert ("blocked_by", 9230, 8325) not in after
     # M1 was a hard dependency of M2, M5 and real-metal: exactly their links to #8325 go.
     assert before - after == {("blocked_by", 9230, 8325), ("blocked_by", 9430, 8325), ("blocked_by", 9495, 8325)}
     assert after - before == set()
-    assert [a for a in writes(after_merge) if a["kind"] == "link"] == []
+    assert {(a["issue"], a["target"]) for a in writes(after_merge) if a["kind"] == "link"} == {
+        (9230, 8325),
+        (9430, 8325),
+        (9495, 8325),
+    }
+    assert writes(either.reconcile(capsys, "--now", NOW)) == []
     assert perf_labels(either.state(), 8325) == {"perf/complete"}
 
 
@@ -274,3 +283,25 @@ def test_the_job_summary_says_it_too(sandbox: Repo, capsys: pytest.CaptureFixtur
     assert "### Labels and links" in text
     assert "- `cuda.q8_1-numerical-gate` is on #8635, its program's umbrella issue itself" in text
     capsys.readouterr()
+
+
+def test_a_persons_link_the_snapshot_cannot_hold_is_left_out_and_the_run_goes_on(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The state file allows what GitHub's own checks would not: #9230 blocked by itself.
+    sandbox.set_issue(9230, blocked_by=[8325, 9230])
+    sandbox.add_comment(101, 9497, "alice", "/perf why profile.real-cuda")
+    plan = sandbox.reconcile(capsys, "--now", NOW)
+    notes = [n for n in plan["native_notes"] if n["kind"] == "invalid-proposal"]
+    assert [(n["issue"], n["packet"], n["other"]) for n in notes] == [(9230, "mac.m2-whole-sequence-prefill", 9230)]
+    assert "mac.m2-whole-sequence-prefill" in notes[0]["detail"]
+    assert plan.get("proposals", []) == []
+    # The run goes on: the command is answered, the PR left as the default branch is.
+    assert [c["topic"] for c in comments(plan)] == ["command-reply"]
+    assert pull(plan)["operation"] == "none"
+    main(
+        ["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path), "--now", NOW, "--dry-run"]
+    )
+    printed = capsys.readouterr().out
+    assert "#9230 is blocked by #9230 on GitHub" in printed
+    assert "would make the snapshot invalid" in printed

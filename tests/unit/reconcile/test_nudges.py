@@ -150,26 +150,53 @@ def test_an_issue_closed_while_its_packet_is_open_is_told_once(settings: Setting
     snapshot = valid()
     closed = (Issue(number=12, state="closed"),)
     told = nudges(settings, renderer, issues=closed)
-    (mismatch,) = told.mismatches(snapshot, snapshot)
+    (mismatch,) = told.mismatches(snapshot, derived(snapshot), snapshot)
     assert said([mismatch]) == [(12, "issue-mismatch", {("issue-mismatch", "12:closed-while-open")})]
-    assert told.mismatches(snapshot, snapshot) == []
-    assert nudges(settings, renderer, said=(mismatch.body,), issues=closed).mismatches(snapshot, snapshot) == []
+    assert told.mismatches(snapshot, derived(snapshot), snapshot) == []
+    assert (
+        nudges(settings, renderer, said=(mismatch.body,), issues=closed).mismatches(
+            snapshot, derived(snapshot), snapshot
+        )
+        == []
+    )
     # A completion still in the regeneration PR makes none; an open issue is no mismatch.
     working = edited("work_packets", 1, state="complete", result="done")
-    assert nudges(settings, renderer, issues=closed).mismatches(snapshot, working) == []
-    assert nudges(settings, renderer, issues=(Issue(number=12),)).mismatches(snapshot, snapshot) == []
+    assert nudges(settings, renderer, issues=closed).mismatches(snapshot, derived(snapshot), working) == []
+    assert (
+        nudges(settings, renderer, issues=(Issue(number=12),)).mismatches(snapshot, derived(snapshot), snapshot) == []
+    )
+
+
+def test_a_mismatch_names_the_derived_state_the_labels_show(settings: Settings, renderer: Renderer) -> None:
+    snapshot = valid()
+    closed = (Issue(number=12, state="closed"),)
+    assert snapshot.work_packets[1].state == "ready"  # recorded; the evidence says running
+    (mismatch,) = nudges(settings, renderer, issues=closed).mismatches(
+        snapshot, derived(snapshot, w2="running"), snapshot
+    )
+    assert "`running`" in mismatch.body
+    assert "`ready`" not in mismatch.body
+    # Derived complete on the default branch: no mismatch to point out.
+    assert (
+        nudges(settings, renderer, issues=closed).mismatches(snapshot, derived(snapshot, w2="complete"), snapshot) == []
+    )
 
 
 def test_an_issue_reopened_while_its_packet_is_complete_is_told(settings: Settings, renderer: Renderer) -> None:
     snapshot = valid()
     reopened = (Issue(number=11, state_reason="reopened"), Issue(number=13, state_reason="reopened"))
-    (mismatch,) = nudges(settings, renderer, issues=reopened).mismatches(snapshot, snapshot)
+    (mismatch,) = nudges(settings, renderer, issues=reopened).mismatches(snapshot, derived(snapshot), snapshot)
     assert said([mismatch]) == [(11, "issue-mismatch", {("issue-mismatch", "11:reopened-while-complete")})]
     # Reopened against a completion the working snapshot no longer holds: nothing to point out.
     undone = edited("work_packets", 0, state="ready", result="")
-    assert nudges(settings, renderer, issues=reopened).mismatches(snapshot, undone) == []
+    assert nudges(settings, renderer, issues=reopened).mismatches(snapshot, derived(snapshot), undone) == []
     # An issue no packet names, or one not observed, is not looked at.
-    assert nudges(settings, renderer, issues=(Issue(number=99, state="closed"),)).mismatches(snapshot, snapshot) == []
+    assert (
+        nudges(settings, renderer, issues=(Issue(number=99, state="closed"),)).mismatches(
+            snapshot, derived(snapshot), snapshot
+        )
+        == []
+    )
 
 
 def test_every_nudge_of_a_run_comes_in_the_plans_order(settings: Settings, renderer: Renderer) -> None:
