@@ -47,7 +47,6 @@ class Malformed(GitHubException):
     """A successful status with a body that is not the JSON its request expects."""
 
     def __init__(self, response: httpx.Response, said: str) -> None:
-        super().__init__(said)
         self.response, self.said = response, said
 
     @property

@@ -38,17 +38,27 @@ HTML = b"<!DOCTYPE html>\n<html><body><h1>502 Bad Gateway</h1></body></html>\n"
 
 
 def answer(
-    content: bytes | Any, model: object, *, method: str = "GET", url: str = REF, status: int = 200, kind: str = ""
+    content: bytes | Any,
+    model: object,
+    *,
+    method: str = "GET",
+    url: str = REF,
+    status: int = 200,
+    kind: str | None = "",
 ) -> Response[Any]:
+    """An answer as githubkit hands it on; `kind` is its content type (None: no header at all)."""
     body = content if isinstance(content, bytes) else json.dumps(content).encode()
-    headers = {"content-type": kind or "application/json; charset=utf-8"}
+    headers = {} if kind is None else {"content-type": kind or "application/json; charset=utf-8"}
     raw = httpx.Response(status, content=body, headers=headers, request=httpx.Request(method, url))
     return Response(raw, Any if model is UNSET else model)  # type: ignore[arg-type]
 
 
 def said(content: bytes | Any, model: object, **where: Any) -> str:
+    """What the check says came, after holding that the error carries the answer it is about."""
+    given = answer(content, model, **where)
     with pytest.raises(Malformed) as broken:
-        check(answer(content, model, **where), model)
+        check(given, model)
+    assert broken.value.response is given.raw_response
     return broken.value.said
 
 
@@ -70,6 +80,9 @@ def test_a_read_whose_body_fits_its_model_passes_and_is_parsed_once() -> None:
         (HTML, "", "an HTML page"),  # a page labelled as JSON is a page
         (b"  <html>", "application/json", "an HTML page"),
         (b"nonsense", "text/html", "an HTML page"),  # labelled a page and not JSON
+        (b"nonsense", "Text/HTML; charset=utf-8", "an HTML page"),
+        (b"nonsense", None, "8 bytes that are not JSON"),  # no content type at all
+        (b"<p>", None, "an HTML page"),
         (json.dumps(GOOD_REF).encode()[:40], "", "JSON cut off after 40 bytes"),  # mid-string
         (b'{"ref": "refs/heads/main",', "", "JSON cut off after 26 bytes"),  # between values
         (b'{"ref": 1,,}', "", "12 bytes that are not JSON"),
@@ -100,6 +113,32 @@ def test_a_read_answered_with_what_is_not_json_names_what_came(content: bytes, k
 )
 def test_a_read_answered_with_json_of_another_shape_names_it(content: Any, model: object, expected: str) -> None:
     assert said(content, model) == expected
+
+
+def test_a_read_of_a_list_is_held_to_a_list() -> None:
+    labels = [
+        {
+            "id": 1,
+            "node_id": "L",
+            "url": LABELS,
+            "name": "perf/ready",
+            "color": "1a7f37",
+            "default": False,
+            "description": None,
+            "archived_at": None,
+            "archived_by": None,
+        }
+    ]
+    check(answer(labels, list[Label]), list[Label])
+    check(answer(b"\n[]", list[Label]), list[Label])
+    assert said([{"name": 3}], list[Label]) == "JSON without `0.id`"
+
+
+def test_json_that_opens_otherwise_than_its_kind_is_not_the_answer_expected() -> None:
+    """A byte order mark: Python's reader reads past it, GitHub never sends one."""
+    assert (
+        said(b"\xef\xbb\xbf" + json.dumps(GOOD_REF).encode(), GitRef) == "a JSON object that is not the answer expected"
+    )
 
 
 def test_a_read_opening_with_whitespace_is_read_as_its_json() -> None:
@@ -190,6 +229,8 @@ def test_a_malformed_answer_names_the_request_and_its_status_inertly() -> None:
     assert broken.request.method == "POST"
     odd = Malformed(answer(b"", GitRef).raw_response, "JSON without `\x1b[31m`")
     assert "\x1b" not in str(odd)
+    long = str(Malformed(answer(b"", GitRef).raw_response, "x" * 400))
+    assert (len(long), long[-2:]) == (300, "x…")  # one line of 300 characters at most
 
 
 # --- blobs and error bodies
@@ -206,9 +247,10 @@ def test_a_blob_is_its_base64_content_as_text() -> None:
 
 
 def test_a_blob_whose_content_is_not_base64_is_malformed() -> None:
+    given = blob("abc")  # a length no base64 has
     with pytest.raises(Malformed) as broken:
-        blob_text(blob("abc"))  # a length no base64 has
-    assert broken.value.said == "a blob whose content is not base64"
+        blob_text(given)
+    assert (broken.value.said, broken.value.response) == ("a blob whose content is not base64", given.raw_response)
 
 
 @pytest.mark.parametrize(
