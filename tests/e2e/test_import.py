@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ import pytest
 from bot.cli import main
 from bot.snapshot.levers import ready_by_envelope, ready_levers
 from bot.snapshot.store import load_snapshot
-from tests.paths import FIXTURES
+from tests.paths import FIXTURES, ROOT
 
 UPSTREAM = FIXTURES / "upstream"
 CURRENT = UPSTREAM / "current-1c9008f.json"
@@ -313,3 +314,28 @@ def test_an_invariant_is_named_in_the_file_its_value_came_from(
     assert all(line.startswith(f"{CURRENT}:") for line in err)
     assert any('current ready wave "metal" has unknown or duplicate lever "metal.paged-kv"' in line for line in err)
     assert tree(repo) == {}
+
+
+def test_the_readmes_migration_runs_as_written_in_a_fak_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Move from upstream fak\n", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    lines = [line.split("#", 1)[0].strip() for line in block.splitlines()]
+    upstream = [line for line in lines if line.startswith("fak ")]
+    assert upstream == [
+        "fak native-performance --current > current.json",
+        "fak native-performance --json > graph.json",
+    ]
+    checkout = tmp_path / "fak"
+    (checkout / "docs" / "benchmarks").mkdir(parents=True)
+    (checkout / WRITTEN_PAGE).write_bytes(PAGE.read_bytes())  # as fak commits it
+    (checkout / "current.json").write_bytes(CURRENT.read_bytes())  # what the two fak lines write
+    (checkout / "graph.json").write_bytes(GRAPH.read_bytes())
+    monkeypatch.chdir(checkout)
+    ours = [shlex.split(line) for line in lines if line.startswith("perfbot ")]
+    assert [argv[1] for argv in ours] == ["import", "render"]
+    for argv in ours:
+        assert main(argv[1:]) == 0, argv
+    assert "docs/benchmarks/NATIVE-PERFORMANCE-CURRENT.md is up to date" in capsys.readouterr().out
+    assert (checkout / WRITTEN_PAGE).read_bytes() == PAGE.read_bytes()
