@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from bot.errors import InputError
 from bot.snapshot.model import SCHEMA_ID, SCHEMA_ONE, Collision, Snapshot
 from bot.upstream.current import empty_lists, read_current
 from tests.unit.snapshot.values import DATA
+from tests.unit.upstream.reading import refusals, through
 
 FILE = "current.json"
 
@@ -27,14 +27,11 @@ def upstream(**changes: Any) -> dict[str, Any]:
 
 
 def read(data: dict[str, Any]) -> Snapshot:
-    text = json.dumps(data, indent=2)
-    return read_current(json.loads(text), text, FILE)
+    return through(read_current, data, FILE)
 
 
 def refused(data: dict[str, Any]) -> list[str]:
-    with pytest.raises(InputError) as error:
-        read(data)
-    return [str(p) for p in error.value.problems]
+    return refusals(read_current, data, FILE)
 
 
 def key_line(data: dict[str, Any], key: str) -> int:

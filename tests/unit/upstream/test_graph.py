@@ -3,18 +3,17 @@ dropped, the same ready arms as upstream's rule, and every refusal at its place.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.errors import InputError
 from bot.snapshot.levers import ready_levers
 from bot.snapshot.model import Lever
 from bot.upstream.graph import GRAPH_SCHEMA, dropped, read_graph
 from tests.property_budget import examples
+from tests.unit.upstream.reading import refusals, through
 
 FILE = "graph.json"
 
@@ -39,14 +38,11 @@ def upstream_lever(ident: str, **changes: Any) -> dict[str, Any]:
 
 
 def read(graph: dict[str, Any]) -> tuple[tuple[Lever, ...], list[str]]:
-    text = json.dumps(graph, indent=2)
-    return read_graph(json.loads(text), text, FILE)
+    return through(read_graph, graph, FILE)
 
 
 def refused(graph: dict[str, Any]) -> list[str]:
-    with pytest.raises(InputError) as error:
-        read(graph)
-    return [str(p) for p in error.value.problems]
+    return refusals(read_graph, graph, FILE)
 
 
 def test_what_perfbot_models_is_kept_and_null_lists_read_as_empty() -> None:
