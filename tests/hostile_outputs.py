@@ -52,8 +52,9 @@ from bot.reconcile.status import status
 from bot.reconcile.summary import RunResult, failure_summary, job_summary
 from bot.reconcile.view import evidence_for
 from bot.render import Renderer
-from bot.snapshot.model import Snapshot
+from bot.snapshot.model import SCHEMA_ONE, Snapshot
 from bot.snapshot.store import load_snapshot
+from bot.upstream.compose import LEASES, UPSTREAM_PAGE
 from tests.paths import ROOT
 
 REASON_KINDS: tuple[ReasonKind, ...] = ReasonKind.__args__  # type: ignore[attr-defined]
@@ -281,6 +282,25 @@ def outputs(world: World) -> dict[str, Callable[[], list[str]]]:
                 graph=world.run_graph(),
                 proposals=world.native.proposals,
             )
+        ],
+        "page-schema-1.md.j2": lambda: [r.page(s.model_copy(update={"schema_": SCHEMA_ONE}), text)],
+        # `perfbot import`'s files: the names of the two files given carry the hostile string; the
+        # page is a path `importing.page_problem` has checked.
+        "import/perfbot.yaml.j2": lambda: [
+            r.render(
+                "import/perfbot.yaml.j2",
+                page=UPSTREAM_PAGE,
+                upstream_page=UPSTREAM_PAGE,
+                leases=LEASES,
+                schema=h,
+                schema_one=one,
+                current=h,
+                graph=h,
+            )
+            for one in (False, True)
+        ],
+        "import/snapshot-comments.txt.j2": lambda: [
+            r.render("import/snapshot-comments.txt.j2", s=s, current=h, graph=h, dropped=["levers[].name (12)"])
         ],
         "comments/help.md.j2": lambda: [r.render("comments/help.md.j2", table=command_table(prefix))],
         "comments/did-you-mean.md.j2": lambda: [
