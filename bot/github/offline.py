@@ -310,7 +310,9 @@ class OfflineGitHub(NativeWrites):
             if pull["number"] != action.number:
                 continue
             if action.operation in ("create", "update"):
-                self._pull_head = self._commit_id(pull.get("head_sha"), action)
+                # As live: the same files are no new commit, and the branch's head stays where it is.
+                same = action.operation == "update" and action.files == pull.get("files") and pull.get("head_sha")
+                self._pull_head = str(pull["head_sha"]) if same else self._commit_id(pull.get("head_sha"), action)
                 pull.update(title=action.title, body=action.body, files=action.files, head_sha=self._pull_head)
             elif action.operation == "close":
                 pull["state"] = "closed"

@@ -102,8 +102,8 @@ class WriteAnnouncer(Protocol):
 
 @runtime_checkable
 class PullHeadTeller(Protocol):
-    """An optional capability: the commit the last `pull_request` write put at the head of the PR
-    branch (None when it committed nothing, as a close does); the action's `pull-request-head-sha`."""
+    """An optional capability: the commit at the head of the PR branch after the last `pull_request`
+    write, when it created or updated the PR (None after a close); the action's `pull-request-head-sha`."""
 
     def pull_head(self) -> str | None: ...
 
