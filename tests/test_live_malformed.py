@@ -70,6 +70,11 @@ def representative(state: dict[str, Any]) -> dict[str, Any]:
     state["labels"] = [label for label in state["labels"] if label["name"] != "perf/waiting-evidence"]
     issues[8324]["blocked_by"] = []
     issues[8395].pop("parent")
+    # A link perfbot recorded and the snapshot no longer implies, left in place: it is removed.
+    issues[9497]["blocked_by"] = [*issues[9497].get("blocked_by", []), 9420]
+    record = next(c for c in state["comments"] if c["body"].startswith("<!-- perfbot:native-links profile-control-loop"))
+    first, rest = record["body"].split("\n", 1)
+    record["body"] = f"{first}\n<!-- perfbot:native-link blocked_by:9497:9420 -->\n{rest}"
     state["permissions"] = {"alice": "write"}
     state["comments"] += [
         {"id": cid, "issue": issue, "user": "alice", "created_at": f"2026-08-27T10:0{cid % 10}:00Z", "body": body}

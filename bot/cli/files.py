@@ -61,12 +61,17 @@ def upstream_import(directory: Path, current: Path, graph: Path, page: str) -> i
     return EXIT_OK
 
 
+def counted(number: int, noun: str) -> str:
+    """`1 packet`, `17 packets`: the noun in the plural when the number is not one."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 def validate(settings: Settings) -> int:
     loaded = checked(load_snapshot(settings.snapshot_path))
     model = loaded.model
     print(
-        f"{loaded.file}: valid ({len(model.constraints)} constraints, {len(model.programs)} programs, "
-        f"{len(model.work_packets)} packets)"
+        f"{loaded.file}: valid ({counted(len(model.constraints), 'constraint')}, "
+        f"{counted(len(model.programs), 'program')}, {counted(len(model.work_packets), 'packet')})"
     )
     return EXIT_OK
 

@@ -1,7 +1,9 @@
 """Outbox: what the bot says about each handled comment — reactions, replies, notices, reports.
 
 A new command comment gets 👀, then one reply that records the decision on each line (see
-`records`), then any assignment, then 🚀 (something accepted) and/or 😕 (something refused).
+`records`), then any assignment, then 🚀 (something accepted that acts: a change or an assignment;
+a `why` or `help` is answered by its reply alone) and/or 😕 (something refused). The reply
+@-mentions its author only when something was refused or not understood.
 Side effects come after the reply that records the decision, so a run that stops in between is
 finished by the next run's replay, not decided a second time. A replayed comment still there
 gets the reactions it lacks, and each command of it that lapsed gets one lapsed notice.
@@ -15,7 +17,7 @@ from typing import NamedTuple
 from bot.bodies import capped, fitted
 from bot.commands.grammar import Command
 from bot.commands.records import DECISION_TOPIC, LAPSED_TOPIC, REPLY_TOPIC, Decision, Record, lapsed_key
-from bot.commands.registry import changes_snapshot
+from bot.commands.registry import ANSWERS_ONLY, changes_snapshot
 from bot.commands.replay import Handled, Line
 from bot.config import CommandSettings
 from bot.github.actions import TOPICS, Action, CommentAction, ReactAction, ReactionContent
@@ -39,6 +41,8 @@ class Voice(NamedTuple):
     present: AbstractSet[int]
     # Every reply and notice stays under this many characters (`bodies`).
     limit: int = CommandSettings().max_body_chars
+    # The open regeneration PR's number, which an accepted change is pending in (None: not open yet).
+    pull: int | None = None
 
 
 def finished(reacted: AbstractSet[tuple[int, str]]) -> frozenset[int]:
@@ -54,7 +58,7 @@ def _answer(done: Handled, voice: Voice) -> list[Action]:
     comment = done.comment
     out: list[Action] = [*_react(comment, "eyes", voice), _reply(done, voice)]
     out += [line.assignment for line in done.lines if line.assignment is not None]
-    if any(line.verdict == "accepted" for line in done.lines):
+    if any(_acted(line) for line in done.lines):
         out += _react(comment, "rocket", voice)
     if any(line.verdict == "refused" for line in done.lines) or done.errors or done.whole:
         out += _react(comment, "confused", voice)
@@ -71,11 +75,21 @@ def _follow_up(done: Handled, voice: Voice) -> list[Action]:
         if line.notice:
             out.append(_lapsed_notice(comment, line, voice))
     if present:
-        if any(line.verdict == "accepted" for line in done.lines):
+        if any(_acted(line) for line in done.lines):
             out += _react(comment, "rocket", voice)
         if any(line.verdict == "refused" for line in done.lines):
             out += _react(comment, "confused", voice)
     return out
+
+
+def _acted(line: Line) -> bool:
+    """An accepted line that does something (🚀): a pure answer (`why`, `help`) has its reply."""
+    return line.verdict == "accepted" and not (line.command is not None and line.command.verb in ANSWERS_ONLY)
+
+
+def _pending(line: Line) -> bool:
+    command = line.command
+    return line.decision == "accepted" and command is not None and changes_snapshot(command.verb)
 
 
 def _react(comment: Comment, content: ReactionContent, voice: Voice) -> list[Action]:
@@ -103,6 +117,11 @@ def _reply(done: Handled, voice: Voice) -> CommentAction:
             omitted=len(done.lines) + len(errors) - shown,
             whole=done.whole,
             prefix=voice.prefix,
+            # The author is @-mentioned only when there is something to fix.
+            mention=bool(errors or done.whole or any(line.verdict == "refused" for line in done.lines)),
+            # Accepted changes of the snapshot wait in the regeneration PR: said as pending, not applied.
+            pending={line.line for line in done.lines if _pending(line)},
+            pull=voice.pull,
         )
 
     total = len(done.lines) + len(errors)

@@ -66,7 +66,9 @@ def process(
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)
     handled = _answered_at_end(handled, final, explain)
-    voice = outbox.Voice(renderer, config.commands.prefix, reacted, present, config.commands.max_body_chars)
+    pull = observed.open_pull(config.pull_request.branch)
+    limit = config.commands.max_body_chars
+    voice = outbox.Voice(renderer, config.commands.prefix, reacted, present, limit, pull.number if pull else None)
     return Processed(
         snapshot=final.snapshot,
         actions=[action for done in handled for action in outbox.actions(done, voice)],

@@ -39,6 +39,11 @@ _WHO: dict[Audience, str] = {
 }
 
 
+# Verbs whose whole outcome is their reply: it gets no 🚀 (nothing changed), and a later run that
+# finds it recorded has nothing to finish.
+ANSWERS_ONLY: frozenset[str] = frozenset({"why", "help"})
+
+
 class VerbSpec(NamedTuple):
     """One verb: how it is written, what it does, who may use it, whether it changes the snapshot."""
 

@@ -19,7 +19,7 @@ from bot.commands.effects import Answered, Applied, Explainer, Refused, Situatio
 from bot.commands.grammar import Command
 from bot.commands.reading import CommandLine, ParseError
 from bot.commands.records import Decision, Key, Record, Verdict, lapsed_key
-from bot.commands.registry import spec
+from bot.commands.registry import ANSWERS_ONLY, spec
 from bot.commands.selection import Fresh, Recalled, Work
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
@@ -169,6 +169,8 @@ def _finish_answer(
     def said(decision: Decision, reason: str, assignment: AssignAction | None = None, notice: bool = False) -> Line:
         return Line(record.line, record.text, command, record.verdict, decision, reason, assignment, notice)
 
+    if command.verb in ANSWERS_ONLY:  # its reply was all of it
+        return state, said("answered", "answered earlier")
     if comment.id in context.finished or lapsed_key(record.key()) in context.lapsed_said:
         return state, said("answered", "answered earlier")
     outcome = spec(command.verb).effect(_situation(state, context), command, comment)

@@ -48,7 +48,9 @@ TOPICS: dict[Topic, TopicSpec] = {
     ),
     "command-reply": TopicSpec(
         "comments/command-reply.md.j2",
-        "the answer to a comment carrying commands: 🚀 applied or 😕 refused, with the reason, one line per command",
+        "the answer to a comment carrying commands, one line per command: a change pending in the regeneration PR or"
+        " an assignment (🚀), an answer (`why`, `help`), or a refusal with its reason (😕); its author is"
+        " @-mentioned only for a refusal",
     ),
     "command-lapsed": TopicSpec(
         "comments/command-lapsed.md.j2",

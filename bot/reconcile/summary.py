@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from bot.annotations import MAX_ANNOTATIONS
 from bot.errors import Problem
 from bot.evidence.leases import LeaseReadback
-from bot.github.actions import Action, PullRequestAction
+from bot.github.actions import Action, PullRequestAction, ReactAction
 from bot.reconcile.executor import Report
 from bot.reconcile.plan import Plan
 from bot.render import Renderer
-from bot.timestamps import duration
+from bot.timestamps import duration, utc_stamp
 
 MAX_ROWS = 100
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
@@ -78,6 +79,26 @@ def _relative(stamp: dt.datetime, now: dt.datetime) -> str:
     return f"{age(now - stamp)} before this run"
 
 
+def _reactions(rows: list[tuple[Action, str]]) -> dict[str, object]:
+    """The run's reactions as one row: how many of each content, on how many comments, and their fate."""
+    reacts = [(a, s) for a, s in rows if isinstance(a, ReactAction)]
+    contents = Counter(a.content for a, _ in reacts)
+    return {
+        "count": len(reacts),
+        "contents": sorted(contents.items()),
+        "comments": len({a.comment_id for a, _ in reacts}),
+        "status": sorted(Counter(s for _, s in reacts).items()),
+    }
+
+
+def _comment_link(issue: int, comment_id: int, repository: str, server_url: str) -> str:
+    """A command comment's link, for the summary's commands table (its number when no link is safe)."""
+    if not _REPOSITORY.fullmatch(repository) or not server_url.startswith("https://"):
+        return f"#{issue} (comment {comment_id})"
+    url = f"{server_url.rstrip('/')}/{repository}/issues/{issue}#issuecomment-{comment_id}"
+    return f"[#{issue} (comment {comment_id})]({url})"
+
+
 def job_summary(result: RunResult, renderer: Renderer, server_url: str = "https://github.com") -> str:
     """The summary of a run."""
     plan, report = result.plan, result.report
@@ -91,7 +112,13 @@ def job_summary(result: RunResult, renderer: Renderer, server_url: str = "https:
         plan=plan,
         dry_run=report is None,
         changed=[p for p in plan.packets if p.recorded_state != p.derived_state],
-        rows=rows,
+        rows=[(a, s) for a, s in rows if not isinstance(a, ReactAction)],
+        reactions=_reactions(rows),
+        commands=[
+            (c, _comment_link(int(str(c["issue"])), int(str(c["comment_id"])), result.repository, server_url))
+            for c in plan.commands
+        ],
+        run_at=utc_stamp(result.now),
         max_rows=MAX_ROWS,
         done=sum(1 for _, s in rows if s == "done"),
         deferred=sum(1 for _, s in rows if s == "deferred"),

@@ -130,3 +130,13 @@ def test_a_tab_libyaml_would_take_is_refused_where_it_stands(
     err = capsys.readouterr().err
     assert f"snapshot.yaml:{line}:" in err
     assert "'\\t'" in err
+
+
+def test_validate_counts_in_words() -> None:
+    from bot.cli.files import counted
+
+    assert [counted(1, "program"), counted(0, "packet"), counted(4, "constraint")] == [
+        "1 program",
+        "0 packets",
+        "4 constraints",
+    ]

@@ -126,8 +126,13 @@ def test_text_from_outside_stays_in_code_spans(
     text = summarise(sandbox, tmp_path, monkeypatch, *args)
     printed = capsys.readouterr().out
     reading = read(text)
-    assert assert_tables_whole(reading) == 2  # packets whose state changes, actions
+    assert assert_tables_whole(reading) == 3  # commands, packets whose state changes, actions
     assert "| `mac.m1-streamed-q4k-no-copy` | #8325 | `ready` | `waiting-coordination` |" in text
+    # The commands, each with its comment's link; reactions counted in one row; times to the second.
+    assert "/issues/8325#issuecomment-" in text
+    assert "| react " not in text
+    assert re.search(r"^\| \d+ reactions? \(", text, re.M)
+    assert "Run at `2026-08-27T12:00:00Z`" in text
     outside = "".join(reading.outside)
     for trick in ("<img", "@everyone", "**bold**", "::error", "pwned", "issue-1-", "mallory-1"):
         assert trick not in outside

@@ -245,3 +245,16 @@ def test_each_release_of_a_blocking_lease_is_a_new_ready_episode(
     assert step() == []
     append("RELEASE", "t2")
     assert step() == [(8325, "packet-ready")]  # a second episode is announced too
+
+
+def test_the_printed_plan_names_an_open_pr_as_a_person_would(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.cli import main
+
+    sandbox.set_issue(9420, assignees=[])
+    sandbox.reconcile(capsys, "--now", SEED_DAY)  # opens the PR
+    args = ["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path), "--now", SEED_DAY]
+    assert main([*args, "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    (number,) = [p["number"] for p in sandbox.state()["pulls"] if p["state"] == "open"]
+    assert f"pull request #{number} on perfbot/update: left as it is" in out
+    assert "none #" not in out

@@ -144,3 +144,29 @@ def test_a_report_line_in_full() -> None:
         "reason": "ok",
     }
     assert (whole["line"], whole["text"], whole["parsed"], whole["reason"]) == (0, "", None, "too long")
+
+
+def test_an_answer_gets_its_reply_and_no_rocket_and_names_no_one(voice: Voice) -> None:
+    why = Command("why", 1, "/perf why profile.real-cuda", Targeted(target="profile.real-cuda"))
+    asked = comment(101, "alice", why.text)
+    done = Handled(asked, True, (Line(1, why.text, why, "accepted", "accepted", "it is ready"),))
+    planned = actions(done, voice)
+    assert kinds(planned) == ["eyes", "command-reply"]
+    reply = next(a for a in planned if isinstance(a, CommentAction))
+    assert "@alice" not in reply.body
+    # Replayed later, it is not given the 🚀 it never needed.
+    assert kinds(actions(done._replace(fresh=False), voice)) == ["eyes"]
+
+
+def test_an_accepted_change_is_pending_in_the_pr_and_a_refusal_names_its_author(renderer: Renderer) -> None:
+    voice = Voice(renderer, "/perf", reacted=frozenset(), present=frozenset({101}), pull=77)
+    asked = comment(101, "alice", "/perf block x @everyone")
+    accepted = Handled(asked, True, (Line(2, BLOCK.text, BLOCK, "accepted", "accepted", "`x` blocked"),))
+    reply = next(a for a in actions(accepted, voice) if isinstance(a, CommentAction))
+    assert "pending in #77 until it merges: `x` blocked" in reply.body
+    assert "applied:" not in reply.body
+    assert "@alice" not in reply.body
+    refused = Handled(asked, True, (Line(2, BLOCK.text, BLOCK, "refused", "refused", "not yours"),))
+    reply = next(a for a in actions(refused, voice) if isinstance(a, CommentAction))
+    assert "\n@alice:\n" in reply.body
+    assert "not applied: not yours" in reply.body
