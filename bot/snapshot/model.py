@@ -27,7 +27,6 @@ ConstraintState = Literal[
     "held-correctness",
     "capacity-bound",
 ]
-SCHEMA_ONE_STATES: frozenset[str] = frozenset({"ready", "waiting-evidence", "held-correctness", "capacity-bound"})
 WorkState = Literal[
     "running",
     "ready",

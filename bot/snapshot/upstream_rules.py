@@ -6,7 +6,10 @@ from collections.abc import Callable, Iterator
 
 from bot.snapshot.findings import Finding
 from bot.snapshot.levers import graph_findings, ready_levers
-from bot.snapshot.model import REQUIRED_OSS_STATES, SCHEMA_ID, SCHEMA_ONE, SCHEMA_ONE_STATES, Snapshot
+from bot.snapshot.model import REQUIRED_OSS_STATES, SCHEMA_ID, SCHEMA_ONE, Snapshot
+
+# The constraint states of schema /1; /2 added `waiting-dependency` and `waiting-coordination`.
+SCHEMA_ONE_STATES = frozenset({"ready", "waiting-evidence", "held-correctness", "capacity-bound"})
 
 
 def blank(text: str) -> bool:
