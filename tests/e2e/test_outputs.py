@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ def outputs(path: Path) -> dict[str, str]:
 
 def run(
     sandbox: Repo, tmp_path: Path, *args: str, environ: dict[str, str] | None = None
-) -> tuple[dict[str, str], dict]:
+) -> tuple[dict[str, str], dict[str, Any]]:
     out, plan = tmp_path / "outputs.txt", tmp_path / "plan.json"
     out.unlink(missing_ok=True)
     argv = ["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path), "--max-writes", "1000"]
