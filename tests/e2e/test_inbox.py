@@ -90,7 +90,7 @@ def test_complete_by_a_writer(repo: Repo, capsys: pytest.CaptureFixture[str]) ->
     merged = repo.reconcile(capsys, "--now", NOW)
     assert sorted(c["issue"] for c in comments(merged) if c["topic"] == "packet-ready") == [9230, 9495]
     nudge = next(c for c in comments(merged) if c["issue"] == 9230)["body"]
-    assert f"- hard dependencies met: {M1}\n" in nudge
+    assert f"- hard dependencies met: `{M1}`\n" in nudge
 
 
 def test_the_same_command_from_a_reader_is_refused(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:

@@ -55,7 +55,7 @@ def test_released_leases_make_the_gate_ready(
     assert [(c["issue"], c["topic"]) for c in said] == [(9420, "lease-lost"), (8635, "packet-ready")]
     assert "- blocker `cuda.cache-weight-residency` no longer holds an overlapping lease\n" in said[1]["body"]
     assert "model lease" not in said[1]["body"]  # internal/model/** never overlapped the gate's paths
-    assert f"released: compute lease of {HOLDER} on internal/compute/**" in said[1]["body"]
+    assert f"released: `compute lease of {HOLDER} on internal/compute/**`" in said[1]["body"]
     assert said[1]["body"].startswith("<!-- perfbot:packet-ready cuda.q8_1-numerical-gate:")
     files = pull(plan)["files"]
     assert pull(plan)["operation"] == "create"
