@@ -25,6 +25,18 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
 
     args = parser().parse_args(argv)
     context = RunContext.from_environ(os.environ if environ is None else environ)
+    try:
+        status = _subcommand(args, context)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`perfbot reference | head`): stop quietly, with no traceback now
+        # or when the interpreter flushes at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
+    return status
+
+
+def _subcommand(args: argparse.Namespace, context: RunContext) -> int:
     if args.command == "schema" and not (args.check or args.write):
         from bot.schemas import schema_text
 
