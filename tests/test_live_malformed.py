@@ -62,7 +62,8 @@ RESTORED = "native-restored"
 
 
 def representative(state: dict[str, Any]) -> dict[str, Any]:
-    """The example state with three commands, and labels and links as a person left them."""
+    """The example state with three commands, labels and links as a person left them, and a link
+    perfbot made that it no longer wants."""
     issues = {issue["number"]: issue for issue in state["issues"]}
     issues[9497]["labels"] = []
     issues[9230]["labels"] = ["perf/ready"]
@@ -70,9 +71,16 @@ def representative(state: dict[str, Any]) -> dict[str, Any]:
     state["labels"] = [label for label in state["labels"] if label["name"] != "perf/waiting-evidence"]
     issues[8324]["blocked_by"] = []
     issues[8395].pop("parent")
+    # A link perfbot recorded for cuda-cold-decode and the snapshot no longer implies: it goes.
+    issues[8635]["blocked_by"] = [9420, 8325]
+    record = next(c for c in state["comments"] if c["body"].startswith("<!-- perfbot:native-links cuda-cold-decode"))
+    kept = "<!-- perfbot:native-link blocked_by:8635:9420 -->\n"
+    record["body"] = record["body"].replace(kept, kept + "<!-- perfbot:native-link blocked_by:8635:8325 -->\n")
     # A link perfbot recorded and the snapshot no longer implies, left in place: it is removed.
     issues[9497]["blocked_by"] = [*issues[9497].get("blocked_by", []), 9420]
-    record = next(c for c in state["comments"] if c["body"].startswith("<!-- perfbot:native-links profile-control-loop"))
+    record = next(
+        c for c in state["comments"] if c["body"].startswith("<!-- perfbot:native-links profile-control-loop")
+    )
     first, rest = record["body"].split("\n", 1)
     record["body"] = f"{first}\n<!-- perfbot:native-link blocked_by:9497:9420 -->\n{rest}"
     state["permissions"] = {"alice": "write"}
