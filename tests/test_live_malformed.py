@@ -41,6 +41,7 @@ from tests.github_double.protocol import Response
 from tests.github_double.server import serve
 from tests.harness import Repo, SharedTemplates
 from tests.property_budget import examples
+from tests.test_live import Live
 
 REPO = "anthony-chaudhary/fak"
 BRANCH = "perfbot/update"
@@ -389,3 +390,41 @@ def test_answers_labelled_other_than_json_are_read_as_the_json_they_are(site: Si
     outcome = site.run(*faults)
     assert (outcome.status, outcome.lines()) == (0, [])
     assert_same_world(site, "every answer labelled text/plain")
+
+
+# --- publish-leases: one read, then a tree, a commit and the branch
+
+
+@pytest.mark.parametrize(
+    ("target", "what"),
+    [
+        (Target(*GRAPHQL), None),
+        (Target("POST", rf"/repos/{REPO}/git/trees"), "writing the readback"),
+        (Target("POST", rf"/repos/{REPO}/git/commits"), "committing the readback"),
+        (Target("POST", rf"/repos/{REPO}/git/refs"), "creating branch perfbot/leases"),
+    ],
+    ids=["read", "tree", "commit", "branch"],
+)
+def test_publish_leases_answered_broken_ends_with_one_commit(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str], tmp_path: Path, target: Target, what: str | None
+) -> None:
+    live = Live(sandbox, capsys)
+    source = tmp_path / "live.json"
+    source.write_text("[]", encoding="utf-8")
+    publish = ("--from", str(source), "--now", NOW.isoformat())
+    target.fault("HTML page")(live.double)
+    status, _, err = live.run(*publish, command="publish-leases")
+    hit = target.hit(live.double.requests)
+    assert hit is not None
+    if what is None:
+        assert (status, err) == (0, "")
+    else:
+        assert status == 1
+        said = f"{what}: GitHub's answer was not the JSON expected ({request_of(hit)} answered 201 with an HTML page)"
+        assert err.startswith(f"{said}, so it may have been applied;")
+        assert err.count("\n") == 1
+        assert live.run(*publish, command="publish-leases")[0] == 0
+    tip = live.double.tip("perfbot/leases")
+    assert tip is not None
+    assert list(live.double.world.git.ancestors(tip)) == [tip]  # one commit, whatever landed first
+    assert json.loads(live.double.files("perfbot/leases")["leases.json"])["leases"] == []
