@@ -295,3 +295,44 @@ def _quoted_key(line: str, col: int, rng: random.Random) -> str:
 
 def as_of(snapshot: Snapshot, days: int) -> dt.date:
     return snapshot.as_of + dt.timedelta(days=days)
+
+
+def list_layouts(text: str) -> dict[str, set[tuple[str, int]]]:
+    """How each top-level section lays its lists out: ("items", content column less dash column)
+    of its records, and ("nested", dash column less key column) of each block list inside them."""
+    found: dict[str, set[tuple[str, int]]] = {}
+    events = iter(YAML().parse(text))
+    for event in events:
+        if not isinstance(event, MappingStartEvent):
+            continue
+        for key in iter(lambda: next(events), None):
+            if isinstance(key, MappingEndEvent):
+                break
+            value, kinds = next(events), found.setdefault(str(key.value), set())
+            if isinstance(value, SequenceStartEvent) and not value.flow_style:
+                for item in iter(lambda: next(events), None):
+                    if isinstance(item, SequenceEndEvent):
+                        break
+                    if isinstance(item, MappingStartEvent) and not item.flow_style:
+                        kinds.add(("items", item.start_mark.column - value.start_mark.column))
+                    _lists(events, item, kinds, None)
+            else:
+                _lists(events, value, kinds, key.start_mark.column)
+        break
+    return found
+
+
+def _lists(events: Iterator[Any], event: Any, kinds: set[tuple[str, int]], key_col: int | None) -> None:
+    """A value's events read past, noting the offset of each block list from its key."""
+    if isinstance(event, SequenceStartEvent):
+        if not event.flow_style and key_col is not None:
+            kinds.add(("nested", event.start_mark.column - key_col))
+        for item in iter(lambda: next(events), None):
+            if isinstance(item, SequenceEndEvent):
+                return
+            _lists(events, item, kinds, None)
+    elif isinstance(event, MappingStartEvent):
+        for key in iter(lambda: next(events), None):
+            if isinstance(key, MappingEndEvent):
+                return
+            _lists(events, next(events), kinds, None if event.flow_style else key.start_mark.column)

@@ -23,7 +23,7 @@ from bot.snapshot import store, store_save
 from bot.snapshot.model import EvidenceRef, LedgerEntry, RetiredConstraint, Snapshot
 from tests.paths import ROOT
 from tests.property_budget import examples
-from tests.snapshot_layouts import Layout, render
+from tests.snapshot_layouts import Layout, list_layouts, render
 
 SEED = store.load_snapshot(ROOT / "config" / "snapshot.yaml").model
 TEXTS = [
@@ -258,6 +258,14 @@ def check(case: Case, layout: Layout) -> None:
             assert lines in proposed, (section, ident)
     if layout.crlf:
         assert "\n" not in proposed.replace("\r\n", "")
+    # What is written is laid out as the file is: records' keys at the column of the section's
+    # records, lists inside them offset from their key as the section's are.
+    before, after = list_layouts(written.text), list_layouts(proposed)
+    for section, kinds in after.items():
+        for kind in ("items", "nested"):
+            known = {k for k in before.get(section, set()) if k[0] == kind}
+            if known:
+                assert {k for k in kinds if k[0] == kind} <= known, (section, kind)
 
 
 def _record(snapshot: Snapshot, section: str, ident: Any) -> Any:

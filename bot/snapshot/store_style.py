@@ -93,7 +93,7 @@ class Writer:
 
     def entry_lines(self, key: str, value: Any, col: int, style: Style) -> list[str]:
         """`key: value` as written at column `col`: the first line from the key on, the others
-        indented for that column; lines end in `\n`."""
+        indented for that column; each line ends in a line break."""
         shape = _shape(value)
         memo = None if shape is None else (key, shape, col, style)
         if memo is not None and memo in self._written:
@@ -107,12 +107,12 @@ class Writer:
 
     def item_lines(self, value: Any, dash_col: int, content_col: int, parent_col: int, style: Style) -> list[str]:
         """A list item written with its dash at `dash_col` and its content at `content_col`, in a
-        list held by a key at `parent_col`; whole lines, ending in `\n`."""
+        list held by a key at `parent_col`; whole lines, each ending in a line break."""
         holder = CommentedMap()
         holder["k"] = CommentedSeq([value])
         yaml = self.yaml(style, parent_col, offset=dash_col - parent_col, sequence=content_col - parent_col)
         lines = source_lines(dump_tree(holder, yaml))[1:]
-        return [" " * parent_col + line if line.strip() else line for line in lines]
+        return [" " * parent_col + line for line in lines]
 
 
 def _shape(value: Any) -> tuple[Any, ...] | None:
@@ -126,7 +126,8 @@ def _shape(value: Any) -> tuple[Any, ...] | None:
 
 
 def _shifted(lines: list[str], col: int) -> list[str]:
-    return lines[:1] + [" " * col + line if line.strip() else line for line in lines[1:]]
+    # A blank line gains spaces too: fewer than a block scalar's indent, so it stays blank.
+    return lines[:1] + [" " * col + line for line in lines[1:]]
 
 
 def line_end(text: str) -> str:

@@ -96,5 +96,10 @@ def test_a_file_in_another_layout_gets_its_regeneration_pr(
     assert changed, "the run changed nothing"
     keys = ("state:", "owner:", "state_revision:", "previous_state:", "blocked_by_ids:", "cuda.cache-weight-residency")
     assert [line for line in changed if not line.removeprefix("- ").startswith(keys)] == []
+    # A packet's keys are written where the file writes them: at the column of its `lane:` lines.
+    before = text.splitlines()
+    column = {len(line) - len(line.lstrip()) for line in before if line.lstrip().startswith("lane: ")}
+    added = [line.rstrip() for line in snapshot.splitlines() if line not in before]
+    assert {len(line) - len(line.lstrip()) for line in added if not line.lstrip().startswith("- ")} == column
     comments = [line for line in text.splitlines() if line.lstrip().startswith("#")]
     assert [line for line in snapshot.splitlines() if line.lstrip().startswith("#")] == comments

@@ -1,0 +1,153 @@
+"""How a file is written, learned from its text (`store_style.learn`), and new text written so
+(`store_style.Writer`): each fact by the text that shows it, each writing by its exact lines."""
+
+from __future__ import annotations
+
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.scalarstring import SingleQuotedScalarString
+
+from bot.snapshot.store_outline import piece, source_lines
+from bot.snapshot.store_style import Style, Writer, learn, line_end
+
+
+def learned(text: str, parent_col: int = 0, first: int = 1, base: Style | None = None) -> Style:
+    """The style of `text`'s lines from `first` on (a record, after its list's key line)."""
+    lines = source_lines(text)
+    return learn(piece(lines, first, len(lines)), lines, parent_col, base or Style(line_end="?"))
+
+
+def test_the_store_s_own_layout_shows_its_indents_flow_lists_and_quote() -> None:
+    text = "items:\n  - id: a\n    name: 'A b'\n    ids: [x, y]\n    note: plain\n"
+    assert learned(text) == Style(offset=2, sequence=4, flow_lists=True, quote="'", quote_all=False, line_end="?")
+
+
+def test_lists_at_their_key_s_column_with_every_string_double_quoted() -> None:
+    text = 'items:\n- id: "a"\n  ids:\n  - "x"\n  - y\n  name: "A"\n  n: 5\n'
+    assert learned(text) == Style(offset=0, sequence=2, flow_lists=False, quote='"', quote_all=True, line_end="?")
+
+
+def test_a_folded_value_shows_the_width_and_the_indent_of_its_further_lines() -> None:
+    text = "items:\n    - id: a\n      note: one two three\n          four five six seven\n          eight\n"
+    style = learned(text)
+    assert (style.offset, style.sequence, style.mapping) == (4, 6, 4)
+    # "      note: one two three" (25) less its last word and the space before it: 19; the next
+    # full line (29) less "seven": 23, the widest that fit.
+    assert style.width == 23
+
+
+def test_a_section_read_whole_takes_the_indents_of_its_list_from_its_key() -> None:
+    text = "top:\n   - a\n   - b\n"
+    style = learned(text, first=0)
+    assert (style.offset, style.sequence, style.flow_lists) == (3, 5, False)
+
+
+def test_what_a_piece_does_not_show_is_kept_from_the_base() -> None:
+    base = Style(
+        mapping=3, sequence=3, offset=1, width=70, flow_lists=False, quote='"', quote_all=True, line_end="\r\n"
+    )
+    assert learned("k: 5\n", first=0, base=base) == base
+
+
+def test_more_single_quotes_than_double_keep_single_and_plain_strings_win() -> None:
+    text = "items:\n  - a: 'x'\n    b: 'y'\n    c: \"z\"\n    d: p\n    e: q\n    f: r\n"
+    style = learned(text)
+    assert (style.quote, style.quote_all) == ("'", False)
+
+
+def test_line_end_is_the_first_line_s() -> None:
+    texts = ("a\r\nb\n", "a\nb\r\n", "", "\nx", "a", "\r\nx", "\nx\r")
+    assert [line_end(t) for t in texts] == ["\r\n", "\n", "\n", "\n", "\n", "\r\n", "\n"]
+
+
+def test_a_piece_of_only_comments_shows_nothing() -> None:
+    assert learned("# only a note\n", first=0) == Style(line_end="?")
+
+
+def test_a_value_folded_just_past_its_key_shows_an_indent_of_one_and_no_width() -> None:
+    style = learned("k:\n a\n b\n", first=0)
+    assert (style.mapping, style.width) == (1, 4096)  # " a" less its word fits in 0 columns: no width
+
+
+def test_a_folded_line_with_a_space_left_at_its_end_is_measured_without_it() -> None:
+    text = "items:\n  - note: one two three \n      four\n"
+    assert learned(text).width == len("  - note: one two")
+
+
+def test_a_string_that_cannot_be_plain_gets_the_file_s_quote() -> None:
+    writer = Writer()
+    assert writer.entry_lines("k", "a: b", 0, Style()) == ["k: 'a: b'\n"]
+    assert writer.entry_lines("k", "a: b", 0, Style(quote='"')) == ['k: "a: b"\n']
+    assert writer.entry_lines("k", "it's: x", 0, Style()) == ['k: "it\'s: x"\n']
+
+
+def test_a_file_that_quotes_every_string_gets_its_new_strings_quoted_but_not_its_numbers() -> None:
+    writer = Writer()
+    assert writer.entry_lines("k", "plain", 0, Style(quote_all=True)) == ["k: 'plain'\n"]
+    assert writer.entry_lines("k", "plain", 0, Style(quote='"', quote_all=True)) == ['k: "plain"\n']
+    assert writer.entry_lines("k", 5, 0, Style(quote='"', quote_all=True)) == ["k: 5\n"]
+    assert writer.entry_lines("k", "", 0, Style(quote_all=True)) == ["k: ''\n"]
+
+
+def test_a_value_that_carries_its_style_keeps_it() -> None:
+    assert Writer().entry_lines("k", SingleQuotedScalarString("x"), 0, Style(quote='"')) == ["k: 'x'\n"]
+
+
+def test_a_long_value_is_folded_at_the_width_counted_from_its_column() -> None:
+    # At column 0 ruamel folds past column 20; at column 4, past 16, and the further lines are
+    # indented from the key's column by the mapping indent.
+    at_0 = Writer().entry_lines("note", "one two three four five six", 0, Style(width=20, mapping=3))
+    assert at_0 == ["note: one two three \n", "   four five six\n"]
+    at_4 = Writer().entry_lines("note", "one two three four five six", 4, Style(width=20, mapping=3))
+    assert at_4 == ["note: one two \n", "       three four \n", "       five six\n"]
+
+
+def test_the_same_value_in_another_type_is_written_anew() -> None:
+    writer = Writer()
+    assert writer.entry_lines("k", 5, 2, Style()) == ["k: 5\n"]
+    assert writer.entry_lines("k", 5, 2, Style()) == ["k: 5\n"]  # written once, given twice
+    assert writer.entry_lines("k", "5", 2, Style()) == ["k: '5'\n"]
+    assert writer.entry_lines("k", 1, 2, Style()) == ["k: 1\n"]
+    assert writer.entry_lines("k", True, 2, Style()) == ["k: true\n"]
+    flow, block, other = CommentedSeq(["a"]), CommentedSeq(["a"]), CommentedSeq(["b"])
+    flow.fa.set_flow_style()
+    other.fa.set_flow_style()
+    assert writer.entry_lines("k", flow, 2, Style()) == ["k: [a]\n"]
+    assert writer.entry_lines("k", other, 2, Style()) == ["k: [b]\n"]
+    assert writer.entry_lines("k", block, 2, Style()) == ["k:\n", "    - a\n"]
+
+
+def test_lists_of_records_are_each_written() -> None:
+    writer = Writer()
+    first, second = CommentedMap(), CommentedMap()
+    first["id"], second["id"] = "a", "b"
+    assert writer.entry_lines("k", CommentedSeq([first]), 0, Style()) == ["k:\n", "  - id: a\n"]
+    assert writer.entry_lines("k", CommentedSeq([second]), 0, Style()) == ["k:\n", "  - id: b\n"]
+    assert writer.entry_lines("k", first, 0, Style()) == ["k:\n", "  id: a\n"]
+    assert writer.entry_lines("k", second, 0, Style()) == ["k:\n", "  id: b\n"]
+
+
+def test_a_list_item_is_written_at_its_list_s_dash_and_content_columns() -> None:
+    record = CommentedMap()
+    record["id"] = "a"
+    record["n"] = 1
+    writer = Writer()
+    assert writer.item_lines(record, 0, 2, 0, Style()) == ["- id: a\n", "  n: 1\n"]
+    assert writer.item_lines(record, 2, 4, 0, Style()) == ["  - id: a\n", "    n: 1\n"]
+    assert writer.item_lines(record, 6, 8, 4, Style()) == ["      - id: a\n", "        n: 1\n"]
+    assert writer.item_lines(record, 1, 5, 0, Style()) == [" -   id: a\n", "     n: 1\n"]
+
+
+def test_a_long_value_in_a_nested_item_folds_from_its_place() -> None:
+    record = CommentedMap()
+    record["note"] = "one two three four five six"
+    expected = ["      - note: one two \n", "          three four \n", "          five six\n"]
+    assert Writer().item_lines(record, 6, 8, 4, Style(width=24)) == expected
+    assert Writer().item_lines(record, 6, 8, 0, Style(width=24)) == expected
+
+
+def test_a_yaml_for_a_narrow_place_keeps_a_width_ruamel_honours() -> None:
+    yaml = Writer().yaml(Style(width=10), 8)
+    assert (yaml.width, yaml.sequence_dash_offset) == (9, 2)
+    assert Writer().yaml(Style()).width == 4096
+    tight = Writer().yaml(Style(), 0, offset=3, sequence=2)
+    assert (tight.map_indent, tight.sequence_indent, tight.sequence_dash_offset) == (2, 5, 3)
