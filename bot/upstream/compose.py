@@ -64,18 +64,20 @@ def imported(current: Source, graph: Source, page: str) -> Imported:
     joined = snapshot.model_copy(update={"levers": levers.levers})
     findings = validate(joined)
     if findings:
-        raise InputError(sorted(located(f, current, graph) for f in findings))
+        places = (Places(current.text), Places(graph.text))  # each text scanned once, however many findings
+        raise InputError(sorted(located(f, (current.file, graph.file), places) for f in findings))
     return Imported(joined, levers.dropped, compose(joined, levers.dropped, (current.file, graph.file), page))
 
 
-def located(finding: Finding, current: Source, graph: Source) -> Problem:
-    """A finding at its place: a lever's in the graph (under upstream's names), the rest in the snapshot."""
+def located(finding: Finding, files: tuple[str, str], places: tuple[Places, Places]) -> Problem:
+    """A finding at its place: a lever's in the graph (under upstream's names), the rest in the
+    snapshot (`files` and `places`: the current snapshot's, then the graph's)."""
     loc = finding.loc
     if loc[0] != "levers":
-        return Problem(current.file, *Places(current.text).locate(loc), finding.message)
+        return Problem(files[0], *places[0].locate(loc), finding.message)
     if len(loc) > 2:
         loc = (*loc[:2], *SOURCE_FIELD.get(str(loc[2]), (loc[2],)), *loc[3:])
-    return Problem(graph.file, *Places(graph.text).locate(loc), finding.message)
+    return Problem(files[1], *places[1].locate(loc), finding.message)
 
 
 def compose(snapshot: Snapshot, dropped: list[str], sources: tuple[str, str], page: str) -> dict[str, str]:

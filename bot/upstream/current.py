@@ -38,9 +38,10 @@ def read_current(data: Mapping[str, Any], text: str, file: str) -> Snapshot:
         shown = "required key is missing" if "schema" not in data else f"{echo(schema)} is not"
         why = f"schema: {shown} upstream's current snapshot ({SCHEMA_ID} or {SCHEMA_ONE})"
         raise InputError([Problem(file, *Places(text).locate(("schema",)), why)])
-    foreign = [Problem(file, *Places(text).locate(loc), why) for loc, why in foreign_keys(data, str(schema))]
+    foreign = list(foreign_keys(data, str(schema)))
     if foreign:
-        raise InputError(foreign)
+        places = Places(text)
+        raise InputError([Problem(file, *places.locate(loc), why) for loc, why in foreign])
     try:
         return Snapshot.model_validate(empty_lists(data, Snapshot))
     except ValidationError as exc:

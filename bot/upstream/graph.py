@@ -97,9 +97,10 @@ def read_graph(data: Mapping[str, Any], text: str, file: str) -> Graph:
         problems = validation_problems(exc, file, Places(text).locate, label=lambda loc: entity_label(data, loc))
         raise InputError(sorted(problems)) from None
     upstream = graph.levers or ()
-    refused = [Problem(file, *Places(text).locate(loc), why) for loc, why in status_problems(upstream)]
+    refused = list(status_problems(upstream))
     if refused:
-        raise InputError(refused)
+        places = Places(text)
+        raise InputError([Problem(file, *places.locate(loc), why) for loc, why in refused])
     return Graph(tuple(lever_of(u) for u in upstream), dropped(data))
 
 
