@@ -322,8 +322,9 @@ class OfflineGitHub(NativeWrites):
 
     def _commit_id(self, parent: object, action: PullRequestAction) -> str:
         """The id of the branch's new head: offline there is no commit, so a digest of what one
-        would hold (its parent, files, message and time), 40 hex digits as a commit id is."""
+        would hold (its parent, files and message), 40 hex digits as a commit id is. No time is in
+        it, so a run that resumes after a crash makes the head a clean run makes."""
         tip = self.observed.default_branch
         base = parent if isinstance(parent, str) else (tip.oid if tip is not None else "")
-        record = {"parent": base, "files": action.files, "message": action.title, "at": utc_stamp(self.now)}
+        record = {"parent": base, "files": action.files, "message": action.title}
         return hashlib.sha1(json.dumps(record, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
