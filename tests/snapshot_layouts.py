@@ -299,7 +299,8 @@ def as_of(snapshot: Snapshot, days: int) -> dt.date:
 
 def list_layouts(text: str) -> dict[str, set[tuple[str, int]]]:
     """How each top-level section lays its lists out: ("items", content column less dash column)
-    of its records, and ("nested", dash column less key column) of each block list inside them."""
+    of its records, ("nested", dash column less key column) of each block list inside them, and
+    ("ids", 1 or 0) for flow or block lists of ids."""
     found: dict[str, set[tuple[str, int]]] = {}
     events = iter(YAML().parse(text))
     for event in events:
@@ -323,13 +324,16 @@ def list_layouts(text: str) -> dict[str, set[tuple[str, int]]]:
 
 
 def _lists(events: Iterator[Any], event: Any, kinds: set[tuple[str, int]], key_col: int | None) -> None:
-    """A value's events read past, noting the offset of each block list from its key."""
+    """A value's events read past, noting the offset of each block list from its key, and
+    whether its lists of ids are flow (1) or block (0) lists."""
     if isinstance(event, SequenceStartEvent):
         if not event.flow_style and key_col is not None:
             kinds.add(("nested", event.start_mark.column - key_col))
-        for item in iter(lambda: next(events), None):
+        for index, item in enumerate(iter(lambda: next(events), None)):
             if isinstance(item, SequenceEndEvent):
                 return
+            if index == 0 and isinstance(item, ScalarEvent):
+                kinds.add(("ids", int(bool(event.flow_style))))
             _lists(events, item, kinds, None)
     elif isinstance(event, MappingStartEvent):
         for key in iter(lambda: next(events), None):

@@ -16,6 +16,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -262,7 +263,7 @@ def check(case: Case, layout: Layout) -> None:
     # records, lists inside them offset from their key as the section's are.
     before, after = list_layouts(written.text), list_layouts(proposed)
     for section, kinds in after.items():
-        for kind in ("items", "nested"):
+        for kind in ("items", "nested", "ids"):
             known = {k for k in before.get(section, set()) if k[0] == kind}
             if known:
                 assert {k for k in kinds if k[0] == kind} <= known, (section, kind)
@@ -343,3 +344,15 @@ def test_every_change_in_any_layout_loads_keeps_comments_and_leaves_other_record
     case: Case, layout: Layout
 ) -> None:
     check(case, layout)
+
+
+@pytest.mark.parametrize("layout", ISSUE_LAYOUTS, ids=lambda layout: f"{layout.writer}-{layout.indents}-{layout.seed}")
+def test_the_whole_round_trip_writes_what_was_meant_in_each_issue_layout(layout: Layout) -> None:
+    """The path taken when the edit declines: slower, one layout for the whole file, and a comment
+    by a removed key may go (measured: 0 to 2 of about 220 here), but it loads as meant."""
+    case = _fixed(layout)._this_example.kwargs["case"]
+    loaded = store.parse_model(render(case.base, layout).text, "snapshot.yaml", Snapshot)
+    proposed = store_save.save_text(loaded, case.new, splice=False)
+    assert store.parse_model(proposed, "snapshot.yaml", Snapshot).model == case.new
+    if not layout.sections:  # one layout for the file: the round trip writes in it
+        assert list_layouts(proposed) == list_layouts(render(case.new, layout).text)

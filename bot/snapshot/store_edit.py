@@ -35,9 +35,9 @@ from bot.errors import InputError
 from bot.snapshot.model import LIST_KEYS, Snapshot
 from bot.snapshot.store import MAX_DEPTH, MAX_INTEGER_DIGITS, PlainDate, parse_tree
 from bot.snapshot.store_libyaml import load_data
-from bot.snapshot.store_outline import BlockList, BlockMap, Entry, Leaf, Piece, Pos, comments, content_len
+from bot.snapshot.store_outline import BlockList, BlockMap, Entry, Leaf, Pos, comments, content_len
 from bot.snapshot.store_patch import built, restyled
-from bot.snapshot.store_style import Style, Writer, learn
+from bot.snapshot.store_style import Style, Writer
 
 
 class Declined(Exception):
@@ -46,7 +46,7 @@ class Declined(Exception):
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace the text from `start` to `end` (positions in the whole text) with `text` (`\\n` ends)."""
+    """Replace the text from `start` to `end` (positions in the whole text) with `text`, whose lines end in `\\n`."""
 
     start: Pos
     end: Pos
@@ -351,8 +351,3 @@ def joined(lines: list[str], units: list[Unit]) -> str:
             raise Declined
         out[unit.first : unit.last] = [unit.text]
     return "".join(out)
-
-
-def context(lines: list[str], found: Piece, parent_col: int, base: Style, writer: Writer) -> Context:
-    """The context to edit `found` in: its scalars, and the style it shows (else `base`'s)."""
-    return Context(lines, found.scalars, learn(found, lines, parent_col, base), writer)

@@ -35,10 +35,10 @@ from ruamel.yaml.comments import CommentedMap
 from bot.snapshot.model import LIST_KEYS, Snapshot
 from bot.snapshot.store import Loaded, dump_tree
 from bot.snapshot.store_edit import (
+    Context,
     Declined,
     Unit,
     applied,
-    context,
     deleted_entry,
     fields_read_back,
     joined,
@@ -124,6 +124,7 @@ class _File:
     writer: Writer = field(default_factory=Writer)
     _pieces: dict[tuple[int, int], Piece] = field(default_factory=dict)
     _dashes: dict[int, list[int] | None] = field(default_factory=dict)
+    _styles: dict[int, Style] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         seen = self.seen if self.seen is not None else seen_of(self.text)
@@ -173,16 +174,32 @@ class _File:
         found, entry = self.entry(index)
         return found, entry.value.end[0]
 
-    def style(self, found: Piece, parent_col: int) -> Style:
-        """The style `found` shows (held by a key at `parent_col`), else the store's own."""
-        return learn(found, self.lines, parent_col, Style(line_end=self.end))
+    def style(self, index: int, found: Piece, whole: bool = False) -> Style:
+        """The style `found` (a record of section `index`, or the section `whole`) shows; what it
+        does not show, as the section's first record shows it (`section_style`)."""
+        parent_col = 0 if whole else self.sections[index].col
+        return learn(found, self.lines, parent_col, self.section_style(index))
+
+    def section_style(self, index: int) -> Style:
+        """The style section `index` shows in its first record (or whole, with none), over the file's."""
+        if index not in self._styles:
+            if self.dashes(index):
+                found, parent_col = self.record(index, 0)[0], self.sections[index].col
+            else:
+                found, parent_col = self.entry(index)[0], 0
+            self._styles[index] = learn(found, self.lines, parent_col, self.file_style())
+        return self._styles[index]
 
     def file_style(self) -> Style:
-        """The style of the file's first record, for the whole round trip."""
-        first = next((i for i in range(len(self.sections)) if self.dashes(i)), None)
-        if first is None:
-            return Style(line_end=self.end)
-        return self.style(self.record(first, 0)[0], self.sections[first].col)
+        """The style the file's first record shows, else the store's own with the file's line end:
+        for what no section of its own shows, and for the whole round trip."""
+        if -1 not in self._styles:
+            base = Style(line_end=self.end)
+            first = next((i for i in range(len(self.sections)) if self.dashes(i)), None)
+            if first is not None:
+                base = learn(self.record(first, 0)[0], self.lines, self.sections[first].col, base)
+            self._styles[-1] = base
+        return self._styles[-1]
 
 
 _NAMES = {field.alias or name: name for name, field in Snapshot.model_fields.items()}
@@ -239,7 +256,7 @@ def _section_units(file: _File, index: int, old: Snapshot, new: Snapshot) -> lis
     if by_record and dashes is not None and len(getattr(old, name)) == len(dashes):
         return _record_units(file, index, getattr(old, name), getattr(new, name))
     found, entry = file.entry(index)
-    ctx = context(file.lines, found, 0, file.style(found, 0), file.writer)
+    ctx = Context(file.lines, found.scalars, file.style(index, found, whole=True), file.writer)
     (before, _), (data, sparse) = _dumps(old, {name}), _dumps(new, {name})
     if kept:
         key = section.key
@@ -266,7 +283,7 @@ def _record_units(file: _File, index: int, old: Sequence[BaseModel], new: Sequen
     for i, j in pairs:
         if old[i] != new[j]:
             found, record, last = file.record(index, i)
-            ctx = context(file.lines, found, section.col, file.style(found, section.col), file.writer)
+            ctx = Context(file.lines, found.scalars, file.style(index, found), file.writer)
             edits = map_edits(ctx, record, old[i].model_dump(by_alias=True), *_dump(new[j]))
             text = applied(file.lines, dashes[i], last + 1, edits, file.end)
             units.append(Unit(dashes[i], last + 1, text, partial(records_read_back, records=[new[j]])))
@@ -282,7 +299,7 @@ def _new_records(file: _File, index: int, found: Piece, at: int, records: list[B
     """Records added at line `at` of section `index`, written as `found` (a record of it) is."""
     section = file.sections[index]
     assert section.items is not None
-    style = file.style(found, section.col)
+    style = file.style(index, found)
     write, content = file.writer.item_lines, section.items[0][1]
     values = [built(*_dump(record), style) for record in records]
     lines = [line for value in values for line in write(value, section.dash_col, content, section.col, style)]
@@ -295,7 +312,7 @@ def _new_sections(file: _File, keys: list[str], anchor: str | None, added: list[
     written as the section before them is."""
     where = keys.index(anchor) if anchor is not None else 0
     found, last = file.last(where)
-    style = file.style(found, file.sections[where].col if file.dashes(where) else 0)
+    style = file.style(where, found, whole=not file.dashes(where))
     col = file.sections[0].col
     data, sparse = _dumps(snapshot, {_NAMES[key] for key in added})
     write = file.writer.entry_lines

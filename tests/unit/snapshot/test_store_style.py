@@ -151,3 +151,49 @@ def test_a_yaml_for_a_narrow_place_keeps_a_width_ruamel_honours() -> None:
     assert Writer().yaml(Style()).width == 4096
     tight = Writer().yaml(Style(), 0, offset=3, sequence=2)
     assert (tight.map_indent, tight.sequence_indent, tight.sequence_dash_offset) == (2, 5, 3)
+
+
+def test_only_lines_before_a_value_s_last_show_the_width() -> None:
+    text = "items:\n  - note: one two\n      three four five six seven\n"
+    assert learned(text).width == len("  - note: one")
+
+
+def test_a_folded_line_ending_in_a_one_letter_word_is_measured_to_it() -> None:
+    text = "items:\n  - note: one two X\n      three\n"
+    assert learned(text).width == len("  - note: one two")
+
+
+def test_the_first_folded_value_shows_the_indent_of_further_lines() -> None:
+    text = "items:\n  - a: one two\n        three\n    b: four five\n      six\n"
+    assert learned(text).mapping == 4
+
+
+def test_a_list_held_at_a_column_is_measured_from_it() -> None:
+    style = learned("  items:\n     - id: a\n", parent_col=2)
+    assert (style.offset, style.sequence) == (3, 5)
+
+
+def test_a_list_of_flow_collections_says_nothing_of_lists_of_ids() -> None:
+    base = Style(flow_lists=False)
+    assert learned("items:\n  - {id: a}\n  - {id: b}\n", first=0, base=base).flow_lists is False
+    assert learned("items:\n  - [a]\n", first=0, base=base).flow_lists is True  # a list of flow lists
+
+
+def test_a_list_of_long_words_folded_as_items_is_measured_from_its_key() -> None:
+    style = learned("k:\n  - one two\n    three\n", first=0)
+    assert (style.offset, style.mapping, style.width) == (2, 4, len("  - one"))
+
+
+def test_a_flow_list_of_ids_is_learned_over_a_base_of_block_lists() -> None:
+    base = Style(flow_lists=False)
+    assert learned("items:\n  - ids: [a]\n", base=base).flow_lists is True
+    assert learned("items:\n  - ids:\n      - a\n    more: [b]\n", base=base).flow_lists is False
+
+
+def test_one_quoted_string_beside_one_plain_does_not_make_a_file_quote_every_string() -> None:
+    assert learned("items:\n  - a: 'x'\n    b: y\n").quote_all is False
+    assert learned("items:\n  - a: 'x'\n    b: 'y'\n    c: z\n").quote_all is True
+
+
+def test_as_many_double_quotes_as_single_keep_the_single() -> None:
+    assert learned("items:\n  - a: 'x'\n    b: \"y\"\n").quote == "'"
