@@ -174,6 +174,7 @@ def test_a_list_held_at_a_column_is_measured_from_it() -> None:
 
 
 def test_a_list_of_flow_collections_says_nothing_of_lists_of_ids() -> None:
+    assert learned("items:\n  - {id: a}\n  - {id: b}\n", first=0).flow_lists is True
     base = Style(flow_lists=False)
     assert learned("items:\n  - {id: a}\n  - {id: b}\n", first=0, base=base).flow_lists is False
     assert learned("items:\n  - [a]\n", first=0, base=base).flow_lists is True  # a list of flow lists
