@@ -52,6 +52,7 @@ SERVED = [
     "reactions/create-for-issue-comment",
     "reactions/list-for-issue-comment",
     "repos/compare-commits-with-basehead",
+    "repos/create-dispatch-event",
     "repos/get",
     "repos/get-collaborator-permission-level",
     "repos/list-commits",

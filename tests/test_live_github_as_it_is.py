@@ -295,6 +295,7 @@ def test_the_outputs_are_the_same_for_the_same_plan_on_both_adapters(
     # The head commit is each adapter's own: GitHub's commit id live, a digest of the files offline.
     heads = (offline.pop("pull-request-head-sha"), live.pop("pull-request-head-sha"))
     assert re.fullmatch(r"[0-9a-f]{40}", heads[0])
+    assert heads[1] == run.double.tip("perfbot/update")  # the commit the live run made
     assert live == offline
     assert live["pull-request-operation"] == "create"
     assert live["pull-request-number"] == str(our_open_pulls(sandbox.state())[0]["number"])

@@ -22,6 +22,7 @@ BRANCH, FILE = "perfbot/leases", "leases.json"
 WHERE = f"{BRANCH}:{FILE}"
 READ_AT = NOW - dt.timedelta(minutes=30)
 TREES = {"POST /repos/anthony-chaudhary/fak/git/trees", "POST /repos/anthony-chaudhary/fak/git/commits"}
+DISPATCH = "POST /repos/anthony-chaudhary/fak/dispatches"
 
 
 @pytest.fixture
@@ -56,8 +57,8 @@ def test_publish_writes_once_then_nothing_and_a_run_reads_the_branch(live: Live,
     source = fleet_journal(tmp_path)
     status, out, err = publish(live, "--from", str(source))
     assert status == 0, err
-    assert live.double.kinds() == {"graphql": 1, "rest_read": 0, "rest_write": 3}
-    assert set(live.writes()) == TREES | {"POST /repos/anthony-chaudhary/fak/git/refs"}
+    assert live.double.kinds() == {"graphql": 1, "rest_read": 0, "rest_write": 4}
+    assert set(live.writes()) == TREES | {"POST /repos/anthony-chaudhary/fak/git/refs", DISPATCH}
     head = live.double.tip(BRANCH)
     assert head is not None
     assert f"published to {WHERE} (commit {head[:12]}): perfbot: lease readback at 2026-08-27T22:30:00Z" in out
@@ -108,7 +109,7 @@ def test_changed_leases_are_one_commit_on_top_and_standard_input_works(
     status, out, _ = publish(live, "--from", "-", at=READ_AT + dt.timedelta(minutes=5))
     assert status == 0
     assert "0 live leases" in out
-    assert set(live.writes()) == TREES | {"PATCH /repos/anthony-chaudhary/fak/git/refs/heads/perfbot/leases"}
+    assert set(live.writes()) == TREES | {"PATCH /repos/anthony-chaudhary/fak/git/refs/heads/perfbot/leases", DISPATCH}
     head = live.double.tip(BRANCH)
     assert head is not None
     commit = live.double.world.git.commits[head]
@@ -296,3 +297,27 @@ def test_the_double_serves_the_states_branch_files_and_keeps_them_current(
     assert published == live.double.files(BRANCH)[FILE] != exported
     offline = sandbox.reconcile(capsys, "--now", NOW.isoformat(), "--leases", WHERE, dry_run=True)
     assert offline["leases"]["live"] == 2
+
+
+def test_a_published_change_sends_one_dispatch_and_a_rerun_none(live: Live, tmp_path: Path) -> None:
+    """Each commit of changed leases starts a run (`repository_dispatch` `perfbot-leases`), once,
+    after the commit; a rerun with the same leases, and the hourly refresh, send none."""
+    source = fleet_journal(tmp_path)
+    status, out, err = publish(live, "--from", str(source))
+    assert status == 0, err
+    assert "sent repository_dispatch perfbot-leases" in out
+    assert live.writes()[-1] == DISPATCH
+    assert live.writes().count(DISPATCH) == 1
+    (sent,) = live.sandbox.state()["dispatches"]
+    assert sent["event_type"] == "perfbot-leases"
+    assert sent["client_payload"]["leases"] == WHERE
+    for minutes in (5, 61):  # the same leases, then the refresh of the same leases
+        status, out, err = publish(live, "--from", str(source), at=READ_AT + dt.timedelta(minutes=minutes))
+        assert status == 0, err
+        assert DISPATCH not in live.writes()
+        assert "repository_dispatch" not in out
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text(source.read_text(encoding="utf-8") + journal(op("RELEASE", "compute")), encoding="utf-8")
+    assert publish(live, "--from", str(changed), at=READ_AT + dt.timedelta(minutes=62))[0] == 0
+    assert live.writes().count(DISPATCH) == 1
+    assert len(live.sandbox.state()["dispatches"]) == 2

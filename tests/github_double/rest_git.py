@@ -6,6 +6,7 @@ non-fast-forward without `force`, and a new or moved branch updates the PR recor
 
 from __future__ import annotations
 
+from operator import methodcaller
 from typing import Any
 
 from tests.github_double import branches, git_bodies
@@ -173,3 +174,15 @@ def list_commits(ctx: Context) -> Response:
     newest = sorted(found, key=lambda oid: (ctx.world.git.commits[oid].committer.date, -order[oid]), reverse=True)
     shown, headers = page(newest, ctx.request, ctx.api)
     return Response(200, [git_bodies.commit(ctx.api, ctx.world, oid) for oid in shown], headers)
+
+
+def create_dispatch(ctx: Context) -> Response:
+    """`repository_dispatch`: kept in the state's `dispatches`, as the offline adapter keeps it; 204."""
+    docs = ctx.docs("repos/repos#create-a-repository-dispatch-event")
+    data = ctx.request.object()
+    event_type: str = required(data, "event_type", str, docs)
+    payload = data.get("client_payload") or {}
+    if not isinstance(payload, dict):
+        raise invalid("client_payload must be an object", docs)
+    ctx.world.apply(ctx.viewer, methodcaller("dispatch", event_type, payload))
+    return Response(204)

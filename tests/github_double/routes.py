@@ -44,6 +44,7 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("POST", REPO + r"/pulls", rest_pulls.create_pull),
     ("GET", REPO + r"/pulls/(?P<number>\d+)", rest_pulls.get_pull),
     ("PATCH", REPO + r"/pulls/(?P<number>\d+)", rest_pulls.update_pull),
+    ("POST", REPO + r"/dispatches", rest_git.create_dispatch),
 ]
 COMPILED = [(method, re.compile(pattern), handler) for method, pattern, handler in ROUTES]
 

@@ -53,6 +53,7 @@ class LiveGitHub(IssueWrites, NativeWrites):
         self.bot_login = scope.bot_login or ""
         self.commenting: list[int] = []
         self.posted: dict[int, list[frozenset[tuple[str, str]]]] = {}
+        self.head: str | None = None  # the PR branch's head after this run's create or update
 
     def observe(self) -> Observed:
         session = self.session
@@ -75,7 +76,12 @@ class LiveGitHub(IssueWrites, NativeWrites):
     def pull_request(self, action: PullRequestAction) -> int | None:
         if self.branch is None:
             raise GitHubError("the PR is written only after the repository was read in the same run")
-        return PullWriter(self.session, self.branch, self.scope.branch, self.scope.commit_message).apply(action)
+        number = PullWriter(self.session, self.branch, self.scope.branch, self.scope.commit_message).apply(action)
+        self.head = self.branch.head if action.operation in ("create", "update") else None
+        return number
+
+    def pull_head(self) -> str | None:
+        return self.head
 
 
 @contextmanager

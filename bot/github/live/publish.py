@@ -93,6 +93,18 @@ class LivePublisher:
         self.head, self.tree = commit, ""
         return commit
 
+    def dispatch(self, event_type: str, payload: dict[str, str]) -> None:
+        """`repository_dispatch`: GitHub starts the default branch's workflows that listen for it,
+        whatever the token (a push made with GITHUB_TOKEN starts none). Sent again after a lost
+        answer it starts a second run, which finds nothing left to do."""
+        conn, rest = self.session.conn, self.session.github.rest
+        self._call(
+            f"sending repository_dispatch {event_type}",
+            lambda: rest.repos.create_dispatch_event(
+                conn.owner, conn.name, event_type=event_type, client_payload=payload
+            ),
+        )
+
     def _move(self, where: BranchFile, request: Callable[[], object]) -> None:
         """Create or fast-forward the branch; a branch someone else moved or made is left alone."""
         what = f"{'creating' if self.head is None else 'moving'} branch {where.branch}"
