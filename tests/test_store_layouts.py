@@ -251,6 +251,8 @@ def check(case: Case, layout: Layout) -> None:
     loaded = store.parse_model(written.text, "snapshot.yaml", Snapshot)
     assert loaded.model == base  # the file as written holds the snapshot (a check of the writer)
     proposed = store_save.save_text(loaded, new)
+    # Taken by the edit in place, not left to the whole round trip.
+    assert proposed == store_save.edited_text(loaded.text, loaded.model, new, loaded.seen)
     assert store.parse_model(proposed, "snapshot.yaml", Snapshot).model == new
     lost = [text for text, inside in written.comments if inside not in removed and text not in proposed]
     assert lost == []
