@@ -149,6 +149,9 @@ def piece(lines: list[str], first: int, last: int) -> Piece:
         if type(get()) is StreamEndEvent:  # else the document's start
             return Piece(None, [])
         root = walk.node(get())
+        get()  # the document's end
+        if type(get()) is not StreamEndEvent:
+            raise Unreadable  # a second document: never part of a snapshot
     except YAMLError as exc:
         raise Unreadable from exc
     walk.scalars.sort()
