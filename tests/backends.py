@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, Protocol
 from unittest import mock
 
+import httpx
+
 from bot.config import Settings
 from bot.context import RunContext
 from bot.github.live import adapter
@@ -24,6 +26,7 @@ from bot.github.offline import OfflineGitHub
 from bot.github.port import GitHubPort
 from bot.reconcile import gather
 from tests.github_double import DEFAULT_TOKEN, GitHubDouble
+from tests.github_double.server import serve
 
 NOW = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)
 API_URL = "https://api.github.com"
@@ -59,6 +62,27 @@ def cli_over(double: GitHubDouble, clock: FakeClock | None = None) -> Iterator[F
     hooks = Hooks(wait=clock.wait, monotonic=clock.monotonic, transport=double.transport())
     with mock.patch.object(adapter, "DEFAULT_HOOKS", hooks):
         yield clock
+
+
+@contextmanager
+def wired(double: GitHubDouble, clock: FakeClock, through: str, repository: str) -> Iterator[dict[str, str]]:
+    """`perfbot` runs inside this block talk to `double` `through` its in-process transport or
+    loopback HTTP (a server started for the block), waiting on `clock`; the environment to run with."""
+    environ = live_environ(repository)
+    if through == "transport":
+        with cli_over(double, clock):
+            yield environ
+        return
+    server = serve(double, 0)
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    double.api_url = url
+    hooks = Hooks(wait=clock.wait, monotonic=clock.monotonic, transport=httpx.HTTPTransport())
+    try:
+        with mock.patch.object(adapter, "DEFAULT_HOOKS", hooks):
+            yield environ | {"GITHUB_API_URL": url}
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 class Backend(Protocol):

@@ -10,21 +10,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import httpx
 import pytest
 
 from bot.cli import main
-from bot.github.live import adapter
-from bot.github.live.adapter import Hooks
-from tests.backends import NOW, FakeClock, double_on, live_environ
+from tests.backends import NOW, FakeClock, double_on, wired
 from tests.github_double import GitHubDouble
-from tests.github_double.server import serve
 from tests.harness import Repo, pull
 
 REPO = "anthony-chaudhary/fak"
@@ -45,30 +39,6 @@ class Run:
         self.clock = FakeClock()
         self.double = double_on(sandbox.state_path, sandbox.root)
 
-    @contextmanager
-    def _wired(self) -> Iterator[dict[str, str]]:
-        environ = live_environ(REPO)
-        if self.through == "transport":
-            transport: httpx.BaseTransport = self.double.transport()
-            with self._hooks(transport):
-                yield environ
-            return
-        server = serve(self.double, 0)
-        url = f"http://127.0.0.1:{server.server_address[1]}"
-        self.double.api_url = url
-        try:
-            with self._hooks(httpx.HTTPTransport()):
-                yield environ | {"GITHUB_API_URL": url}
-        finally:
-            server.shutdown()
-            server.server_close()
-
-    @contextmanager
-    def _hooks(self, transport: httpx.BaseTransport) -> Iterator[None]:
-        hooks = Hooks(wait=self.clock.wait, monotonic=self.clock.monotonic, transport=transport)
-        with mock.patch.object(adapter, "DEFAULT_HOOKS", hooks):
-            yield
-
     def run(
         self, *args: str, outputs: Path | None = None, command: str = "reconcile"
     ) -> tuple[int, dict[str, Any] | None, str]:
@@ -78,7 +48,7 @@ class Run:
             argv += ["--json", "--now", NOW.isoformat()]
         if outputs is not None:
             argv += ["--outputs", str(outputs)]
-        with self._wired() as environ:
+        with wired(self.double, self.clock, self.through, REPO) as environ:
             status = main(argv, environ=environ)
         out, err = self.capsys.readouterr()
         return status, (json.loads(out) if command == "reconcile" and out.strip() else None), err

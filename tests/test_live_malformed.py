@@ -18,27 +18,22 @@ import io
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from unittest import mock
 from urllib.parse import unquote, urlsplit
 
-import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.cli import main
-from bot.github.live import adapter
-from bot.github.live.adapter import Hooks
-from tests.backends import NOW, FakeClock, double_on, live_environ
+from tests.backends import NOW, FakeClock, double_on, wired
 from tests.github_double import GitHubDouble
 from tests.github_double.faults import GRAPHQL, MALFORMED, Fault, wrong_content_type
 from tests.github_double.protocol import Response
-from tests.github_double.server import serve
 from tests.harness import Repo, SharedTemplates
 from tests.property_budget import examples
 from tests.test_live import Live
@@ -137,31 +132,9 @@ class Site:
             fault(double)
         argv = ["reconcile", "--config", str(self.repo.config), "--json", "--now", NOW.isoformat()]
         out, err = io.StringIO(), io.StringIO()
-        with self._wired(double, through) as environ, redirect_stdout(out), redirect_stderr(err):
+        with wired(double, self.clock, through, REPO) as environ, redirect_stdout(out), redirect_stderr(err):
             status = main(argv, environ=environ)
         return Outcome(status, err.getvalue(), list(double.requests))
-
-    @contextmanager
-    def _wired(self, double: GitHubDouble, through: str) -> Iterator[dict[str, str]]:
-        if through == "transport":
-            with self._hooks(double.transport()):
-                yield live_environ(REPO)
-            return
-        server = serve(double, 0)
-        url = f"http://127.0.0.1:{server.server_address[1]}"
-        double.api_url = url
-        try:
-            with self._hooks(httpx.HTTPTransport()):
-                yield live_environ(REPO) | {"GITHUB_API_URL": url}
-        finally:
-            server.shutdown()
-            server.server_close()
-
-    @contextmanager
-    def _hooks(self, transport: httpx.BaseTransport) -> Iterator[None]:
-        hooks = Hooks(wait=self.clock.wait, monotonic=self.clock.monotonic, transport=transport)
-        with mock.patch.object(adapter, "DEFAULT_HOOKS", hooks):
-            yield
 
     def world(self) -> dict[str, Any]:
         """What GitHub shows after the runs: the state, the bot's comments by what they say (their ids
