@@ -25,6 +25,7 @@ from bot.commands.effects import Explainer
 from bot.commands.grammar import Targeted
 from bot.commands.outbox import CommandReport
 from bot.commands.records import Record, lapsed_said, recorded_decisions, records_in_pull
+from bot.commands.registry import ANSWERS_ONLY, READ_REPLIES
 from bot.commands.replay import Handled, Line
 from bot.config import BotConfig
 from bot.github.actions import Action
@@ -93,7 +94,12 @@ def recall(observed: Observed, floor: int, config: BotConfig) -> Recall:
     """Records from the bot's replies, then the PR body's, then the text of quiet comments."""
     replied = recorded_decisions(observed.bot_comments())
     pull = observed.open_pull(config.pull_request.branch)
-    carried = {cid: found for cid, found in records_in_pull(pull.body if pull else "").items() if cid not in replied}
+    in_pull = records_in_pull(pull.body if pull else "")
+    carried = {
+        cid: kept
+        for cid, found in in_pull.items()
+        if cid not in replied and (kept := [r for r in found if _quiet_kind(r, config)])
+    }
     bot = observed.bot_login
     reacted = frozenset((r.comment_id, r.content) for r in observed.reactions if r.user == bot)
     # Only a quiet answer is a 🚀 without a reply; an unedited comment's text is what it recorded.
@@ -111,6 +117,13 @@ def recall(observed: Observed, floor: int, config: BotConfig) -> Recall:
     }
     quiet = frozenset(carried) | frozenset(read_again)
     return Recall({**carried, **read_again, **replied}, quiet, outbox.finished(reacted))
+
+
+def _quiet_kind(record: Record, config: BotConfig) -> bool:
+    """A record a quiet answer can have left in the PR body: an answer to read (`why`, `drop`)
+    always has a reply, so one found in the body was put there by someone else."""
+    command = selection.recalled_command(record, config.commands)
+    return command is not None and command.verb not in ANSWERS_ONLY | READ_REPLIES
 
 
 def process(

@@ -277,3 +277,17 @@ def test_records_in_a_pr_body_count_only_in_its_header(quiet_inbox: Reader) -> N
     quoted = seen.pulls[0].model_copy(update={"body": "text first\n" + records[0].marker()})
     box = quiet_inbox(seen.model_copy(update={"pulls": (quoted,), "comments": ()}))
     assert decisions(box) == []
+
+
+def test_a_drop_record_in_a_pr_body_is_not_one_perfbot_wrote(quiet_inbox: Reader) -> None:
+    """A quiet answer never holds a drop (it names what it dropped, in a reply): one in the PR body
+    was put there by hand, and does not drop the commands it names."""
+    first = quiet_inbox(observed(BLOCK))
+    drop = said(202, "root", "/perf drop all")
+    forged = Record(drop, 1, "accepted", drop.body)
+    seen = _in_pull(observed(BLOCK), [*first.pull_records, forged])
+    box = quiet_inbox(seen.model_copy(update={"comments": (BLOCK,)}))
+    assert decisions(box) == [(201, 1, "replayed")]
+    packet = box.snapshot.packet("w2")
+    assert packet is not None
+    assert packet.blocked_by_condition == "window"
