@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 import pytest
 
-from bot.commands.pipeline import Processed, process
+from bot.commands.pipeline import Processed, process, unanswered
 from bot.commands.records import Record
 from bot.config import BotConfig
 from bot.github.actions import Action, AssignAction, CommentAction, ReactAction
@@ -291,3 +291,56 @@ def test_a_drop_record_in_a_pr_body_is_not_one_perfbot_wrote(quiet_inbox: Reader
     packet = box.snapshot.packet("w2")
     assert packet is not None
     assert packet.blocked_by_condition == "window"
+
+
+def test_quiet_answers_share_half_the_pr_body_in_comment_order_and_the_rest_are_replied_to(
+    config: BotConfig, renderer: Renderer
+) -> None:
+    first, second = said(201, "alice", "/perf block w2 window"), said(202, "alice", "/perf block w2 window again")
+    processed = process(valid(), observed(first, second), config, renderer)
+    room = len(Record(first, 1, "accepted", first.body).marker())
+    voice = processed.voice
+    # Half of the limit holds exactly the first record: the second comment is answered with a reply.
+    tight = processed._replace(voice=voice._replace(limit=2 * room + 1))
+    answers = tight.answers(carrier=True)
+    assert [(r.comment.id, r.line) for r in answers.pull_records] == [(201, 1)]
+    assert kinds(answers.actions) == ["rocket", "comment", "rocket"]
+    roomy = processed.answers(carrier=True)
+    assert [r.comment.id for r in roomy.pull_records] == [201, 202]
+    assert kinds(roomy.actions) == ["rocket", "rocket"]
+
+
+def test_records_carried_from_the_pr_body_take_their_room_first(
+    quiet_inbox: Reader, config: BotConfig, renderer: Renderer
+) -> None:
+    carried = quiet_inbox(observed(BLOCK)).pull_records
+    later = said(202, "alice", "/perf block w2 window again")
+    seen = _in_pull(observed(BLOCK, later), carried)
+    processed = process(valid(), seen, config, renderer)
+    room = len(carried[0].marker())
+    answers = processed._replace(voice=processed.voice._replace(limit=2 * room + 1)).answers(carrier=True)
+    assert [r.comment.id for r in answers.pull_records] == [201]  # the carried one kept its place
+    assert kinds(answers.actions) == ["comment", "rocket"]  # the new one is answered with a reply
+
+
+def test_settled_records_leave_the_pr_body(quiet_inbox: Reader) -> None:
+    base = valid().model_copy(update={"commands_settled_through": 150})
+    older, newer = said(120, "alice", "/perf block w2 window"), said(201, "alice", "/perf block w2 window")
+    box = Box(quiet_inbox(observed(older, newer), base).processed._replace(settled_through=150))
+    assert [r.comment.id for r in box.pull_records] == [201]
+
+
+def test_a_quiet_comment_at_the_floor_or_by_a_bot_is_not_read_again(quiet_inbox: Reader) -> None:
+    rocket = (Reaction(comment_id=201, user=BOT, content="rocket"),)
+    at_floor = valid().model_copy(update={"commands_settled_through": 201})
+    assert decisions(quiet_inbox(observed(BLOCK, reactions=rocket), at_floor)) == []
+    robot = BLOCK.model_copy(update={"user": "helper[bot]", "user_type": "Bot"})
+    assert decisions(quiet_inbox(observed(robot, reactions=rocket))) == []
+    assert decisions(quiet_inbox(observed(BLOCK, reactions=rocket))) == [(201, 1, "replayed")]
+
+
+def test_a_quiet_answer_needs_no_permission_asked_again(config: BotConfig) -> None:
+    rocket = (Reaction(comment_id=201, user=BOT, content="rocket"),)
+    assert [c.id for c in unanswered(observed(BLOCK), 0, config)] == [201]
+    assert unanswered(observed(BLOCK, reactions=rocket), 0, config) == []
+    assert unanswered(_in_pull(observed(BLOCK), []), 200, config) == []
