@@ -102,8 +102,10 @@ def recall(observed: Observed, floor: int, config: BotConfig) -> Recall:
     }
     bot = observed.bot_login
     reacted = frozenset((r.comment_id, r.content) for r in observed.reactions if r.user == bot)
-    # Only a quiet answer is a 🚀 without a reply; an unedited comment's text is what it recorded.
+    # Only a quiet answer is a 🚀 without a reply, and it never has a 😕 (a refusal is replied to);
+    # an unedited comment's text is what it recorded.
     rocketed = {cid for cid, content in reacted if content == "rocket"}
+    rocketed -= {cid for cid, content in reacted if content == "confused"}
     unrecorded = [
         c
         for c in observed.comments

@@ -344,3 +344,13 @@ def test_a_quiet_answer_needs_no_permission_asked_again(config: BotConfig) -> No
     assert [c.id for c in unanswered(observed(BLOCK), 0, config)] == [201]
     assert unanswered(observed(BLOCK, reactions=rocket), 0, config) == []
     assert unanswered(_in_pull(observed(BLOCK), []), 200, config) == []
+
+
+def test_a_comment_with_a_refusal_is_never_read_again_from_its_text(quiet_inbox: Reader) -> None:
+    """A 🚀 beside a 😕 was a reply's (someone deleted it): a refused line must not come back as accepted."""
+    both = (
+        Reaction(comment_id=201, user=BOT, content="rocket"),
+        Reaction(comment_id=201, user=BOT, content="confused"),
+    )
+    box = quiet_inbox(observed(BLOCK, reactions=both))
+    assert (decisions(box), box.actions) == ([], [])
