@@ -326,7 +326,7 @@ def test_records_carried_from_the_pr_body_take_their_room_first(
 def test_settled_records_leave_the_pr_body(quiet_inbox: Reader) -> None:
     base = valid().model_copy(update={"commands_settled_through": 150})
     older, newer = said(120, "alice", "/perf block w2 window"), said(201, "alice", "/perf block w2 window")
-    box = Box(quiet_inbox(observed(older, newer), base).processed._replace(settled_through=150))
+    box = Box(quiet_inbox(observed(older, newer), base).processed._replace(settled_through=120))
     assert [r.comment.id for r in box.pull_records] == [201]
 
 
@@ -344,6 +344,8 @@ def test_a_quiet_answer_needs_no_permission_asked_again(config: BotConfig) -> No
     assert [c.id for c in unanswered(observed(BLOCK), 0, config)] == [201]
     assert unanswered(observed(BLOCK, reactions=rocket), 0, config) == []
     assert unanswered(_in_pull(observed(BLOCK), []), 200, config) == []
+    both = (*rocket, Reaction(comment_id=201, user=BOT, content="confused"))
+    assert unanswered(observed(BLOCK, reactions=both), 0, config) == []  # finished, by a reply since deleted
 
 
 def test_a_comment_with_a_refusal_is_never_read_again_from_its_text(quiet_inbox: Reader) -> None:
@@ -354,3 +356,15 @@ def test_a_comment_with_a_refusal_is_never_read_again_from_its_text(quiet_inbox:
     )
     box = quiet_inbox(observed(BLOCK, reactions=both))
     assert (decisions(box), box.actions) == ([], [])
+
+
+def test_a_reply_says_which_open_pr_a_change_is_pending_in(inbox: Reader) -> None:
+    pull = PullRequest(number=77, head="perfbot/update", body="perfbot reconciled")
+    box = inbox(observed(BLOCK).model_copy(update={"pulls": (pull,)}))
+    (reply,) = [a for a in box.actions if isinstance(a, CommentAction)]
+    assert "pending in #77 until it merges" in reply.body
+    other = pull.model_copy(update={"head": "someone/else"})
+    (reply,) = [
+        a for a in inbox(observed(BLOCK).model_copy(update={"pulls": (other,)})).actions if isinstance(a, CommentAction)
+    ]
+    assert "pending in perfbot's pull request until it merges" in reply.body
