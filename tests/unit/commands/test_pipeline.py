@@ -324,7 +324,7 @@ def test_records_carried_from_the_pr_body_take_their_room_first(
 
 
 def test_settled_records_leave_the_pr_body(quiet_inbox: Reader) -> None:
-    base = valid().model_copy(update={"commands_settled_through": 150})
+    base = valid().model_copy(update={"commands_settled_through": 100})
     older, newer = said(120, "alice", "/perf block w2 window"), said(201, "alice", "/perf block w2 window")
     box = Box(quiet_inbox(observed(older, newer), base).processed._replace(settled_through=120))
     assert [r.comment.id for r in box.pull_records] == [201]
@@ -334,8 +334,9 @@ def test_a_quiet_comment_at_the_floor_or_by_a_bot_is_not_read_again(quiet_inbox:
     rocket = (Reaction(comment_id=201, user=BOT, content="rocket"),)
     at_floor = valid().model_copy(update={"commands_settled_through": 201})
     assert decisions(quiet_inbox(observed(BLOCK, reactions=rocket), at_floor)) == []
-    robot = BLOCK.model_copy(update={"user": "helper[bot]", "user_type": "Bot"})
-    assert decisions(quiet_inbox(observed(robot, reactions=rocket))) == []
+    for login, kind in (("helper[bot]", "User"), ("helper", "Bot")):
+        robot = BLOCK.model_copy(update={"user": login, "user_type": kind})
+        assert decisions(quiet_inbox(observed(robot, reactions=rocket))) == []
     assert decisions(quiet_inbox(observed(BLOCK, reactions=rocket))) == [(201, 1, "replayed")]
 
 
@@ -368,3 +369,19 @@ def test_a_reply_says_which_open_pr_a_change_is_pending_in(inbox: Reader) -> Non
         a for a in inbox(observed(BLOCK).model_copy(update={"pulls": (other,)})).actions if isinstance(a, CommentAction)
     ]
     assert "pending in perfbot's pull request until it merges" in reply.body
+
+
+def test_the_bots_own_login_is_never_read_for_commands_even_without_a_bot_suffix(
+    config: BotConfig, renderer: Renderer
+) -> None:
+    """A token of a person's account (a login without `[bot]`) runs perfbot: its own comments are not commands."""
+    own = said(201, "perf-runner", "/perf block w2 window")
+    seen = observed(own).model_copy(
+        update={
+            "bot_login": "perf-runner",
+            "reactions": (Reaction(comment_id=201, user="perf-runner", content="rocket"),),
+        }
+    )
+    assert process(valid(), seen, config, renderer).reports == []
+    fresh = seen.model_copy(update={"reactions": ()})
+    assert unanswered(fresh, 0, config) == []
