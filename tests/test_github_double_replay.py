@@ -19,7 +19,9 @@ from bot.config import load_settings
 from bot.github.actions import (
     AssignAction,
     CommentAction,
+    CreateIssueAction,
     CreateLabelAction,
+    EditIssueAction,
     LabelAction,
     LinkAction,
     PullRequestAction,
@@ -75,6 +77,13 @@ class RestPort:
             issues.add_sub_issue(OWNER, NAME, action.target, sub_issue_id=issue_id(action.issue))
         else:
             issues.remove_sub_issue(OWNER, NAME, action.target, sub_issue_id=issue_id(action.issue))
+
+    def create_issue(self, action: CreateIssueAction) -> int:
+        made = self.gh.rest.issues.create(OWNER, NAME, title=action.title, body=action.body, labels=list(action.labels))
+        return made.parsed_data.number
+
+    def edit_issue(self, action: EditIssueAction) -> None:
+        self.gh.rest.issues.update(OWNER, NAME, action.issue, body=action.body)
 
     def pull_request(self, action: PullRequestAction) -> None:
         rest = self.gh.rest
