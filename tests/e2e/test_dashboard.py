@@ -1,0 +1,152 @@
+"""The dashboard issue against the GitHub double, through the CLI (issue #29): the first run opens
+it, a run that changes nothing writes nothing to it, a lease release edits it once, an issue
+deleted by hand comes back once, one closed by a person is left alone and the plan says so.
+
+Every run starts a fresh double on the sandbox's state file (as a new job meets GitHub), so the
+requests counted are that run's own; each exchange is held to GitHub's OpenAPI description by
+the suite's autouse fixture.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from bot.cli import main
+from tests.backends import NOW, FakeClock, double_on, wired
+from tests.harness import Repo
+
+REPO = "anthony-chaudhary/fak"
+LABEL = "perfbot-dashboard"
+MARKER = "<!-- perfbot:dashboard board -->"
+DASHBOARD_WRITE = re.compile(rf"^(POST /repos/{REPO}/issues|PATCH /repos/{REPO}/issues/\d+)$")
+
+
+class Runs:
+    """`perfbot reconcile` runs against the double over its in-process transport."""
+
+    def __init__(self, sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+        self.sandbox, self.capsys = sandbox, capsys
+        text = sandbox.config.read_text(encoding="utf-8")
+        assert "dashboard:\n  enabled: false" in text  # off in the seed config
+        sandbox.config.write_text(text.replace("dashboard:\n  enabled: false", "dashboard:\n  enabled: true"))
+
+    def run(
+        self, *args: str, command: str = "reconcile", as_json: bool = True
+    ) -> tuple[dict[str, Any] | str, list[str]]:
+        """The plan JSON (or what the command printed) and the dashboard writes made."""
+        double = double_on(self.sandbox.state_path, self.sandbox.root)
+        argv = [command, "--config", str(self.sandbox.config), "--now", NOW.isoformat(), *args]
+        as_json = as_json and command == "reconcile"
+        if as_json:
+            argv.append("--json")
+        with wired(double, FakeClock(), "transport", REPO) as environ:
+            assert main(argv, environ=environ) == 0
+        out = self.capsys.readouterr().out
+        writes = [w for r in double.requests if DASHBOARD_WRITE.match(w := f"{r['method']} {r['path']}")]
+        return (json.loads(out) if as_json else out), writes
+
+    def dashboards(self) -> list[dict[str, Any]]:
+        return [i for i in self.sandbox.state()["issues"] if LABEL in i.get("labels", [])]
+
+
+@pytest.fixture
+def runs(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> Runs:
+    return Runs(sandbox, capsys)
+
+
+def test_the_first_run_opens_it_and_a_run_that_changes_nothing_writes_nothing(runs: Runs) -> None:
+    plan, writes = runs.run()
+    assert isinstance(plan, dict)
+    assert writes == [f"POST /repos/{REPO}/issues"]
+    (board,) = runs.dashboards()
+    assert plan["dashboard"] == {"status": "created", "issue": None, "chars": len(board["body"])}
+    assert board["body"].startswith(MARKER + "\n")
+    assert board["user"] == "perfbot[bot]"
+    assert board["state"] == "open"
+    assert "- #8325 `mac.m1-streamed-q4k-no-copy` · lane `hardware+docs` · claim: `/perf claim" in board["body"]
+
+    again, writes = runs.run()
+    assert isinstance(again, dict)
+    assert writes == []
+    assert again["dashboard"]["status"] == "unchanged"
+    assert again["dashboard"]["issue"] == board["number"]
+    assert runs.dashboards() == [board]
+
+
+def test_a_lease_release_edits_it_once(runs: Runs) -> None:
+    runs.run()
+    (before,) = runs.dashboards()
+    (runs.sandbox.root / "config" / "leases.json").write_text("[]\n", encoding="utf-8")
+
+    plan, writes = runs.run()
+    assert isinstance(plan, dict)
+    assert writes == [f"PATCH /repos/{REPO}/issues/{before['number']}"]
+    assert plan["dashboard"]["status"] == "edited"
+    (after,) = runs.dashboards()
+    assert "`cuda.q8_1-numerical-gate`" in after["body"].split("### Running")[0]  # ready now
+    assert "Nothing is running." in after["body"]
+
+    _, writes = runs.run()
+    assert writes == []
+
+
+def test_a_dashboard_deleted_by_hand_comes_back_once(runs: Runs) -> None:
+    runs.run()
+    (first,) = runs.dashboards()
+    state = runs.sandbox.state()
+    state["issues"] = [i for i in state["issues"] if i["number"] != first["number"]]
+    runs.sandbox.write_state(state)
+
+    plan, writes = runs.run()
+    assert isinstance(plan, dict)
+    assert writes == [f"POST /repos/{REPO}/issues"]
+    assert plan["dashboard"]["status"] == "created"
+    (second,) = runs.dashboards()  # GitHub would number it anew; the state file reuses the free number
+    assert second["body"].startswith(MARKER + "\n")
+    assert second["state"] == "open"
+
+    _, writes = runs.run()
+    assert writes == []
+    assert runs.dashboards() == [second]
+
+
+def test_a_closed_dashboard_is_left_alone_and_the_plan_says_so(runs: Runs) -> None:
+    runs.run()
+    (board,) = runs.dashboards()
+    runs.sandbox.set_issue(board["number"], state="closed")
+    (runs.sandbox.root / "config" / "leases.json").write_text("[]\n", encoding="utf-8")
+
+    plan, writes = runs.run()
+    assert isinstance(plan, dict)
+    assert writes == []
+    assert plan["dashboard"]["status"] == "closed"
+    printed, writes = runs.run(as_json=False)
+    assert writes == []
+    assert f"Dashboard: #{board['number']} was closed by a person: left alone" in str(printed)
+    assert runs.dashboards()[0]["body"] == board["body"]
+
+
+def test_an_issue_with_the_marker_that_perfbot_did_not_open_is_not_its_dashboard(runs: Runs) -> None:
+    """A person can paste the marker and the label: only the bot's own login opens a dashboard."""
+    state = runs.sandbox.state()
+    forged = {"number": 7001, "title": "forged", "labels": [LABEL], "user": "mallory", "body": MARKER + "\nmine"}
+    state["issues"].append(forged)
+    runs.sandbox.write_state(state)
+
+    plan, writes = runs.run()
+    assert isinstance(plan, dict)
+    assert writes == [f"POST /repos/{REPO}/issues"]
+    assert plan["dashboard"]["status"] == "created"
+    assert next(i for i in runs.sandbox.state()["issues"] if i["number"] == 7001)["body"] == MARKER + "\nmine"
+
+
+def test_status_markdown_is_the_body_the_run_writes(runs: Runs) -> None:
+    before, _ = runs.run("--format", "markdown", command="status")
+    runs.run()
+    (board,) = runs.dashboards()
+    after, _ = runs.run("--format", "markdown", command="status")
+    assert before == after == board["body"]
