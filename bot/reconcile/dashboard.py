@@ -13,7 +13,7 @@ and the body says what it left out.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from bot.bodies import capped
@@ -84,15 +84,17 @@ def graphs(snapshot: Snapshot, merged: Sequence[Derivation], renderer: Renderer)
 
 
 def render(c: Content, drawn: Sequence[ProgramGraph], stamp: Stamp | None, renderer: Renderer, limit: int) -> Body:
-    """The body that fits `limit`: whole, else without the graphs, else with each list cut to the
-    most items that fit; what it leaves out is counted, and said in the body."""
+    """The body that fits `limit`: whole, else without the graphs, else with the lists after
+    *ready* and *running* cut to the most items each that fit, else with those two cut as well and
+    the others empty; what it leaves out is counted, and said in the body."""
 
-    def body(cap: int, with_graphs: bool) -> Body:
-        omitted = _omitted(c, cap) | ({} if with_graphs or not drawn else {"dependency graphs": len(drawn)})
+    def body(cap: int, rest: int, with_graphs: bool = False) -> Body:
+        omitted = _omitted(c, cap, rest) | ({} if with_graphs or not drawn else {"dependency graphs": len(drawn)})
         text = renderer.render(
             TEMPLATE,
             c=c,
             cap=cap,
+            rest=rest,
             graphs=drawn if with_graphs else (),
             graph_nodes=GRAPH_NODES,
             omitted=omitted,
@@ -103,27 +105,32 @@ def render(c: Content, drawn: Sequence[ProgramGraph], stamp: Stamp | None, rende
         )
         return Body(text, omitted)
 
-    most = max(_lengths(c))
-    whole = body(most, with_graphs=True)
-    if len(whole.text) <= limit:
-        return whole
-    if len(bare := body(most, with_graphs=False).text) <= limit:
-        return Body(bare, body(most, with_graphs=False).omitted)
+    first, rest = max(len(c.ready), len(c.running)), max(_lengths(c))
+    for made in (body(first, rest, with_graphs=True), body(first, rest)):
+        if len(made.text) <= limit:
+            return made
+    if len(body(first, 0).text) <= limit:
+        found = body(first, _most(lambda n: len(body(first, n).text) <= limit, rest))
+    else:
+        found = body(_most(lambda n: len(body(n, 0).text) <= limit, first), 0)
+    return Body(capped(found.text, limit, renderer), found.omitted)
+
+
+def _most(fits: Callable[[int], bool], most: int) -> int:
+    """The largest n in 0..most that `fits` (which holds for every n below one it holds for):
+    a longer list renders longer, so a binary search finds it in log2(most) renders."""
     low, high = 0, most
-    while low < high:  # a longer list renders longer: the most items that fit, in log2 renders
+    while low < high:
         middle = (low + high + 1) // 2
-        if len(body(middle, with_graphs=False).text) <= limit:
+        if fits(middle):
             low = middle
         else:
             high = middle - 1
-    found = body(low, with_graphs=False)
-    return Body(capped(found.text, limit, renderer), found.omitted)
+    return low
 
 
 def _lengths(c: Content) -> list[int]:
     return [
-        len(c.ready),
-        len(c.running),
         len(c.waiting),
         *(len(g.packets) for g in c.waiting),
         len(c.complete),
@@ -134,17 +141,18 @@ def _lengths(c: Content) -> list[int]:
     ]
 
 
-def _omitted(c: Content, cap: int) -> dict[str, int]:
-    """What lists cut to `cap` items leave out, by what they list."""
-    waiting = sum(len(g.packets) for g in c.waiting) - sum(len(g.packets[:cap]) for g in c.waiting[:cap])
+def _omitted(c: Content, cap: int, rest: int) -> dict[str, int]:
+    """What the lists leave out, by what they list: *ready* and *running* cut to `cap` items, the
+    others to `rest`."""
+    shown = sum(len(g.packets[:rest]) for g in c.waiting[:rest])
     counts = {
         "ready packets": len(c.ready) - cap,
         "running packets": len(c.running) - cap,
-        "waiting packets": waiting,
-        "complete packets": len(c.complete) - cap,
-        "reviews": len(c.reviews) - cap,
-        "pending changes": len(c.pending) - cap,
-        "pending commands": len(c.commands) - cap,
+        "waiting packets": c.waiting_count - shown,
+        "complete packets": len(c.complete) - rest,
+        "reviews": len(c.reviews) - rest,
+        "pending changes": len(c.pending) - rest,
+        "pending commands": len(c.commands) - rest,
     }
     return {what: n for what, n in counts.items() if n > 0}
 
