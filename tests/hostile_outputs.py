@@ -57,7 +57,7 @@ from bot.reconcile.status import status
 from bot.reconcile.summary import RunResult, failure_summary, job_summary
 from bot.reconcile.view import evidence_for
 from bot.render import Renderer
-from bot.snapshot.model import SCHEMA_ONE, Snapshot
+from bot.snapshot.model import SCHEMA_ONE, Snapshot, WorkState
 from bot.snapshot.store import load_snapshot
 from bot.upstream.compose import LEASES, UPSTREAM_PAGE
 from tests.paths import ROOT
@@ -223,7 +223,7 @@ class World:
         """The dashboard's body whole, and cut to a small limit; every other packet pending in the PR,
         and a command pending with it."""
         h = self.hostile
-        pending = {d.id: "complete" for d in self.derivations[::2]}
+        pending: dict[str, WorkState] = {d.id: "complete" for d in self.derivations[::2]}
         applied = [(self.comment(), h)]
         drawn = dashboard.graphs(self.snapshot, self.derivations, self.renderer)
         stamp = dashboard.Stamp(at="2026-08-28T10:00:00Z", readback_age=5)
