@@ -3,7 +3,8 @@
 The body is `perfbot status --format markdown` on the seed (an hour and a half after its lease
 readback, as the README's tour runs it), rendered by cmark-gfm with GitHub's options and
 extensions (`bot.commands.github_markdown`), in a page styled like an issue's body at GitHub's
-content width (880 px) under the issue's title, then photographed by headless Chromium at one
+content width (880 px) under the issue's title and as much page header as GitHub puts above it
+(160 px), `#N` linked as GitHub links issue references, then photographed by headless Chromium at one
 laptop screen's height: whatever shows is what a reader sees without scrolling.
 
 Needs Chromium (`apt-get install -y chromium`); CI does not run this, the PNG is committed.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import re
 import shutil
 import subprocess
 import sys
@@ -40,7 +42,7 @@ FLAGS = (
 STYLE = f"""
 body {{ margin: 0; background: #fff; color: #1f2328;
   font: 14px/1.5 -apple-system, BlinkMacSystemFont, "Segoe UI", "Noto Sans", Helvetica, Arial, sans-serif; }}
-header {{ height: 64px; background: #f6f8fa; border-bottom: 1px solid #d1d9e0; }}
+header {{ height: 160px; background: #f6f8fa; border-bottom: 1px solid #d1d9e0; }}
 main {{ width: {WIDTH}px; margin: 24px auto; }}
 h1 {{ font-size: 32px; font-weight: 400; margin: 0 0 16px; }}
 .box {{ border: 1px solid #d1d9e0; border-radius: 6px; padding: 16px; }}
@@ -50,7 +52,11 @@ h1 {{ font-size: 32px; font-weight: 400; margin: 0 0 16px; }}
 .box code {{ font: 85% ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace;
   background: rgba(129, 139, 152, 0.12); border-radius: 6px; padding: .2em .4em; }}
 .box sub {{ color: #59636e; }}
+.box a {{ color: #0969da; text-decoration: none; }}
 """
+# GitHub links `#N` to issue N in an issue's body (outside code); cmark-gfm alone does not.
+REFERENCE = re.compile(r"(?<![\w&/])#(\d+)\b")
+CODE = re.compile(r"(<code>.*?</code>)", re.S)
 
 
 def body() -> str:
@@ -60,11 +66,17 @@ def body() -> str:
     return subprocess.run(command, cwd=REPOSITORY, check=True, capture_output=True, text=True).stdout
 
 
+def linked(rendered: str) -> str:
+    """The HTML with each `#N` outside code a link, as GitHub shows issue references."""
+    parts = CODE.split(rendered)
+    return "".join(part if n % 2 else REFERENCE.sub(r"<a href='#'>#\1</a>", part) for n, part in enumerate(parts))
+
+
 def page(markdown: str, title: str) -> str:
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><style>{STYLE}</style></head><body>"
         f"<header></header><main><h1>{html.escape(title)}</h1>"
-        f"<div class='box'>{to_html(markdown)}</div></main></body></html>"
+        f"<div class='box'>{linked(to_html(markdown))}</div></main></body></html>"
     )
 
 

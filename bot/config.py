@@ -224,7 +224,7 @@ class DashboardSettings(Strict):
         description="Keep the dashboard issue (off: perfbot neither opens nor edits one, and leaves one that exists).",
     )
     title: StrictStr = Field(
-        default="perfbot dashboard: ready work, running work, what waits and why",
+        default="perfbot dashboard",
         min_length=1,
         max_length=256,
         description="The issue's title, set when perfbot opens it (a title a person gives it later is kept).",

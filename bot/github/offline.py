@@ -290,7 +290,7 @@ class OfflineGitHub(NativeWrites):
         changed: list[tuple[str | int, ...]] = []
         for name in action.labels:
             if not any(str(label.get("name", "")).casefold() == name.casefold() for label in labels):
-                labels.append({"name": name, "color": "ededed", "description": None})
+                labels.append({"name": name, "color": "ededed", "description": ""})
                 changed.append(self._last("labels"))
         self._list("issues").append(
             {

@@ -22,7 +22,10 @@ from tests.harness import Repo
 REPO = "anthony-chaudhary/fak"
 LABEL = "perfbot-dashboard"
 MARKER = "<!-- perfbot:dashboard board -->"
-DASHBOARD_WRITE = re.compile(rf"^(POST /repos/{REPO}/issues|PATCH /repos/{REPO}/issues/\d+)$")
+DASHBOARD_WRITE = re.compile(rf"^(POST /repos/{REPO}/(issues|labels)|PATCH /repos/{REPO}/issues/\d+) \d+$")
+# Opening it: its label made sure of (201 made, 422 there already), then the issue.
+OPENED = [f"POST /repos/{REPO}/labels 201", f"POST /repos/{REPO}/issues 201"]
+REOPENED = [f"POST /repos/{REPO}/labels 422", f"POST /repos/{REPO}/issues 201"]
 
 
 class Runs:
@@ -46,7 +49,8 @@ class Runs:
         with wired(double, FakeClock(), "transport", REPO) as environ:
             assert main(argv, environ=environ) == 0
         out = self.capsys.readouterr().out
-        writes = [w for r in double.requests if DASHBOARD_WRITE.match(w := f"{r['method']} {r['path']}")]
+        made = (f"{r['method']} {r['path']} {r['status']}" for r in double.requests)
+        writes = [w for w in made if DASHBOARD_WRITE.match(w)]
         return (json.loads(out) if as_json else out), writes
 
     def dashboards(self) -> list[dict[str, Any]]:
@@ -61,7 +65,7 @@ def runs(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> Runs:
 def test_the_first_run_opens_it_and_a_run_that_changes_nothing_writes_nothing(runs: Runs) -> None:
     plan, writes = runs.run()
     assert isinstance(plan, dict)
-    assert writes == [f"POST /repos/{REPO}/issues"]
+    assert writes == OPENED
     (board,) = runs.dashboards()
     assert plan["dashboard"] == {"status": "created", "issue": None, "chars": len(board["body"])}
     assert board["body"].startswith(MARKER + "\n")
@@ -84,7 +88,7 @@ def test_a_lease_release_edits_it_once(runs: Runs) -> None:
 
     plan, writes = runs.run()
     assert isinstance(plan, dict)
-    assert writes == [f"PATCH /repos/{REPO}/issues/{before['number']}"]
+    assert writes == [f"PATCH /repos/{REPO}/issues/{before['number']} 200"]
     assert plan["dashboard"]["status"] == "edited"
     (after,) = runs.dashboards()
     assert "`cuda.q8_1-numerical-gate`" in after["body"].split("### Running")[0]  # ready now
@@ -103,7 +107,7 @@ def test_a_dashboard_deleted_by_hand_comes_back_once(runs: Runs) -> None:
 
     plan, writes = runs.run()
     assert isinstance(plan, dict)
-    assert writes == [f"POST /repos/{REPO}/issues"]
+    assert writes == REOPENED
     assert plan["dashboard"]["status"] == "created"
     (second,) = runs.dashboards()  # GitHub would number it anew; the state file reuses the free number
     assert second["body"].startswith(MARKER + "\n")
@@ -139,7 +143,7 @@ def test_an_issue_with_the_marker_that_perfbot_did_not_open_is_not_its_dashboard
 
     plan, writes = runs.run()
     assert isinstance(plan, dict)
-    assert writes == [f"POST /repos/{REPO}/issues"]
+    assert writes == OPENED
     assert plan["dashboard"]["status"] == "created"
     assert next(i for i in runs.sandbox.state()["issues"] if i["number"] == 7001)["body"] == MARKER + "\nmine"
 
