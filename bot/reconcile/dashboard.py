@@ -26,7 +26,7 @@ from bot.github.observed import Comment, Issue, Observed
 from bot.reconcile.dashboard_view import Content, content
 from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
-from bot.snapshot.model import Snapshot, WorkState
+from bot.snapshot.model import Program, Snapshot, WorkPacket, WorkState
 
 TOPIC, KEY = "dashboard", "board"
 TEMPLATE = "dashboard.md.j2"
@@ -69,33 +69,55 @@ def dashboards(observed: Observed, label: str) -> list[Issue]:
     )
 
 
-def graphs(snapshot: Snapshot, merged: Sequence[Derivation], renderer: Renderer) -> tuple[ProgramGraph, ...]:
-    """A mermaid flowchart per program (its packets in merged states), in parts of `GRAPH_NODES`."""
-    states = {d.id: d.derived_state for d in merged}
-    drawn = []
+def _parts(snapshot: Snapshot) -> list[tuple[Program, list[WorkPacket]]]:
+    """Each program's packets in parts of at most `GRAPH_NODES`, in the snapshot's order."""
+    found = []
     for program in snapshot.programs:
         members = [p for p in snapshot.work_packets if p.program_id == program.id]
-        parts = [members[i : i + GRAPH_NODES] for i in range(0, len(members), GRAPH_NODES)]
-        for number, part in enumerate(parts, start=1):
+        found += [(program, members[i : i + GRAPH_NODES]) for i in range(0, len(members), GRAPH_NODES)]
+    return found
+
+
+class Graphs(NamedTuple):
+    """The dashboard's graphs: how many blocks, and a way to draw them (only when they may fit)."""
+
+    blocks: int
+    draw: Callable[[], tuple[ProgramGraph, ...]]
+
+
+def graphs(snapshot: Snapshot, merged: Sequence[Derivation], renderer: Renderer) -> Graphs:
+    """A mermaid flowchart per program (its packets in merged states), in parts of `GRAPH_NODES`."""
+    parts = _parts(snapshot)
+    states = {d.id: d.derived_state for d in merged}
+
+    def draw() -> tuple[ProgramGraph, ...]:
+        drawn, numbers = [], {program.id: 0 for program, _ in parts}
+        totals = {program.id: sum(1 for p, _ in parts if p.id == program.id) for program, _ in parts}
+        for program, part in parts:
+            numbers[program.id] += 1
             alone = snapshot.model_copy(update={"programs": (program,), "work_packets": tuple(part)})
             text = renderer.graph(packet_graph.build(alone, states), "mermaid")
-            drawn.append(ProgramGraph(program.id, number, len(parts), text))
-    return tuple(drawn)
+            drawn.append(ProgramGraph(program.id, numbers[program.id], totals[program.id], text))
+        return tuple(drawn)
+
+    return Graphs(len(parts), draw)
 
 
-def render(c: Content, drawn: Sequence[ProgramGraph], stamp: Stamp | None, renderer: Renderer, limit: int) -> Body:
+def render(c: Content, drawing: Graphs, stamp: Stamp | None, renderer: Renderer, limit: int) -> Body:
     """The body that fits `limit`: whole, else without the graphs, else with the lists after
     *ready* and *running* cut to the most items each that fit, else with those two cut as well and
-    the others empty; what it leaves out is counted, and said in the body."""
+    the others empty; what it leaves out is counted, and said in the body. The graphs are drawn
+    only when the body fits without them."""
 
-    def body(cap: int, rest: int, with_graphs: bool = False) -> Body:
-        omitted = _omitted(c, cap, rest) | ({} if with_graphs or not drawn else {"dependency graphs": len(drawn)})
+    def body(cap: int, rest: int, drawn: Sequence[ProgramGraph] = ()) -> Body:
+        left = {} if drawn or not drawing.blocks else {"dependency graphs": drawing.blocks}
+        omitted = _omitted(c, cap, rest) | left
         text = renderer.render(
             TEMPLATE,
             c=c,
             cap=cap,
             rest=rest,
-            graphs=drawn if with_graphs else (),
+            graphs=drawn,
             graph_nodes=GRAPH_NODES,
             omitted=omitted,
             limit=f"{limit:,}",
@@ -106,9 +128,10 @@ def render(c: Content, drawn: Sequence[ProgramGraph], stamp: Stamp | None, rende
         return Body(text, omitted)
 
     first, rest = max(len(c.ready), len(c.running)), max(_lengths(c))
-    for made in (body(first, rest, with_graphs=True), body(first, rest)):
-        if len(made.text) <= limit:
-            return made
+    bare = body(first, rest)
+    if len(bare.text) <= limit:
+        whole = body(first, rest, drawing.draw()) if drawing.blocks else bare
+        return whole if len(whole.text) <= limit else bare
     if len(body(first, 0).text) <= limit:
         found = body(first, _most(lambda n: len(body(first, n).text) <= limit, rest))
     else:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from bot.cli import main
 from tests.backends import NOW, FakeClock, double_on, wired
+from tests.github_double import GitHubDouble
 from tests.harness import Repo
 
 REPO = "anthony-chaudhary/fak"
@@ -38,20 +40,28 @@ class Runs:
         sandbox.config.write_text(text.replace("dashboard:\n  enabled: false", "dashboard:\n  enabled: true"))
 
     def run(
-        self, *args: str, command: str = "reconcile", as_json: bool = True
+        self,
+        *args: str,
+        command: str = "reconcile",
+        as_json: bool = True,
+        fault: Callable[[GitHubDouble], object] | None = None,
+        status: int = 0,
     ) -> tuple[dict[str, Any] | str, list[str]]:
-        """The plan JSON (or what the command printed) and the dashboard writes made."""
+        """The plan JSON (or what the command printed) and the dashboard writes made; `fault` is
+        injected into the double first, and the run must exit with `status`."""
         double = double_on(self.sandbox.state_path, self.sandbox.root)
+        if fault is not None:
+            fault(double)
         argv = [command, "--config", str(self.sandbox.config), "--now", NOW.isoformat(), *args]
         as_json = as_json and command == "reconcile"
         if as_json:
             argv.append("--json")
         with wired(double, FakeClock(), "transport", REPO) as environ:
-            assert main(argv, environ=environ) == 0
+            assert main(argv, environ=environ) == status
         out = self.capsys.readouterr().out
         made = (f"{r['method']} {r['path']} {r['status']}" for r in double.requests)
         writes = [w for w in made if DASHBOARD_WRITE.match(w)]
-        return (json.loads(out) if as_json else out), writes
+        return (json.loads(out) if as_json and out.strip() else out), writes
 
     def dashboards(self) -> list[dict[str, Any]]:
         return [i for i in self.sandbox.state()["issues"] if LABEL in i.get("labels", [])]
@@ -116,6 +126,22 @@ def test_a_dashboard_deleted_by_hand_comes_back_once(runs: Runs) -> None:
     _, writes = runs.run()
     assert writes == []
     assert runs.dashboards() == [second]
+
+
+def test_an_opening_whose_answer_was_lost_is_found_by_the_next_run_and_not_made_again(runs: Runs) -> None:
+    """Opening is not repeatable: the run stops at the lost answer, and the next finds what landed."""
+
+    def lose(double: GitHubDouble) -> None:
+        double.faults.lost_response("POST", rf"/repos/{REPO}/issues")
+
+    _, writes = runs.run(fault=lose, status=1)
+    assert writes == [OPENED[0], f"POST /repos/{REPO}/issues 502"]
+    (landed,) = runs.dashboards()
+    plan, writes = runs.run()
+    assert isinstance(plan, dict)
+    assert writes == []
+    assert plan["dashboard"]["status"] == "unchanged"
+    assert runs.dashboards() == [landed]
 
 
 def test_a_closed_dashboard_is_left_alone_and_the_plan_says_so(runs: Runs) -> None:

@@ -153,10 +153,10 @@ def test_no_graph_draws_more_than_twelve_packets(seed: Snapshot, renderer: Rende
     one_program = seed.model_copy(
         update={"work_packets": tuple(p.model_copy(update={"program_id": "mac-top10"}) for p in seed.work_packets)}
     )
-    drawn = dashboard.graphs(one_program, [], renderer)
+    drawn = dashboard.graphs(one_program, [], renderer).draw()
     assert [(g.program, g.part, g.parts) for g in drawn] == [("mac-top10", 1, 2), ("mac-top10", 2, 2)]
     assert [len(NODE.findall(g.text)) for g in drawn] == [12, 5]
-    big = dashboard.graphs(scaled(seed, 3), [], renderer)
+    big = dashboard.graphs(scaled(seed, 3), [], renderer).draw()
     assert max(len(NODE.findall(g.text)) for g in big) <= dashboard.GRAPH_NODES
 
 
