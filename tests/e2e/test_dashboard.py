@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -180,3 +181,20 @@ def test_status_markdown_is_the_body_the_run_writes(runs: Runs) -> None:
     (board,) = runs.dashboards()
     after, _ = runs.run("--format", "markdown", command="status")
     assert before == after == board["body"]
+
+
+def test_the_job_summary_links_to_the_dashboard(runs: Runs, tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    seen = []
+    for _ in range(2):
+        double = double_on(runs.sandbox.state_path, runs.sandbox.root)
+        argv = ["reconcile", "--config", str(runs.sandbox.config), "--now", NOW.isoformat()]
+        with wired(double, FakeClock(), "transport", REPO) as environ:
+            assert main(argv, environ=environ | {"GITHUB_STEP_SUMMARY": str(summary)}) == 0
+        runs.capsys.readouterr()
+        seen.append(summary.read_text(encoding="utf-8"))
+        summary.unlink()
+    (board,) = runs.dashboards()
+    link = f"[#{board['number']}](https://github.com/{REPO}/issues/{board['number']})"
+    assert f"Dashboard: {link} (opened by this run)." in seen[0]
+    assert f"Dashboard: {link} (unchanged)." in seen[1]
