@@ -226,11 +226,11 @@ class World:
         pending: dict[str, WorkState] = {d.id: "complete" for d in self.derivations[::2]}
         applied = [(self.comment(), h)]
         drawn = dashboard.graphs(self.snapshot, self.derivations, self.renderer)
-        stamp = dashboard.Stamp(at="2026-08-28T10:00:00Z", readback_age=5)
+        stamp = dashboard.Stamp(at="2026-08-28T10:00:00Z", readback_age=5, readback_at="2026-08-28T09:55:00Z")
         found = []
         for pull in ((3, False), (None, True)):
             c = content(self.snapshot, self.derivations, pending, applied, self.readback, self.config, NOW, pull, h)
-            found += [dashboard.render(c, drawn, stamp, self.renderer, limit).text for limit in (65_536, 4_000)]
+            found += [dashboard.render(c, drawn, stamp, self.renderer, limit).text for limit in (65_536, 4_000, 1_500)]
         return found
 
     def graph(self) -> packet_graph.Graph:

@@ -12,7 +12,6 @@ and the body says what it left out.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -27,6 +26,7 @@ from bot.reconcile.dashboard_view import Content, content
 from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
 from bot.snapshot.model import Program, Snapshot, WorkPacket, WorkState
+from bot.timestamps import utc_stamp
 
 TOPIC, KEY = "dashboard", "board"
 TEMPLATE = "dashboard.md.j2"
@@ -46,8 +46,13 @@ class ProgramGraph(NamedTuple):
 
 
 class Stamp(NamedTuple):
+    """The dashboard's last line: the time of the run, and the lease readback's time and age then
+    (when it was read back, for a published readback, else its newest heartbeat; None: no time)."""
+
     at: str
     readback_age: int | None
+    readback_at: str | None = None
+    published: bool = False
 
 
 class Body(NamedTuple):
@@ -221,7 +226,12 @@ def stamp(inputs: Inputs) -> Stamp:
     seen = [s for lease in readback.live if (s := lease.last_seen()) is not None]
     at = readback.readback_at or (max(seen) if seen else None)
     age = None if at is None else max(0, int((inputs.now - at).total_seconds() // 60))
-    return Stamp(at=inputs.now.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), readback_age=age)
+    return Stamp(
+        at=utc_stamp(inputs.now),
+        readback_age=age,
+        readback_at=utc_stamp(at) if at else None,
+        published=readback.readback_at is not None,
+    )
 
 
 def limit_of(config: BotConfig) -> int:

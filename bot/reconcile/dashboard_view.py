@@ -21,7 +21,7 @@ from bot.evidence.leases import Lease, LeaseReadback
 from bot.github.observed import Comment
 from bot.snapshot.model import Snapshot, WorkPacket, WorkState
 from bot.snapshot.validation import review_issue
-from bot.timestamps import utc_stamp
+from bot.timestamps import parse_timestamp, utc_stamp
 
 WAITING_STATES: tuple[WorkState, ...] = (
     "waiting-dependency",
@@ -46,10 +46,13 @@ class Packet(Row):
 
 
 class LeaseLine(Row):
+    """A live lease as the dashboard shows it: when it was taken (a fixed time, so a heartbeat is
+    no change to the dashboard) and whether it is past its time to live."""
+
     holder: str
     lane: str
     issue: int | None
-    last_seen: str | None
+    since: str | None
     stale: bool
 
 
@@ -93,13 +96,13 @@ class PendingCommand(Row):
 
 
 class Readback(Row):
+    """The lease readback as the dashboard shows it; its time and age, which move with every
+    publish and heartbeat, are on the dashboard's last line, which is not compared."""
+
     file: str
     format: str
     live: int
     stale: int
-    # When it was read back (a published readback), else the newest heartbeat among its leases.
-    at: str | None
-    published: bool
 
 
 class Content(Row):
@@ -141,12 +144,12 @@ class Content(Row):
 
 def lease_line(lease: Lease, config: BotConfig, now: dt.datetime) -> LeaseLine:
     rules = config.leases_rules
-    seen = lease.last_seen()
+    taken = parse_timestamp(lease.acquired_at) if lease.acquired_at else None
     return LeaseLine(
         holder=lease.holder,
         lane=lease.lane,
         issue=lease.issue(rules.holder_issue_pattern),
-        last_seen=utc_stamp(seen) if seen else None,
+        since=utc_stamp(taken) if taken else None,
         stale=lease.is_stale(now, rules.ttl_minutes, rules.grace_minutes),
     )
 
@@ -271,13 +274,9 @@ def _reviews(snapshot: Snapshot, now: dt.datetime, review_days: int) -> tuple[Re
 
 def _readback(readback: LeaseReadback, config: BotConfig, now: dt.datetime) -> Readback:
     rules = config.leases_rules
-    seen = [s for lease in readback.live if (s := lease.last_seen()) is not None]
-    at = readback.readback_at or (max(seen) if seen else None)
     return Readback(
         file=readback.file,
         format=readback.format,
         live=len(readback.live),
         stale=len(readback.stale(now, rules.ttl_minutes, rules.grace_minutes)),
-        at=utc_stamp(at) if at else None,
-        published=readback.readback_at is not None,
     )

@@ -198,3 +198,26 @@ def test_the_job_summary_links_to_the_dashboard(runs: Runs, tmp_path: Path) -> N
     link = f"[#{board['number']}](https://github.com/{REPO}/issues/{board['number']})"
     assert f"Dashboard: {link} (opened by this run)." in seen[0]
     assert f"Dashboard: {link} (unchanged)." in seen[1]
+
+
+def test_a_heartbeat_is_no_change_but_a_lease_that_comes_back_to_life_is(runs: Runs) -> None:
+    """The dashboard shows when a lease was taken and whether it is stale, never its last heartbeat:
+    a heartbeat that makes a stale lease live again is one edit, the next heartbeat none."""
+    leases = runs.sandbox.root / "config" / "leases.json"
+
+    def beat(at: str) -> None:
+        records = json.loads(leases.read_text(encoding="utf-8"))
+        leases.write_text(json.dumps([r | {"heartbeat_at": at} for r in records]), encoding="utf-8")
+
+    runs.run()
+    (stale,) = runs.dashboards()
+    assert "(stale, still counted)" in stale["body"].split("### Waiting")[0]
+    beat("2026-08-27T22:50:00Z")
+    _, writes = runs.run()
+    assert writes == [f"PATCH /repos/{REPO}/issues/{stale['number']} 200"]
+    (live,) = runs.dashboards()
+    assert "held since 2026-08-27T16:24:05Z" in live["body"]
+    assert "stale" not in live["body"].split("### Waiting")[0]
+    beat("2026-08-27T22:55:00Z")
+    _, writes = runs.run()
+    assert writes == []
