@@ -221,3 +221,28 @@ def test_a_heartbeat_is_no_change_but_a_lease_that_comes_back_to_life_is(runs: R
     beat("2026-08-27T22:55:00Z")
     _, writes = runs.run()
     assert writes == []
+
+
+def test_a_command_pending_in_the_pr_is_shown_as_pending_with_the_pr(runs: Runs) -> None:
+    """The run that opens the PR lists the command as pending in the PR it opens; the next run names
+    the PR by its number (one edit), and the one after writes nothing; the sections keep the merged
+    state until the merge."""
+    runs.sandbox.edit_state(permissions={"alice": "write"})
+    runs.sandbox.add_comment(
+        101, 8325, "alice", "/perf complete mac.m1-streamed-q4k-no-copy result: ok. receipt: #9482"
+    )
+    runs.run()
+    (board,) = runs.dashboards()
+    pending = board["body"].split("### Pending in the regeneration PR")[1].split("###")[0]
+    assert "until the regeneration PR this run opens merges" in pending
+    assert "- #8325 `mac.m1-streamed-q4k-no-copy` `ready` → `complete`" in pending
+    assert "`alice` on #8325 (comment 101)" in pending
+    assert "`mac.m1-streamed-q4k-no-copy`" in board["body"].split("### Running")[0]  # still ready: merged state
+
+    _, writes = runs.run()
+    (pull,) = [p for p in runs.sandbox.state()["pulls"] if p.get("state", "open") == "open"]
+    assert writes == [f"PATCH /repos/{REPO}/issues/{board['number']} 200"]
+    (named,) = runs.dashboards()
+    assert f"until #{pull['number']} merges" in named["body"]
+    _, writes = runs.run()
+    assert writes == []

@@ -168,6 +168,10 @@ def test_at_the_seed_everything_is_shown(seed: Snapshot, settings: Settings, ren
     assert made.text.index("### Ready now") < made.text.index("### Running") < made.text.index("### Waiting")
     assert made.text.count("```mermaid") == len(seed.programs)
     assert "Left out" not in made.text
+    # The ready packets come first: the summary line, the heading, then each with its claim.
+    lines = made.text.splitlines()
+    assert lines[1].startswith("**2 ready** · 1 running · 14 waiting")
+    assert [n for n, line in enumerate(lines) if "claim: `/perf claim " in line] == [5, 6]
 
 
 def test_at_100x_the_seed_it_fits_and_says_what_it_left_out(
