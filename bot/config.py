@@ -223,6 +223,28 @@ class LinkSettings(Strict):
     )
 
 
+class DashboardSettings(Strict):
+    """The dashboard issue: one issue perfbot opens, labels and then edits in place when its content changes."""
+
+    enabled: StrictBool = Field(
+        default=False,
+        description="Keep the dashboard issue (off: perfbot neither opens nor edits one, and leaves one that exists).",
+    )
+    title: StrictStr = Field(
+        default="perfbot dashboard",
+        min_length=1,
+        max_length=256,
+        description="The issue's title, set when perfbot opens it (a title a person gives it later is kept).",
+    )
+    label: StrictStr = Field(
+        default="perfbot-dashboard",
+        min_length=1,
+        max_length=50,
+        description="The label perfbot opens it with; it finds the issue again by this label and the hidden "
+        "marker its body starts with.",
+    )
+
+
 class BotConfig(Strict):
     snapshot: StrictStr = Field(
         description="The snapshot file. Paths are relative to the repository root, the parent of the config's folder."
@@ -245,6 +267,9 @@ class BotConfig(Strict):
     commands: CommandSettings = Field(default=CommandSettings(), description="Slash commands and their limits.")
     labels: LabelSettings = Field(default=LabelSettings(), description="State labels on packet issues.")
     links: LinkSettings = Field(default=LinkSettings(), description="GitHub's native dependencies and sub-issues.")
+    dashboard: DashboardSettings = Field(
+        default=DashboardSettings(), description="The dashboard issue, kept true in place."
+    )
     bot_login: StrictStr | None = Field(
         default=None,
         description="The bot's GitHub login. Unset, a live run learns it from the token (GraphQL `viewer`): "

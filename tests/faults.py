@@ -13,7 +13,9 @@ from bot.github.actions import (
     Action,
     AssignAction,
     CommentAction,
+    CreateIssueAction,
     CreateLabelAction,
+    EditIssueAction,
     LabelAction,
     LinkAction,
     PullRequestAction,
@@ -73,6 +75,12 @@ class Forwarding:
 
     def link(self, action: LinkAction) -> None:
         self._write(lambda: self.port.link(action))
+
+    def create_issue(self, action: CreateIssueAction) -> int:
+        return self._write(lambda: self.port.create_issue(action))
+
+    def edit_issue(self, action: EditIssueAction) -> None:
+        self._write(lambda: self.port.edit_issue(action))
 
 
 class Faulty(Forwarding):

@@ -143,10 +143,54 @@ class LinkAction(Frozen):
     add: bool
 
 
+# The dashboard issue's writes: perfbot opens the issue once, then edits its body in place.
+class CreateIssueAction(Frozen):
+    """Open an issue with a title, a body and labels (the dashboard); not repeatable: the next run
+    finds a created issue by its label and the marker its body starts with."""
+
+    kind: Literal["create_issue"] = "create_issue"
+    title: str
+    body: str
+    labels: tuple[str, ...] = ()
+
+
+class EditIssueAction(Frozen):
+    """Replace the body of an issue perfbot opened (repeatable: the same body twice is one state)."""
+
+    kind: Literal["edit_issue"] = "edit_issue"
+    issue: int
+    body: str
+
+
+DashboardStatus = Literal["created", "edited", "unchanged", "closed"]
+
+
+class DashboardReport(Frozen):
+    """What a run does with the dashboard issue, and what its body left out to fit."""
+
+    status: DashboardStatus
+    issue: int | None = None
+    chars: int
+    # What the body leaves out to fit GitHub's limit, by section ("graphs", "waiting", ...).
+    omitted: dict[str, int] = Field(default={}, exclude_if=lambda value: not value)
+    # Other open issues that carry the dashboard's marker (a duplicate): left alone.
+    others: tuple[int, ...] = Field(default=(), exclude_if=lambda value: not value)
+
+
 Action = Annotated[
-    CommentAction | ReactAction | AssignAction | PullRequestAction | LabelAction | CreateLabelAction | LinkAction,
+    CommentAction
+    | ReactAction
+    | AssignAction
+    | PullRequestAction
+    | LabelAction
+    | CreateLabelAction
+    | LinkAction
+    | CreateIssueAction
+    | EditIssueAction,
     Field(discriminator="kind"),
 ]
+# The dashboard's writes (tier: with the nudges, after the answers and the regeneration PR).
+DASHBOARD_KINDS = frozenset({"create_issue", "edit_issue"})
 # The writes on labels and links: the lowest priority of a run.
 NATIVE_KINDS = frozenset({"label", "create_label", "link"})
 # Comments that account for native writes: posted only once every native write of the run landed.

@@ -15,7 +15,9 @@ from bot.github.actions import (
     Action,
     AssignAction,
     CommentAction,
+    CreateIssueAction,
     CreateLabelAction,
+    EditIssueAction,
     LabelAction,
     LinkAction,
     PullRequestAction,
@@ -72,6 +74,14 @@ class GitHubWriter(Protocol):
 
     def link(self, action: LinkAction) -> None:
         """Add or remove a native blocked-by or sub-issue link (repeatable)."""
+        ...
+
+    def create_issue(self, action: CreateIssueAction) -> int:
+        """Open an issue (the dashboard) with its labels; its number. Not repeatable."""
+        ...
+
+    def edit_issue(self, action: EditIssueAction) -> None:
+        """Replace an issue's body (the dashboard's; repeatable)."""
         ...
 
 

@@ -16,7 +16,7 @@ from bot.errors import BotError
 from bot.evidence.derive import Derivation, derive_all
 from bot.github.actions import Action, LeaseReport, NativeNote, Proposal, PullRequestAction, ReadbackTime
 from bot.github.observed import Comment
-from bot.reconcile import proposal
+from bot.reconcile import dashboard, proposal
 from bot.reconcile.inputs import Inputs
 from bot.reconcile.labels_and_links import plan_native
 from bot.reconcile.links import with_proposals
@@ -63,7 +63,8 @@ def decide(inputs: Inputs) -> Plan:
     )
     forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
     actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
-    ordered, deferred = schedule([*actions, *native.actions], inputs.max_writes)
+    board = dashboard.planned(inputs, merged, derivations, processed.applied, proposal)
+    ordered, deferred = schedule([*actions, *board.actions, *native.actions], inputs.max_writes)
     return Plan(
         refusal=refused,
         now=inputs.now.isoformat(),
@@ -76,6 +77,7 @@ def decide(inputs: Inputs) -> Plan:
         packets=tuple(derivations),
         overdue=tuple(overdue),
         leases=leases,
+        dashboard=board.report,
     )
 
 

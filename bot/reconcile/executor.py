@@ -17,6 +17,7 @@ from bot.github.actions import (
     Action,
     AssignAction,
     CommentAction,
+    CreateIssueAction,
     LinkAction,
     NativeNote,
     PullRequestAction,
@@ -50,6 +51,8 @@ class Report:
     superseded: CommentAction | None = None
     # Label and link writes GitHub refused for good: said once each, and the run went on.
     refused: list[NativeNote] = field(default_factory=list)
+    # The dashboard issue this run opened (its number is only known now).
+    dashboard_number: int | None = None
 
 
 def _family(action: Action) -> str:
@@ -113,6 +116,8 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
         if isinstance(action, PullRequestAction):
             report.pull_request_number = number if number is not None else action.number
             report.pull_request_head = port.pull_head() if isinstance(port, PullHeadTeller) else None
+        if isinstance(action, CreateIssueAction):
+            report.dashboard_number = number
     return report
 
 
@@ -135,10 +140,11 @@ def _written_since(action: CommentAction, port: GitHubWriter) -> bool:
 
 
 def _perform(action: Action, port: GitHubWriter) -> int | None:
-    """Perform one write; the PR's number when the write is the regeneration PR.
+    """Perform one write; the number of the PR or issue it made when it is the regeneration PR or
+    the dashboard issue.
 
     An action's `kind` is the name of the writer's method that performs it (a unit test holds the
     two together), so a new kind of write is one action and one method, not another branch here."""
     write: Callable[[Action], int | None] = getattr(port, action.kind)
     number = write(action)
-    return number if isinstance(action, PullRequestAction) else None
+    return number if isinstance(action, PullRequestAction | CreateIssueAction) else None

@@ -8,6 +8,7 @@ from bot.evidence.derive import Derivation
 from bot.github.actions import (
     Action,
     CommentAction,
+    DashboardReport,
     Deferral,
     Frozen,
     LeaseReport,
@@ -41,6 +42,8 @@ class Plan(Frozen):
     native_notes: tuple[NativeNote, ...] = Field(default=(), exclude_if=lambda value: not value)
     # People's native links proposed as `blocked_by_ids` entries in the regeneration PR.
     proposals: tuple[Proposal, ...] = Field(default=(), exclude_if=lambda value: not value)
+    # The dashboard issue: what this run does with it (absent when the dashboard is off).
+    dashboard: DashboardReport | None = Field(default=None, exclude_if=lambda value: value is None)
 
     def pull_request(self) -> PullRequestAction:
         return next(a for a in self.actions if isinstance(a, PullRequestAction))

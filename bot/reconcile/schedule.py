@@ -2,7 +2,7 @@
 
 Writes go in four tiers. First the answers to commands (👀, the replies that record each
 decision, assignments, lapsed notices), keeping one write for the regeneration PR; then the PR;
-then the other reactions and the nudges; last the labels, the links and the comments that
+then the other reactions, the nudges and the dashboard issue; last the labels, the links and the comments that
 account for them. While an answer waits for the next run, so does everything after it: the PR
 carries the commands the answers record, a 🚀 says a comment is fully answered, and a later
 write must not take an earlier one's place (comments are numbered in the order they are made,
@@ -45,7 +45,7 @@ def tier(action: Action) -> int:
         return ANSWERS if action.content == "eyes" else NUDGES
     if isinstance(action, CommentAction) and action.topic in ("command-reply", "command-lapsed"):
         return ANSWERS
-    return NUDGES
+    return NUDGES  # the other reactions, the nudges and the dashboard's writes (`DASHBOARD_KINDS`)
 
 
 def is_write(action: Action) -> bool:

@@ -2,9 +2,9 @@
 
 Through a run of six commands (two `why`s around a `complete` in one run), the runs while the
 regeneration PR is open, its merge, and issues closed afterwards, each packet's label, `why`
-answer, `perfbot explain`, graph colour, ready nudge and issue-mismatch line name the same
-state: the default branch's snapshot with the live leases and issues. What the PR would change
-is said as pending, with the PR named.
+answer, `perfbot explain`, graph colour, dashboard section (issue #29), ready nudge and
+issue-mismatch line name the same state: the default branch's snapshot with the live leases and
+issues. What the PR would change is said as pending, with the PR named.
 """
 
 from __future__ import annotations
@@ -41,6 +41,16 @@ PENDING = re.compile(r"Pending: `([^`]+)` becomes `([a-z-]+)` when (#\d+|perfbot
 NODE = re.compile(r'^\s*(p\d+)\["([^"<]+)<br/>([a-z-]+) - #35;\d+', re.M)
 CLASSES = re.compile(r"^\s*class ([p\d,]+) ([a-z]+)$", re.M)
 MISMATCH_LINE = re.compile(r"^- `([^`]+)` \([^\n]*\): `([a-z-]+)`$", re.M)
+# A packet's line on the dashboard: its id, the state it is listed with (waiting and pending lines),
+# and for a pending line the state it takes when the PR merges.
+DASHBOARD_LINE = re.compile(r"^- #\d+ `([^`]+)`(?: `([a-z-]+)`)?(?: → `([a-z-]+)`)?")
+DASHBOARD_SECTIONS = {
+    "### Ready now": "ready",
+    "### Running": "running",
+    "### Waiting": "waiting",
+    "### Pending in the regeneration PR": "pending",
+    "<details><summary>Complete": "complete",
+}
 
 
 def tone(state: str) -> str:
@@ -69,9 +79,29 @@ class Seen:
         offline = ["--offline", str(repo.state_path)]
         assert main(["graph", "--config", str(repo.config), "--now", NOW, *offline]) == 0
         self.graph = capsys.readouterr().out
+        status = ["status", "--format", "markdown", "--config", str(repo.config), "--now", NOW, *offline]
+        assert main(status) == 0
+        self.dashboard = dashboard_lines(capsys.readouterr().out)
 
     def labels(self, issue: int) -> set[str]:
         return {name.removeprefix("perf/") for name in self.issues[issue].labels if name.startswith("perf/")}
+
+
+def dashboard_lines(body: str) -> dict[str, list[tuple[str, str, str]]]:
+    """Each packet's lines on the dashboard: (section, the state listed with it, what it becomes)."""
+    found: dict[str, list[tuple[str, str, str]]] = {}
+    section = ""
+    for line in body.splitlines():
+        heading = next((name for start, name in DASHBOARD_SECTIONS.items() if line.startswith(start)), None)
+        if heading is not None or line.startswith(("### ", "<details>")):
+            section = heading or ""
+        elif section and (match := DASHBOARD_LINE.match(line)):
+            found.setdefault(match.group(1), []).append((section, match.group(2) or "", match.group(3) or ""))
+    return found
+
+
+def dashboard_section(state: str) -> str:
+    return state if state in ("ready", "running", "complete") else "waiting"
 
 
 def gather_now() -> Any:
@@ -90,6 +120,14 @@ def hold_every_surface_to_one_state(plan: dict[str, Any], seen: Seen) -> None:
         # The graph: its words and its colour.
         assert (packet.id, state) in {(p, s) for _, p, s in NODE.findall(seen.graph)}, packet.id
         assert tones[packet.id] == tone(state), packet.id
+        # The dashboard: the one section of its merged state (waiting lines name the state), and
+        # a pending line, with the merged state and the PR's, when the PR changes it.
+        listed = seen.dashboard[packet.id]
+        placed = [(section, said) for section, said, _ in listed if section != "pending"]
+        assert placed == [(dashboard_section(state), state if dashboard_section(state) == "waiting" else "")]
+        assert [(said, becomes) for section, said, becomes in listed if section == "pending"] == (
+            [(state, seen.pending[packet.id])] if packet.id in seen.pending else []
+        ), packet.id
         # `perfbot explain`, and what it says is pending.
         said = dict(STATE_SAID.findall(seen.explained[packet.id]))
         assert said == {packet.id: state}, packet.id
