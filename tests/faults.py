@@ -14,6 +14,7 @@ from bot.github.actions import (
     AssignAction,
     CommentAction,
     CreateLabelAction,
+    EditCommentAction,
     LabelAction,
     LinkAction,
     PullRequestAction,
@@ -55,6 +56,9 @@ class Forwarding:
 
     def comment(self, action: CommentAction) -> int:
         return self._write(lambda: self.port.comment(action))
+
+    def edit_comment(self, action: EditCommentAction) -> None:
+        self._write(lambda: self.port.edit_comment(action))
 
     def react(self, action: ReactAction) -> None:
         self._write(lambda: self.port.react(action))

@@ -45,6 +45,7 @@ SERVED = [
     "issues/remove-dependency-blocked-by",
     "issues/remove-label",
     "issues/remove-sub-issue",
+    "issues/update-comment",
     "pulls/create",
     "pulls/get",
     "pulls/list",

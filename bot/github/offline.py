@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from bot.errors import BotError, InputError, OutputError, Problem, validation_problems
 from bot.files import probe_atomic, write_atomic
 from bot.github import offline_journal
-from bot.github.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
+from bot.github.actions import AssignAction, CommentAction, EditCommentAction, PullRequestAction, ReactAction
 from bot.github.branch_file import BranchFile
 from bot.github.markers import markers_in
 from bot.github.observed import Observed
@@ -256,6 +256,18 @@ class OfflineGitHub(NativeWrites):
             self._markers = (len(comments), self._markers[1])
         self._save(self._last("comments"))
         return comment_id
+
+    def edit_comment(self, action: EditCommentAction) -> None:
+        """The comment's body replaced, as GitHub marks an edit: `edited`, and when (`updated_at`)."""
+        comments = self._list("comments")
+        index = next((i for i, c in enumerate(comments) if c.get("id") == action.comment_id), None)
+        if index is None:
+            raise GitHubError(
+                f"comment {action.comment_id} on #{action.issue} is gone: it was deleted since the run read it"
+            )
+        comments[index].update(body=action.body, edited=True, updated_at=utc_stamp(self.now))
+        self._markers = None  # its header may have changed
+        self._save(("comments", index))
 
     def react(self, action: ReactAction) -> None:
         record = {"comment_id": action.comment_id, "user": self.observed.bot_login, "content": action.content}

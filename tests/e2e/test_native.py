@@ -305,3 +305,59 @@ def test_a_persons_link_the_snapshot_cannot_hold_is_left_out_and_the_run_goes_on
     printed = capsys.readouterr().out
     assert "#9230 is blocked by #9230 on GitHub" in printed
     assert "would make the snapshot invalid" in printed
+
+
+# --- the record of each program's links: one living comment, edited in place
+
+
+def records(state: dict[str, Any], program: str) -> list[dict[str, Any]]:
+    mark = f"<!-- perfbot:native-links {program} -->"
+    return [c for c in state["comments"] if c["user"] == "perfbot[bot]" and c["body"].startswith(mark)]
+
+
+def test_a_lease_release_edits_the_programs_record_in_place_and_says_so(
+    either: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (before,) = records(either.state(), "cuda-cold-decode")
+    plan = either.reconcile(capsys, "--now", NOW, "--leases", released(either))
+    (edit,) = [a for a in writes(plan) if a["kind"] == "edit_comment"]
+    assert (edit["comment_id"], edit["issue"], edit["topic"]) == (before["id"], before["issue"], "native-links")
+    assert not [c for c in comments(plan) if c["topic"] == "native-links"]  # edited, not posted anew
+    (after,) = records(either.state(), "cuda-cold-decode")
+    assert after["id"] == before["id"]
+    assert (
+        "- removed: #8635 is blocked by #9420, because the blocker `cuda.cache-weight-residency` released"
+        in (after["body"])
+    )
+    assert "the snapshot stopped implying" not in after["body"]
+    assert "<!-- perfbot:native-link blocked_by:8635:9420 -->" not in after["body"]  # the header: what is kept
+
+
+def test_a_run_that_changes_nothing_of_a_living_comment_writes_nothing_to_it(
+    either: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    leases = released(either)
+    either.reconcile(capsys, "--now", NOW, "--leases", leases)
+    state = either.state()
+    again = either.reconcile(capsys, "--now", NOW, "--leases", leases)
+    assert writes(again) == []
+    assert either.state()["comments"] == state["comments"]  # not even an edit to the same text
+    # A day on, a review is overdue: that nudge is posted, and still no record is touched.
+    later = either.reconcile(capsys, "--now", "2026-08-29T18:00:00Z", "--leases", leases)
+    assert {a["kind"] for a in writes(later)} == {"comment"}
+    assert {a["topic"] for a in writes(later)} == {"review-overdue"}
+    assert [c for c in either.state()["comments"] if "native-links" in c["body"]] == [
+        c for c in state["comments"] if "native-links" in c["body"]
+    ]
+
+
+def test_a_deleted_record_is_posted_again_once(either: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    state = either.state()
+    (gone,) = records(state, "mac-top10")
+    state["comments"] = [c for c in state["comments"] if c["id"] != gone["id"]]
+    either.write_state(state)
+    plan = either.reconcile(capsys, "--now", NOW)
+    (posted,) = [a for a in writes(plan) if a["kind"] in ("comment", "edit_comment")]
+    assert (posted["kind"], posted["issue"], posted["topic"]) == ("comment", gone["issue"], "native-links")
+    assert len(records(either.state(), "mac-top10")) == 1
+    assert writes(either.reconcile(capsys, "--now", NOW)) == []
