@@ -171,7 +171,7 @@ NATIVE_KINDS = frozenset({"label", "create_label", "link"})
 NATIVE_TOPICS = frozenset({"native-links", "native-restored"})
 # Topics that are records rather than events: one living comment each, edited in place when what
 # it records changes (none when nothing does), posted again once if it was deleted.
-LIVING_TOPICS = frozenset({"native-links"})
+LIVING_TOPICS: frozenset[Topic] = frozenset({"native-links"})
 
 
 NoteKind = Literal["umbrella", "other-parent", "cycle", "unavailable", "refused", "invalid-proposal"]

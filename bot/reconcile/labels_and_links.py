@@ -29,11 +29,17 @@ from bot.snapshot.model import Snapshot
 RESTORED_TOPIC = "native-restored"
 
 
+# Each switch of labels and links in the config, as `docs/reference.md` names it.
+SWITCHES = ("labels.enabled", "links.blocked_by", "links.sub_issues")
+
+
 @dataclass
 class NativePlan:
     actions: list[Action] = field(default_factory=list)
     notes: list[NativeNote] = field(default_factory=list)
     proposals: list[Proposal] = field(default_factory=list)
+    # For each switch that is off: how many more writes this run would plan with it on.
+    costs: dict[str, int] = field(default_factory=dict)
 
 
 def plan_native(
@@ -45,7 +51,35 @@ def plan_native(
     renderer: Renderer,
 ) -> NativePlan:
     """`base` is the default branch's snapshot, `following` the one labels and links show (the
-    merged state: `base` with its derived states written in) and `derivations` its packets'."""
+    merged state: `base` with its derived states written in) and `derivations` its packets'.
+    For each switch that is off, the plan says what turning it on would cost in writes."""
+    found = _planned(base, following, derivations, observed, config, renderer)
+    for switch in SWITCHES:
+        if not _is_on(config, switch):
+            with_it = _planned(base, following, derivations, observed, _switched_on(config, switch), renderer)
+            found.costs[switch] = max(0, len(with_it.actions) - len(found.actions))
+    return found
+
+
+def _is_on(config: BotConfig, switch: str) -> bool:
+    section, _, key = switch.partition(".")
+    return bool(getattr(getattr(config, section), key))
+
+
+def _switched_on(config: BotConfig, switch: str) -> BotConfig:
+    section, _, key = switch.partition(".")
+    settings = getattr(config, section)
+    return config.model_copy(update={section: settings.model_copy(update={key: True})})
+
+
+def _planned(
+    base: Snapshot,
+    following: Snapshot,
+    derivations: list[Derivation],
+    observed: Observed,
+    config: BotConfig,
+    renderer: Renderer,
+) -> NativePlan:
     labels = plan_labels(following, derivations, observed, config.labels)
     links = plan_links(base, following, observed, config.links)
     found = NativePlan(notes=links.notes, proposals=links.proposals)

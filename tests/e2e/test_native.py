@@ -361,3 +361,61 @@ def test_a_deleted_record_is_posted_again_once(either: Repo, capsys: pytest.Capt
     assert (posted["kind"], posted["issue"], posted["topic"]) == ("comment", gone["issue"], "native-links")
     assert len(records(either.state(), "mac-top10")) == 1
     assert writes(either.reconcile(capsys, "--now", NOW)) == []
+
+
+# --- adoption: labels and links are opt-in, and a dry run says what turning them on costs
+
+
+def switched_off(repo: Repo) -> None:
+    """The config as a repository that adopted perfbot before the switches existed has it: no key."""
+    config = repo.config.read_text(encoding="utf-8")
+    config = config.replace("labels:\n  enabled: true\n  prefix: perf/\n", "labels:\n  prefix: perf/\n")
+    config = config.replace("links:\n  blocked_by: true\n  sub_issues: true", "")
+    repo.config.write_text(config, encoding="utf-8")
+
+
+def test_a_config_without_the_switches_writes_no_label_or_link_and_the_plan_says_the_cost(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before_perfbot(sandbox)
+    leases = released(sandbox)
+    on = sandbox.reconcile(capsys, "--now", NOW, "--leases", leases, dry_run=True)
+    switched_off(sandbox)
+    off = sandbox.reconcile(capsys, "--now", NOW, "--leases", leases, dry_run=True)
+    assert not [a for a in writes(off) if a["kind"] in ("label", "create_label", "link")]
+    assert not [a for a in writes(off) if a.get("topic") in ("native-links", "native-restored")]
+    native = [
+        a for a in writes(on) if a["kind"] in ("label", "create_label", "link") or a.get("topic") == "native-links"
+    ]
+    costs = off["switched_off"]
+    assert set(costs) == {"labels.enabled", "links.blocked_by", "links.sub_issues"}
+    labels = [a for a in writes(on) if a["kind"] in ("label", "create_label")]
+    assert costs["labels.enabled"] == len(labels) > 0
+    # Each switch alone: together they cost what the switched-on plan writes on labels and links,
+    # but for the record of a program with links of both kinds, which each link switch counts.
+    both = [
+        a for a in native if a.get("topic") == "native-links" and "blocked by" in a["body"] and "sub-issue" in a["body"]
+    ]
+    assert sum(costs.values()) == len(native) + len(both)
+    assert costs["links.blocked_by"] > 0
+    assert costs["links.sub_issues"] > 0
+    assert "switched_off" not in on
+    args = ["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path), "--now", NOW]
+    assert main([*args, "--dry-run", "--leases", leases]) == 0
+    printed = capsys.readouterr().out
+    assert f"  labels.enabled: off; turning it on would add {len(labels)} writes to this run" in printed
+
+
+def test_with_labels_and_links_on_the_budget_goes_to_answers_nudges_and_the_pr_first(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before_perfbot(sandbox)
+    sandbox.edit_state(permissions={"alice": "write"})
+    sandbox.add_comment(101, 9497, "alice", "/perf block profile.real-cuda waiting for an A100 window")
+    plan = sandbox.reconcile(capsys, "--now", NOW, "--leases", released(sandbox), "--max-writes", "6", dry_run=True)
+    later = {d["index"] for d in plan["deferred"]}
+    made = [a for i, a in enumerate(plan["actions"]) if i not in later and a in writes(plan)]
+    kinds = [a["kind"] for a in made]
+    assert "pull_request" in kinds
+    assert not {"label", "create_label", "link"} & set(kinds)
+    assert any(plan["actions"][i]["kind"] in ("label", "link") for i in later)
