@@ -79,22 +79,32 @@ class LinkPlan:
     why: dict[Link, list[tuple[str, str]]] = field(default_factory=dict)
 
 
-def record_comments(observed: Observed) -> dict[str, RecordComment]:
-    """Each program's record: the latest of the bot's record comments for it."""
-    latest: dict[str, RecordComment] = {}
+def record_comments(observed: Observed) -> dict[tuple[str, int], RecordComment]:
+    """The latest of the bot's record comments for each program on each issue it is on."""
+    latest: dict[tuple[str, int], RecordComment] = {}
     for comment in observed.bot_comments():
         found = markers_in(comment.body)
         programs = [key for topic, key in found if topic == RECORD_TOPIC]
-        if not programs or (programs[0] in latest and comment.id < latest[programs[0]].id):
+        where = (programs[0], comment.issue) if programs else None
+        if where is None or (where in latest and comment.id < latest[where].id):
             continue
         links = frozenset(link for topic, key in found if topic == LINK_TOPIC and (link := parse_key(key)))
-        latest[programs[0]] = RecordComment(comment.id, comment.issue, comment.body, links)
+        latest[where] = RecordComment(comment.id, comment.issue, comment.body, links)
     return latest
+
+
+def newest(records: Mapping[tuple[str, int], RecordComment]) -> dict[str, RecordComment]:
+    """Each program's record: the newest of its comments, wherever its umbrella was."""
+    found: dict[str, RecordComment] = {}
+    for (program, _), record in records.items():
+        if program not in found or record.id > found[program].id:
+            found[program] = record
+    return found
 
 
 def recorded(observed: Observed) -> dict[str, frozenset[Link]]:
     """Each program's kept links, from its record."""
-    return {program: record.links for program, record in record_comments(observed).items()}
+    return {program: record.links for program, record in newest(record_comments(observed)).items()}
 
 
 class _Wanted:
@@ -205,7 +215,13 @@ def plan_links(base: Snapshot, following: Snapshot, observed: Observed, settings
         found.notes.append(NativeNote(kind="unavailable", detail=observed.links_unavailable))
         return found
     issues = observed.issues_by_number()
-    previous = record_comments(observed)
+    comments = record_comments(observed)
+    # Each program's record: the one on its umbrella, else (the umbrella moved) its newest.
+    umbrella = {program.id: program.authority_issue for program in following.programs}
+    previous = {
+        program: comments.get((program, umbrella.get(program, 0)), record)
+        for program, record in newest(comments).items()
+    }
     # Links perfbot set (its records say so); it also owns every link the snapshot implies.
     was_set = frozenset(link for record in previous.values() for link in record.links)
     owned = was_set | implied(base) | implied(following)
@@ -223,7 +239,7 @@ def plan_links(base: Snapshot, following: Snapshot, observed: Observed, settings
         if link in was_set:  # taken off by hand after perfbot set it: say why it is back
             found.restored.setdefault(link[1], []).append(link)
     found.why = wanted.why
-    found.records = _records(following, issues, previous, wanted)
+    found.records = _records(following, issues, comments, previous, wanted)
     if settings.blocked_by:
         people = sorted(link for link in present - wanted.program.keys() - owned if link[0] == "blocked_by")
         found.proposals = _proposals(following, people)
@@ -236,10 +252,15 @@ def _removal_order(link: Link) -> tuple[int, Link]:
 
 
 def _records(
-    following: Snapshot, issues: Mapping[int, Issue], previous: Mapping[str, RecordComment], wanted: _Wanted
+    following: Snapshot,
+    issues: Mapping[int, Issue],
+    comments: Mapping[tuple[str, int], RecordComment],
+    previous: Mapping[str, RecordComment],
+    wanted: _Wanted,
 ) -> list[Record]:
-    """A record for each program whose kept links differ from what its record says: the comment
-    on its umbrella to edit, or none (deleted, or the umbrella changed), and one is posted."""
+    """A record for each program whose kept links differ from what its record says: the
+    program's comment on its umbrella to edit, or none (deleted, or never on this umbrella), and
+    one is posted."""
     records = []
     links_of: dict[str, list[Link]] = {}  # in the order they were wanted, grouped once
     for link, owner in wanted.program.items():
@@ -250,7 +271,7 @@ def _records(
         kept = tuple(links_of.get(program.id, ()))
         comment = previous.get(program.id)
         before = comment.links if comment is not None else frozenset()
-        on_umbrella = comment if comment is not None and comment.issue == program.authority_issue else None
+        on_umbrella = comments.get((program.id, program.authority_issue))
         if set(kept) != before and (kept or before):
             dropped = tuple(sorted(link for link in before if link not in wanted.program))
             added = tuple(link for link in kept if link not in before)

@@ -419,3 +419,22 @@ def test_with_labels_and_links_on_the_budget_goes_to_answers_nudges_and_the_pr_f
     assert "pull_request" in kinds
     assert not {"label", "create_label", "link"} & set(kinds)
     assert any(plan["actions"][i]["kind"] in ("label", "link") for i in later)
+
+
+def test_the_record_on_the_umbrella_is_the_one_edited_when_a_newer_one_is_elsewhere(
+    either: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A program whose umbrella moved away and back: its record on the umbrella is edited (a new one
+    would stand behind it), never posted again, and then left alone."""
+    state = either.state()
+    (record,) = records(state, "mac-top10")
+    elsewhere = {**record, "id": 9_000_001, "issue": 8922, "body": "<!-- perfbot:native-links mac-top10 -->\nold"}
+    # The record on the umbrella lacks one of the links kept: it is the one brought up to date.
+    record["body"] = record["body"].replace("<!-- perfbot:native-link blocked_by:9230:8325 -->\n", "")
+    state["comments"].append(elsewhere)
+    either.write_state(state)
+    plan = either.reconcile(capsys, "--now", NOW)
+    (edit,) = [a for a in writes(plan) if a.get("topic") == "native-links"]
+    assert (edit["kind"], edit["comment_id"], edit["issue"]) == ("edit_comment", record["id"], 9430)
+    assert "- added: #9230 is blocked by #8325" in edit["body"]
+    assert writes(either.reconcile(capsys, "--now", NOW)) == []
