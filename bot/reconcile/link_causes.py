@@ -33,19 +33,17 @@ def cause_of(link: Link, base: Snapshot, following: Snapshot) -> Cause:
 
 
 def _blocked_by_cause(issue: int, target: int, base: Snapshot, following: Snapshot) -> Cause:
+    """The first cause the evidence gives among the packets of `issue` that waited on `target`."""
     on_target = {p.id for p in base.work_packets if p.issue == target}
     after = {p.id: p for p in following.work_packets}
-    found: Cause | None = None
-    for packet in base.work_packets:
-        if packet.issue != issue:
-            continue
-        for dep in _deps(packet):
-            if dep in on_target:
-                cause = _one(packet, dep, after.get(packet.id))
-                found = found or cause
-                if cause.kind != "not-kept":
-                    return cause
-    return found or Cause("not-implied")
+    causes = [
+        _one(packet, dep, after.get(packet.id))
+        for packet in base.work_packets
+        if packet.issue == issue
+        for dep in _deps(packet)
+        if dep in on_target
+    ]
+    return next((c for c in causes if c.kind != "not-kept"), causes[0] if causes else Cause("not-implied"))
 
 
 def _deps(packet: WorkPacket) -> tuple[str, ...]:
@@ -71,7 +69,6 @@ def _sub_issue_cause(child: int, umbrella: int, following: Snapshot) -> Cause:
     packets = [p for p in following.work_packets if p.issue == child]
     if not packets:
         return Cause("not-implied")
-    moved = next((p for p in packets if umbrellas.get(p.program_id) != umbrella), None)
-    if moved is not None and all(umbrellas.get(p.program_id) != umbrella for p in packets):
-        return Cause("moved", moved.id, moved.program_id)
+    if all(umbrellas.get(p.program_id) != umbrella for p in packets):
+        return Cause("moved", packets[0].id, packets[0].program_id)
     return Cause("not-kept", packets[0].id)

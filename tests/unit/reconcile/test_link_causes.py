@@ -11,6 +11,8 @@ from tests.paths import ROOT
 
 SEED = parse_model((ROOT / "config" / "snapshot.yaml").read_text(encoding="utf-8"), "seed", Snapshot).model
 M1, M2 = "mac.m1-streamed-q4k-no-copy", "mac.m2-whole-sequence-prefill"
+M5, M6, M8 = "mac.m5-exact-p32t64-receipt", "mac.m6-paged-hybrid-state", "mac.m8-chunked-prefill"
+ON_8395 = ("mac.m6-paged-hybrid-state", "mac.m7-prefix-reuse", M8, "mac.m9-resident-cobatching")
 GATE, RESIDENCY = "cuda.q8_1-numerical-gate", "cuda.cache-weight-residency"
 
 
@@ -54,3 +56,25 @@ def test_a_packet_moved_to_another_program_leaves_the_old_umbrella() -> None:
 def test_an_issue_no_packet_is_on_any_more() -> None:
     following = SEED.model_copy(update={"work_packets": tuple(p for p in SEED.work_packets if p.issue != 9230)})
     assert cause_of(("sub_issue", 9230, 9430), SEED, following) == Cause("not-implied")
+
+
+def test_among_packets_of_one_issue_the_one_with_a_cause_names_it() -> None:
+    """#8395 carries m6-m9; m6, m8 and m9 wait on m5 (#9430). m8's dependency met is the cause,
+    though m6, listed first, still waits."""
+    following = changed(SEED, M8, hard_dependency_ids=(), satisfied_dependency_ids=(M5,))
+    assert cause_of(("blocked_by", 8395, 9430), SEED, following) == Cause("dependency-met", M8, M5)
+    assert cause_of(("blocked_by", 8395, 9430), SEED, SEED) == Cause("not-kept", M6, M5)
+
+
+def test_a_packet_the_merged_state_lacks() -> None:
+    following = SEED.model_copy(update={"work_packets": tuple(p for p in SEED.work_packets if p.id != M2)})
+    assert cause_of(("blocked_by", 9230, 8325), SEED, following) == Cause("not-implied", M2, M1)
+
+
+def test_an_issue_leaves_the_umbrella_only_when_every_packet_on_it_moved() -> None:
+    one = changed(SEED, M6, program_id="cuda-cold-decode")
+    assert cause_of(("sub_issue", 8395, 9430), SEED, one) == Cause("not-kept", M6)
+    every = one
+    for packet in ON_8395[1:]:
+        every = changed(every, packet, program_id="cuda-cold-decode")
+    assert cause_of(("sub_issue", 8395, 9430), SEED, every) == Cause("moved", M6, "cuda-cold-decode")
