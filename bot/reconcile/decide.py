@@ -7,9 +7,11 @@ the network or the time.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from bot.bodies import fitted
 from bot.commands import pipeline
+from bot.commands.records import Record
 from bot.errors import BotError
 from bot.evidence.derive import Derivation, derive_all
 from bot.github.actions import Action, LeaseReport, NativeNote, Proposal, PullRequestAction, ReadbackTime
@@ -48,12 +50,17 @@ def decide(inputs: Inputs) -> Plan:
     files, refused = proposed_files(inputs, following)
     overdue = overdue_reviews(snapshot, inputs.now)
     nudges = Nudges(observed, config, inputs.renderer, inputs.now)
+    existing = observed.open_pull(config.pull_request.branch)
+    # The PR body records quiet answers; a refused PR, or one perfbot leaves, records nothing.
+    answers = processed.answers(carrier=not refused and not (existing is not None and existing.foreign_commits))
     actions: list[Action] = [
-        *processed.actions,
+        *answers.actions,
         *nudges.every(base, merged, snapshot, overdue),
     ]
     leases = lease_report(inputs)
-    proposal = pull_request(inputs, derivations, files, processed.applied, leases, native.proposals, refused)
+    proposal = pull_request(
+        inputs, derivations, files, processed.applied, leases, native.proposals, refused, answers.pull_records
+    )
     forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
     actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
     ordered, deferred = schedule([*actions, *native.actions], inputs.max_writes)
@@ -189,8 +196,11 @@ def pull_request(
     leases: LeaseReport,
     proposals: list[Proposal],
     refused: str = "",
+    records: Sequence[Record] = (),
 ) -> PullRequestAction:
-    """Create, update or close the one regeneration PR, or leave it: CPR's create-or-update rule."""
+    """Create, update or close the one regeneration PR, or leave it: CPR's create-or-update rule.
+
+    The body's header carries the records of the commands answered quietly (`pipeline`)."""
     settings = inputs.config.pull_request
     existing = inputs.observed.open_pull(settings.branch)
     if refused:
@@ -201,6 +211,34 @@ def pull_request(
         if existing is None:
             return PullRequestAction(operation="none", branch=settings.branch)
         return PullRequestAction(operation="close", number=existing.number, branch=settings.branch)
+    body = _pull_body(inputs, derivations, files, applied, leases, proposals, records)
+    proposal = PullRequestAction(
+        operation="create", branch=settings.branch, title=settings.title, body=body, files=files
+    )
+    if existing is None:
+        return proposal
+    if existing.files == files and existing.body == body and existing.title == settings.title:
+        return PullRequestAction(operation="none", number=existing.number, branch=settings.branch)
+    if existing.foreign_commits:
+        return PullRequestAction(
+            operation="none",
+            number=existing.number,
+            branch=settings.branch,
+            note="the branch carries commits perfbot did not make; it is left as it is",
+        )
+    return proposal.model_copy(update={"operation": "update", "number": existing.number})
+
+
+def _pull_body(
+    inputs: Inputs,
+    derivations: list[Derivation],
+    files: dict[str, str],
+    applied: list[tuple[Comment, str]],
+    leases: LeaseReport,
+    proposals: list[Proposal],
+    records: Sequence[Record],
+) -> str:
+    """The PR's body: the records of quiet answers in its header, then what the change does."""
     changes = [d for d in derivations if d.changed]
     graph = changed_graph(inputs, derivations)
 
@@ -219,23 +257,11 @@ def pull_request(
             proposals=proposals,
         )
 
-    most, limit = max(len(changes), len(applied)), inputs.config.commands.max_body_chars
+    top = "".join(record.marker() + "\n" for record in records)
+    most, limit = max(len(changes), len(applied)), inputs.config.commands.max_body_chars - len(top)
     body = render(most)
     if len(body) > limit:
         graph = ""  # the graph goes first: `perfbot graph` draws it from the snapshot any time
         body = fitted(render, most, limit, inputs.renderer)
-    proposal = PullRequestAction(
-        operation="create", branch=settings.branch, title=settings.title, body=body, files=files
-    )
-    if existing is None:
-        return proposal
-    if existing.files == files and existing.body == body and existing.title == settings.title:
-        return PullRequestAction(operation="none", number=existing.number, branch=settings.branch)
-    if existing.foreign_commits:
-        return PullRequestAction(
-            operation="none",
-            number=existing.number,
-            branch=settings.branch,
-            note="the branch carries commits perfbot did not make; it is left as it is",
-        )
-    return proposal.model_copy(update={"operation": "update", "number": existing.number})
+    body = top + body
+    return body
