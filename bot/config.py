@@ -193,8 +193,11 @@ DEFAULT_LABEL_STYLES: dict[WorkState, LabelStyle] = {
 
 
 class LabelSettings(Strict):
+    # Off unless set: a config written before the key existed must not label every issue at once.
     enabled: StrictBool = Field(
-        default=True, description="Keep one state label per distinct packet state on each packet issue."
+        default=False,
+        description="Keep one state label per distinct packet state on each packet issue. Off unless set "
+        "(`perfbot init` writes it on; a dry run says how many writes turning it on costs).",
     )
     prefix: StrictStr = Field(
         default="perf/",
@@ -214,12 +217,16 @@ class LabelSettings(Strict):
 
 
 class LinkSettings(Strict):
+    # Off unless set, as labels are: turning them on is a choice made knowing the writes it costs.
     blocked_by: StrictBool = Field(
-        default=True,
-        description='Mirror open hard dependencies and blockers as GitHub\'s native "blocked by" links.',
+        default=False,
+        description='Mirror open hard dependencies and blockers as GitHub\'s native "blocked by" links. Off unless '
+        "set (`perfbot init` writes it on; a dry run says how many writes turning it on costs).",
     )
     sub_issues: StrictBool = Field(
-        default=True, description="Make each program's packet issues sub-issues of its `authority_issue`."
+        default=False,
+        description="Make each program's packet issues sub-issues of its `authority_issue`. Off unless set "
+        "(`perfbot init` writes it on; a dry run says how many writes turning it on costs).",
     )
 
 

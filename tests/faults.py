@@ -15,6 +15,7 @@ from bot.github.actions import (
     CommentAction,
     CreateIssueAction,
     CreateLabelAction,
+    EditCommentAction,
     EditIssueAction,
     LabelAction,
     LinkAction,
@@ -57,6 +58,9 @@ class Forwarding:
 
     def comment(self, action: CommentAction) -> int:
         return self._write(lambda: self.port.comment(action))
+
+    def edit_comment(self, action: EditCommentAction) -> None:
+        self._write(lambda: self.port.edit_comment(action))
 
     def react(self, action: ReactAction) -> None:
         self._write(lambda: self.port.react(action))

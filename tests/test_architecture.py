@@ -28,6 +28,7 @@ PURE = [
     BOT / "reconcile" / "labels.py",
     BOT / "reconcile" / "links.py",
     BOT / "reconcile" / "labels_and_links.py",
+    BOT / "reconcile" / "link_causes.py",
     BOT / "reconcile" / "schedule.py",
     BOT / "reconcile" / "dashboard.py",
     BOT / "reconcile" / "dashboard_view.py",

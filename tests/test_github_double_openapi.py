@@ -47,6 +47,7 @@ SERVED = [
     "issues/remove-label",
     "issues/remove-sub-issue",
     "issues/update",
+    "issues/update-comment",
     "pulls/create",
     "pulls/get",
     "pulls/list",

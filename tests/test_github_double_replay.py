@@ -22,6 +22,7 @@ from bot.github.actions import (
     CommentAction,
     CreateIssueAction,
     CreateLabelAction,
+    EditCommentAction,
     EditIssueAction,
     LabelAction,
     LinkAction,
@@ -49,6 +50,9 @@ class RestPort:
 
     def comment(self, action: CommentAction) -> int:
         return self.gh.rest.issues.create_comment(OWNER, NAME, action.issue, body=action.body).parsed_data.id
+
+    def edit_comment(self, action: EditCommentAction) -> None:
+        self.gh.rest.issues.update_comment(OWNER, NAME, action.comment_id, body=action.body)
 
     def react(self, action: ReactAction) -> None:
         self.gh.rest.reactions.create_for_issue_comment(OWNER, NAME, action.comment_id, content=action.content)

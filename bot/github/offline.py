@@ -26,6 +26,7 @@ from bot.github.actions import (
     AssignAction,
     CommentAction,
     CreateIssueAction,
+    EditCommentAction,
     EditIssueAction,
     PullRequestAction,
     ReactAction,
@@ -263,6 +264,18 @@ class OfflineGitHub(NativeWrites):
             self._markers = (len(comments), self._markers[1])
         self._save(self._last("comments"))
         return comment_id
+
+    def edit_comment(self, action: EditCommentAction) -> None:
+        """The comment's body replaced, as GitHub marks an edit: `edited`, and when (`updated_at`)."""
+        comments = self._list("comments")
+        index = next((i for i, c in enumerate(comments) if c.get("id") == action.comment_id), None)
+        if index is None:
+            raise GitHubError(
+                f"comment {action.comment_id} on #{action.issue} is gone: it was deleted since the run read it"
+            )
+        comments[index].update(body=action.body, edited=True, updated_at=utc_stamp(self.now))
+        self._markers = None  # its header may have changed
+        self._save(("comments", index))
 
     def react(self, action: ReactAction) -> None:
         record = {"comment_id": action.comment_id, "user": self.observed.bot_login, "content": action.content}

@@ -17,6 +17,7 @@ from bot.github.actions import (
     CommentAction,
     CreateIssueAction,
     CreateLabelAction,
+    EditCommentAction,
     EditIssueAction,
     LabelAction,
     LinkAction,
@@ -58,6 +59,10 @@ class GitHubWriter(Protocol):
     that plans afresh never repeats one that landed."""
 
     def comment(self, action: CommentAction) -> int: ...
+    def edit_comment(self, action: EditCommentAction) -> None:
+        """Replace the body of one of the bot's own comments (repeatable: the same body is one edit)."""
+        ...
+
     def react(self, action: ReactAction) -> None: ...
     def assign(self, action: AssignAction) -> None: ...
     def pull_request(self, action: PullRequestAction) -> int | None:

@@ -73,6 +73,7 @@ def decide(inputs: Inputs) -> Plan:
         actions=tuple(ordered),
         deferred=tuple(deferred),
         native_notes=tuple(native.notes),
+        switched_off=native.costs,
         proposals=tuple(native.proposals),
         packets=tuple(derivations),
         overdue=tuple(overdue),

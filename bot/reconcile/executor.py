@@ -18,6 +18,7 @@ from bot.github.actions import (
     AssignAction,
     CommentAction,
     CreateIssueAction,
+    EditCommentAction,
     LinkAction,
     NativeNote,
     PullRequestAction,
@@ -89,7 +90,7 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
             or len(report.done) >= budget
             or (isinstance(action, PullRequestAction) and waiting_for_answers)
             or (native and _family(action) in refused)
-            or (isinstance(action, CommentAction) and action.topic in NATIVE_TOPICS and native_left)
+            or (isinstance(action, CommentAction | EditCommentAction) and action.topic in NATIVE_TOPICS and native_left)
         ):
             report.deferred.append(action)
             native_left |= native
@@ -125,8 +126,9 @@ def _written_since(action: CommentAction, port: GitHubWriter) -> bool:
     """Whether the comment is on its issue already (only a port that can re-read the bot's comments knows).
 
     A comment with a marker of its own was made when any comment carries that marker. A record
-    (native links) is posted again, with the same markers, whenever its list changes: it was made
-    when the newest record of its program carries exactly its markers."""
+    (native links) is one living comment per program, edited in place; a new one is posted only
+    when the run's read found none, so any record of its program on the issue now was posted since
+    (by another run, or missed by a lagging list)."""
     if not isinstance(port, MarkerRereader):
         return False
     headers = port.headers_now(action.issue)
@@ -135,8 +137,7 @@ def _written_since(action: CommentAction, port: GitHubWriter) -> bool:
     if own:
         return any(own & header for header in headers)
     programs = {marker for marker in mine if marker[0] == RECORD_TOPIC}
-    newest = next((header for header in reversed(headers) if programs & header), None)
-    return bool(programs) and newest == mine
+    return any(programs & header for header in headers)
 
 
 def _perform(action: Action, port: GitHubWriter) -> int | None:

@@ -40,6 +40,9 @@ class Plan(Frozen):
     deferred: tuple[Deferral, ...] = Field(default=(), exclude_if=lambda value: not value)
     # What perfbot did not do on GitHub's labels and links, and why (skipped packets, refusals).
     native_notes: tuple[NativeNote, ...] = Field(default=(), exclude_if=lambda value: not value)
+    # Each label and link switch of the config that is off, and the writes turning it on would
+    # add to this run's plan (absent when every one is on).
+    switched_off: dict[str, int] = Field(default_factory=dict, exclude_if=lambda value: not value)
     # People's native links proposed as `blocked_by_ids` entries in the regeneration PR.
     proposals: tuple[Proposal, ...] = Field(default=(), exclude_if=lambda value: not value)
     # The dashboard issue: what this run does with it (absent when the dashboard is off).

@@ -20,6 +20,7 @@ from bot.github.actions import (
     AssignAction,
     CommentAction,
     Deferral,
+    EditCommentAction,
     PullRequestAction,
     ReactAction,
 )
@@ -37,7 +38,9 @@ REASONS = {
 def tier(action: Action) -> int:
     if isinstance(action, PullRequestAction):
         return PULL
-    if action.kind in NATIVE_KINDS or (isinstance(action, CommentAction) and action.topic in NATIVE_TOPICS):
+    if action.kind in NATIVE_KINDS or (
+        isinstance(action, CommentAction | EditCommentAction) and action.topic in NATIVE_TOPICS
+    ):
         return NATIVE
     if isinstance(action, AssignAction):
         return NUDGES if action.after_pull else ANSWERS
