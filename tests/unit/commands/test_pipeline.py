@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import pytest
@@ -385,3 +386,34 @@ def test_the_bots_own_login_is_never_read_for_commands_even_without_a_bot_suffix
     assert process(valid(), seen, config, renderer).reports == []
     fresh = seen.model_copy(update={"reactions": ()})
     assert unanswered(fresh, 0, config) == []
+
+
+def _explain(snapshot: Snapshot, target: str, assignees: Mapping[int, tuple[str, ...]]) -> str:
+    packet = snapshot.packet(target)
+    assert packet is not None
+    return f"{target} held by {packet.blocked_by_condition or 'nothing'}; {len(assignees)} issues seen"
+
+
+def test_every_why_of_a_run_answers_from_the_state_the_run_ends_on(config: BotConfig, renderer: Renderer) -> None:
+    why = said(201, "alice", "/perf why w2")
+    block = said(202, "alice", "/perf block w2 window")
+    box = Box(process(valid(), observed(why, block), config, renderer, _explain))
+    reasons = {(r["comment_id"], r["line"]): r["reason"] for r in box.reports}
+    assert reasons[(201, 1)] == f"w2 held by window; {len(ISSUES)} issues seen"
+    assert reasons[(202, 1)] != reasons[(201, 1)]  # the block's own words are left as they are
+    (reply,) = [a for a in box.actions if isinstance(a, CommentAction)]
+    assert "w2 held by window" in reply.body
+    # Without an explainer, a why is refused and nothing is answered again.
+    plain = Box(process(valid(), observed(why), config, renderer))
+    assert [r["decision"] for r in plain.reports] == ["refused"]
+
+
+def test_a_why_replayed_or_refused_keeps_its_words(config: BotConfig, renderer: Renderer) -> None:
+    unknown = said(203, "alice", "/perf why nowhere")
+    box = Box(process(valid(), observed(unknown), config, renderer, _explain))
+    assert [r["decision"] for r in box.reports] == ["refused"]
+    why = said(201, "alice", "/perf why w2")
+    first = Box(process(valid(), observed(why), config, renderer, _explain))
+    later = after(observed(why), first.actions)
+    again = Box(process(valid(), later, config, renderer, _explain))
+    assert [(r["decision"], r["reason"]) for r in again.reports] == [("answered", "answered earlier")]
