@@ -76,7 +76,13 @@ def quiet(done: Handled, voice: Voice) -> bool:
         return False
     if any(verb in ANSWERS_ONLY or verb in READ_REPLIES for verb in verbs):
         return False
-    return voice.carrier or not any(changes_snapshot(verb) for verb in verbs)
+    changes = any(changes_snapshot(verb) for verb in verbs)
+    # A change beside an assignment is recorded in a reply, before either is made: its record in the
+    # PR could be out of sight (a lagging list, a closed PR) once the assignment has changed who
+    # may use the change, and the comment would be decided again and refused.
+    if changes and any(line.assignment is not None for line in done.lines):
+        return False
+    return voice.carrier or not changes
 
 
 def pull_records(done: Handled) -> list[Record]:
@@ -90,15 +96,8 @@ def pull_records(done: Handled) -> list[Record]:
 
 
 def _quiet(done: Handled, voice: Voice) -> list[Action]:
-    """Assignments, then 🚀. When the comment also changes the snapshot, its assignments wait for
-    the PR that records it: made first, an unclaim could take away the right to the comment's
-    `block` before the record of it is written, and a rerun would refuse what this run accepted."""
-    recorded = bool(pull_records(done))
-    out: list[Action] = [
-        line.assignment.model_copy(update={"after_pull": True}) if recorded else line.assignment
-        for line in done.lines
-        if line.assignment is not None
-    ]
+    """Assignments, then 🚀 (the schedule puts both after the PR that records the comment)."""
+    out: list[Action] = [line.assignment for line in done.lines if line.assignment is not None]
     return [*out, *_react(done.comment, "rocket", voice)]
 
 
@@ -117,7 +116,10 @@ def _answer(done: Handled, voice: Voice) -> list[Action]:
 def _follow_up(done: Handled, voice: Voice) -> list[Action]:
     comment = done.comment
     present = comment.id in voice.present
-    out: list[Action] = [*_react(comment, "eyes", voice)] if present and voice.replies == "all" else []
+    # 👀 only on a comment not answered yet: a 🚀'd quiet answer is not deferred.
+    finished_now = (comment.id, "rocket") in voice.reacted or (comment.id, "confused") in voice.reacted
+    eyes = present and voice.replies == "all" and not finished_now
+    out: list[Action] = [*_react(comment, "eyes", voice)] if eyes else []
     for line in done.lines:
         if line.assignment is not None:
             out.append(line.assignment)

@@ -18,6 +18,8 @@ runs once the planner knows whether the PR can carry records (`Processed.answers
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 from bot.commands import outbox, policy, replay, selection, settle
@@ -93,32 +95,43 @@ class Recall(NamedTuple):
 def recall(observed: Observed, floor: int, config: BotConfig) -> Recall:
     """Records from the bot's replies, then the PR body's, then the text of quiet comments."""
     replied = recorded_decisions(observed.bot_comments())
-    pull = observed.open_pull(config.pull_request.branch)
-    in_pull = records_in_pull(pull.body if pull else "")
-    carried = {
-        cid: kept
-        for cid, found in in_pull.items()
-        if cid not in replied and (kept := [r for r in found if _quiet_kind(r, config)])
-    }
     bot = observed.bot_login
     reacted = frozenset((r.comment_id, r.content) for r in observed.reactions if r.user == bot)
-    # Only a quiet answer is a 🚀 without a reply, and it never has a 😕 (a refusal is replied to);
-    # an unedited comment's text is what it recorded.
+    # Only a quiet answer is a 🚀 without a reply, and it never has a 😕 (a refusal is replied to).
     rocketed = {cid for cid, content in reacted if content == "rocket"}
     rocketed -= {cid for cid, content in reacted if content == "confused"}
-    unrecorded = [
-        c
-        for c in observed.comments
-        if c.id > floor and c.id in rocketed and c.id not in replied and c.id not in carried and not c.edited
-    ]
+    carried = _in_pull(observed, config, replied, rocketed)
+    known = set(replied) | set(carried)
     read_again = {
         c.id: found
-        for c in unrecorded
-        if not is_bot(c.user, c.user_type, bot)
+        for c in observed.comments
+        if c.id > floor
+        and c.id in rocketed
+        and c.id not in known
+        and not c.edited
+        and not is_bot(c.user, c.user_type, bot)
         and (found := [Record(c, cmd.line, "accepted", cmd.text) for cmd in selection.reread(c, config.commands)])
     }
     quiet = frozenset(carried) | frozenset(read_again)
     return Recall({**carried, **read_again, **replied}, quiet, outbox.finished(reacted))
+
+
+def _in_pull(
+    observed: Observed, config: BotConfig, replied: Mapping[int, object], rocketed: AbstractSet[int]
+) -> dict[int, list[Record]]:
+    """The PR body's records of quiet answers. One counts for a comment perfbot finished (🚀) or
+    one no longer as it was decided (edited or deleted); a comment still as posted and without
+    its 🚀 is decided again, as when the record is out of sight (a crash before the 🚀, a lagging
+    list), so a record put in the body by hand never stands in for perfbot's decision."""
+    pull = observed.open_pull(config.pull_request.branch)
+    as_posted = {c.id for c in observed.comments if not c.edited}
+    return {
+        cid: kept
+        for cid, found in records_in_pull(pull.body if pull else "").items()
+        if cid not in replied
+        and (cid in rocketed or cid not in as_posted)
+        and (kept := [r for r in found if _quiet_kind(r, config)])
+    }
 
 
 def _quiet_kind(record: Record, config: BotConfig) -> bool:

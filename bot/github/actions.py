@@ -111,9 +111,6 @@ class AssignAction(Frozen):
     issue: int
     login: str
     add: bool
-    # A quiet answer's assignment waits for the PR that records its comment (`outbox`): made
-    # first, it could change who may use the comment's other commands before they are recorded.
-    after_pull: bool = Field(default=False, exclude_if=lambda after: not after)
 
 
 class PullRequestAction(Frozen):

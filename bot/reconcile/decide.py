@@ -260,7 +260,8 @@ def _pull_body(
         )
 
     top = "".join(record.marker() + "\n" for record in records)
-    most, limit = max(len(changes), len(applied)), inputs.config.commands.max_body_chars - len(top)
+    # Records carried from runs under a larger `max_body_chars` may leave less than nothing.
+    most, limit = max(len(changes), len(applied)), max(0, inputs.config.commands.max_body_chars - len(top))
     body = render(most)
     if len(body) > limit:
         graph = ""  # the graph goes first: `perfbot graph` draws it from the snapshot any time

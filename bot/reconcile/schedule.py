@@ -43,7 +43,9 @@ def tier(action: Action) -> int:
     ):
         return NATIVE
     if isinstance(action, AssignAction):
-        return NUDGES if action.after_pull else ANSWERS
+        # After the PR, which records quiet answers: an assignment made first could change who may
+        # use a command (an assignee's `block`) before the record of it is written.
+        return NUDGES
     if isinstance(action, ReactAction):
         return ANSWERS if action.content == "eyes" else NUDGES
     if isinstance(action, CommentAction) and action.topic in ("command-reply", "command-lapsed"):

@@ -113,10 +113,11 @@ def test_a_crash_after_any_write_then_a_clean_run_equals_one_clean_run(sandbox: 
     settings = load_settings(sandbox.config)
     state = state_with(sandbox, THREE)
     writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2), backend(adapter))
-    # The PR (whose body records the three comments), an assignment, 3 x 🚀 (ready nudges, labels
-    # and links wait for the merge: m1's completion is pending in the PR); and a record for each of
-    # the three programs with links (the state above holds none of the bot's comments).
-    assert writes == 5 + 3
+    # The reply to 103 (a claim beside a block is recorded in a reply, before the assignment), the
+    # PR (whose body records 101 and 102), the assignment, 3 x 🚀 (ready nudges, labels and links
+    # wait for the merge: m1's completion is pending in the PR); and a record for each of the three
+    # programs with links (the state above holds none of the bot's comments).
+    assert writes == 6 + 3
 
 
 def taken_off_by_hand(repo: Repo) -> dict[str, Any]:
@@ -193,9 +194,10 @@ def test_crash_safety_holds_for_an_assignee_without_write_access(sandbox: Repo, 
         if issue["number"] == 9497:
             issue["assignees"] = ["carol"]
     writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2), backend(adapter))
-    # the PR recording the comment, then the unassignment and the 🚀 (#9497's label stays until the
-    # block merges); a record for each program with links (the state holds none of the bot's comments)
-    assert writes == 3 + 3
+    # the reply recording the comment (a block beside an unclaim), the PR, then the unassignment and
+    # the 🚀 (#9497's label stays until the block merges); a record for each program with links (the
+    # state holds none of the bot's comments)
+    assert writes == 4 + 3
     final = json.loads((sandbox.root / "clean.json").read_text(encoding="utf-8"))
     assert next(i for i in final["issues"] if i["number"] == 9497)["assignees"] == []
     assert "not applied" not in next(c for c in final["comments"] if c["user"] == "perfbot[bot]")["body"]
