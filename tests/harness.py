@@ -11,6 +11,7 @@ import pytest
 
 from bot.cli import main
 from tests.backends import cli_over, double_on, live_environ
+from tests.one_state import walk_after_run
 from tests.paths import ROOT
 
 
@@ -50,6 +51,9 @@ class Repo:
         else:
             (root / "templates").symlink_to(templates, target_is_directory=True)
         self.state_path = root / "examples" / "offline-state.json"
+        # Every run is held to one state, one rule (tests/one_state.py); a test that writes its
+        # own templates, whose words the walk does not know, turns it off.
+        self.walk_one_state = True
 
     @property
     def config(self) -> Path:
@@ -108,6 +112,8 @@ class Repo:
                 assert main(argv, environ=live_environ(double.world.repository)) == 0
         plan: dict[str, Any] = json.loads(capsys.readouterr().out)
         plan.pop("api")  # requests made: only a live run makes any
+        if self.walk_one_state and not dry_run and not {"--offline", "--dry-run"} & set(args):
+            walk_after_run(self, capsys, args, plan)
         return plan
 
     def merge(self, plan: dict[str, Any]) -> None:
