@@ -7,6 +7,7 @@ the network or the time.
 from __future__ import annotations
 
 import datetime as dt
+from typing import NamedTuple
 
 from bot.bodies import fitted
 from bot.commands import pipeline
@@ -15,6 +16,7 @@ from bot.evidence.derive import Derivation, derive_all
 from bot.github.actions import Action, LeaseReport, NativeNote, Proposal, PullRequestAction, ReadbackTime
 from bot.github.observed import Comment
 from bot.reconcile import proposal
+from bot.reconcile.changes import Change, snapshot_changes
 from bot.reconcile.inputs import Inputs
 from bot.reconcile.labels_and_links import plan_native
 from bot.reconcile.links import with_proposals
@@ -53,7 +55,8 @@ def decide(inputs: Inputs) -> Plan:
         *nudges.every(base, merged, snapshot, overdue),
     ]
     leases = lease_report(inputs)
-    proposal = pull_request(inputs, derivations, files, processed.applied, leases, native.proposals, refused)
+    story = Story(snapshot_changes(base, following, derivations), processed.applied, native.proposals)
+    proposal = pull_request(inputs, derivations, files, story, leases, refused)
     forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
     actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
     ordered, deferred = schedule([*actions, *native.actions], inputs.max_writes)
@@ -180,13 +183,20 @@ def _count_state_changes(base: Snapshot, following: Snapshot) -> Snapshot:
     return following.model_copy(update={"work_packets": packets})
 
 
+class Story(NamedTuple):
+    """What the PR body tells: every change of the diff, the commands behind some, the proposals."""
+
+    changes: list[Change]
+    applied: list[tuple[Comment, str]]
+    proposals: list[Proposal]
+
+
 def pull_request(
     inputs: Inputs,
     derivations: list[Derivation],
     files: dict[str, str],
-    applied: list[tuple[Comment, str]],
+    story: Story,
     leases: LeaseReport,
-    proposals: list[Proposal],
     refused: str = "",
 ) -> PullRequestAction:
     """Create, update or close the one regeneration PR, or leave it: CPR's create-or-update rule."""
@@ -200,7 +210,7 @@ def pull_request(
         if existing is None:
             return PullRequestAction(operation="none", branch=settings.branch)
         return PullRequestAction(operation="close", number=existing.number, branch=settings.branch)
-    changes = [d for d in derivations if d.changed]
+    changes, applied = story.changes, story.applied
     graph = changed_graph(inputs, derivations)
 
     def render(shown: int) -> str:
@@ -215,7 +225,7 @@ def pull_request(
             readback=inputs.readback,
             leases=leases,
             graph=graph,
-            proposals=proposals,
+            proposals=story.proposals,
         )
 
     most, limit = max(len(changes), len(applied)), inputs.config.commands.max_body_chars
