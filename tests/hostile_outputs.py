@@ -249,6 +249,9 @@ class World:
             decided_on=TipReport(oid=h, files=(h,)),
             native_notes=self.native_notes(),
             proposals=tuple(self.native.proposals),
+            merged=(*self.derivations, self.every_reason()),
+            pending={h: "complete", self.snapshot.work_packets[0].id: "ready"},
+            changes=tuple(self.pr_changes()),
         )
 
     def graph(self) -> packet_graph.Graph:

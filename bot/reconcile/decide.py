@@ -25,7 +25,7 @@ from bot.reconcile.plan import Plan
 from bot.reconcile.schedule import schedule
 from bot.reconcile.view import changed_graph, evidence_for, explainer
 from bot.snapshot import store_save
-from bot.snapshot.model import Snapshot
+from bot.snapshot.model import Snapshot, WorkState
 from bot.snapshot.validation import validate
 from bot.timestamps import utc_stamp
 
@@ -72,7 +72,16 @@ def decide(inputs: Inputs) -> Plan:
         packets=tuple(derivations),
         overdue=tuple(overdue),
         leases=leases,
+        merged=tuple(merged),
+        pending=_pending(merged, derivations),
+        changes=() if refused else tuple(story.changes),
     )
+
+
+def _pending(merged: list[Derivation], working: list[Derivation]) -> dict[str, WorkState]:
+    """The packets whose state the regeneration PR changes, and the state each takes when it merges."""
+    now = {d.id: d.derived_state for d in working}
+    return {d.id: now[d.id] for d in merged if d.id in now and now[d.id] != d.derived_state}
 
 
 def proposed(

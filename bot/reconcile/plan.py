@@ -18,6 +18,8 @@ from bot.github.actions import (
     TipReport,
 )
 from bot.github.events import Trigger
+from bot.reconcile.changes import Change
+from bot.snapshot.model import WorkState
 
 
 class Plan(Frozen):
@@ -41,6 +43,12 @@ class Plan(Frozen):
     native_notes: tuple[NativeNote, ...] = Field(default=(), exclude_if=lambda value: not value)
     # People's native links proposed as `blocked_by_ids` entries in the regeneration PR.
     proposals: tuple[Proposal, ...] = Field(default=(), exclude_if=lambda value: not value)
+    # The run's story for the job summary, left out of the JSON (its `packets` say the PR's states):
+    # each packet's merged state (the default branch's snapshot with the live leases and issues),
+    # the state the PR gives each packet it changes, and every change of the PR's diff.
+    merged: tuple[Derivation, ...] = Field(default=(), exclude=True)
+    pending: dict[str, WorkState] = Field(default_factory=dict, exclude=True)
+    changes: tuple[Change, ...] = Field(default=(), exclude=True)
 
     def pull_request(self) -> PullRequestAction:
         return next(a for a in self.actions if isinstance(a, PullRequestAction))
