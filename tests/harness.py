@@ -119,7 +119,7 @@ class Repo:
         plan: dict[str, Any] = json.loads(capsys.readouterr().out)
         plan.pop("api")  # requests made: only a live run makes any
         if self.walk_one_state and not dry_run and not {"--offline", "--dry-run"} & set(args):
-            walk_after_run(self, capsys, args, plan)
+            walk_after_run(self, args, plan)
         return plan
 
     def merge(self, plan: dict[str, Any]) -> None:

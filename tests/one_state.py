@@ -9,13 +9,14 @@ every run of every e2e scenario; `tests/e2e/test_one_state.py` walks it through 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import io
 import re
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from bot.cli import main
 from bot.config import load_settings
@@ -51,9 +52,7 @@ def tone(state: str) -> str:
 class Seen:
     """What a repository shows after a run: the merged states, and each surface's word for them."""
 
-    def __init__(
-        self, repo: Any, capsys: pytest.CaptureFixture[str], now: str, leases: str | Path | None = None
-    ) -> None:
+    def __init__(self, repo: Any, now: str, leases: str | Path | None = None) -> None:
         settings = load_settings(repo.config)
         observed = Observed.model_validate(repo.state())
         at = parse_timestamp(now)
@@ -72,8 +71,10 @@ class Seen:
             for p in seen.snapshot.work_packets
         }
         argv = ["graph", "--config", str(repo.config), "--now", now, "--offline", str(repo.state_path)]
-        assert main([*argv, *(["--leases", str(leases)] if leases is not None else [])]) == 0
-        self.graph = capsys.readouterr().out
+        drawn = io.StringIO()
+        with contextlib.redirect_stdout(drawn):
+            assert main([*argv, *(["--leases", str(leases)] if leases is not None else [])]) == 0
+        self.graph = drawn.getvalue()
 
     def labels(self, issue: int) -> set[str]:
         """The issue's state labels (perfbot touches no other label, `perf/regression` included)."""
@@ -142,12 +143,16 @@ def _hold_comments(plan: dict[str, Any], seen: Seen) -> None:
                 assert state == seen.states[packet_id], (packet_id, body)
 
 
-def walk_after_run(repo: Any, capsys: pytest.CaptureFixture[str], args: tuple[str, ...], plan: dict[str, Any]) -> None:
-    """The walk after one `Repo.reconcile`, with the clock and the leases that run was given."""
+def walk_after_run(repo: Any, args: Sequence[str], plan: dict[str, Any]) -> None:
+    """The walk after one `Repo.reconcile`, with the clock and the leases that run was given. A run
+    that decided on the default branch's tip on GitHub (`decided_on`: a merge the checkout lacks)
+    is not walked: the walk reads the checkout's files."""
+    if plan.get("decided_on"):
+        return
     now = _flag(args, "--now") or dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    seen = Seen(repo, capsys, now, _flag(args, "--leases"))
+    seen = Seen(repo, now, _flag(args, "--leases"))
     hold_every_surface_to_one_state(plan, seen, labels_settled=not plan.get("deferred"))
 
 
-def _flag(args: tuple[str, ...], name: str) -> str | None:
+def _flag(args: Sequence[str], name: str) -> str | None:
     return args[args.index(name) + 1] if name in args else None

@@ -13,6 +13,7 @@ from cmarkgfm.cmark import Options
 
 from bot.cli import main
 from tests.harness import Repo
+from tests.one_state import walk_after_run
 
 LATE_DAY = "2026-09-15T12:00:00Z"  # every seed constraint is past its review date
 # Text from outside perfbot that tries every trick a sink could fall for.
@@ -73,10 +74,12 @@ def assert_tables_whole(reading: _Reading) -> int:
 
 def summarise(sandbox: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
     """Run reconcile on the sandbox with GITHUB_STEP_SUMMARY set; the summary it wrote."""
-    summary = tmp_path / "summary.md"
+    summary, plan = tmp_path / "summary.md", tmp_path / "plan.json"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     argv = ["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path), *args]
-    assert main(argv) == 0
+    assert main([*argv, "--plan-json", str(plan)]) == 0
+    if "--dry-run" not in args:  # one state, one rule (tests/one_state.py)
+        walk_after_run(sandbox, args, json.loads(plan.read_text(encoding="utf-8")))
     text = summary.read_text(encoding="utf-8")
     summary.unlink()
     return text

@@ -31,7 +31,7 @@ SIX = [
 
 def look(repo: Repo, capsys: pytest.CaptureFixture[str]) -> Seen:
     """What the repository shows now, at the runs' clock."""
-    return Seen(repo, capsys, NOW)
+    return Seen(repo, NOW)
 
 
 def test_every_surface_names_the_merged_state_in_every_run(either: Repo, capsys: pytest.CaptureFixture[str]) -> None:
