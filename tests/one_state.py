@@ -1,7 +1,8 @@
 """One state, one rule (issue #25), as a check any end-to-end run can be held to.
 
 After a run, each packet's label, `perfbot explain` answer (what `/perf why` replies), graph node
-and colour, and every nudge or issue-mismatch comment the run wrote must name one state: the
+and colour, its place in `perfbot status`, and every nudge or issue-mismatch comment the run wrote
+must name one state: the
 merged state (the default branch's snapshot with the live leases and issues). What the
 regeneration PR would change is said as pending. `tests/harness.Repo.reconcile` walks this after
 every run of every e2e scenario; `tests/e2e/test_one_state.py` walks it through the runs of its own.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import io
+import json
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -71,15 +73,22 @@ class Seen:
             for p in seen.snapshot.work_packets
         }
         argv = ["graph", "--config", str(repo.config), "--now", now, "--offline", str(repo.state_path)]
-        drawn = io.StringIO()
-        with contextlib.redirect_stdout(drawn):
-            assert main([*argv, *(["--leases", str(leases)] if leases is not None else [])]) == 0
-        self.graph = drawn.getvalue()
+        flags = ["--leases", str(leases)] if leases is not None else []
+        self.graph = _printed([*argv, *flags])
+        self.status = json.loads(_printed(["status", "--json", *argv[1:], *flags]))
 
     def labels(self, issue: int) -> set[str]:
         """The issue's state labels (perfbot touches no other label, `perf/regression` included)."""
         prefix = self.label_prefix or "perf/"
         return {name.removeprefix(prefix) for name in self.issues[issue].labels} & set(WORK_STATES)
+
+
+def _printed(argv: list[str]) -> str:
+    """What `perfbot ARGV` prints."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(argv) == 0
+    return out.getvalue()
 
 
 def hold_every_surface_to_one_state(plan: dict[str, Any], seen: Seen, labels_settled: bool = True) -> None:
@@ -97,6 +106,9 @@ def hold_every_surface_to_one_state(plan: dict[str, Any], seen: Seen, labels_set
         if labels_settled and seen.label_prefix is not None:
             _hold_label(packet.issue, packet.id, seen)
     _hold_comments(plan, seen)
+    # `perfbot status`: its counts and its ready packets.
+    assert seen.status["counts"] == {s: list(seen.states.values()).count(s) for s in WORK_STATES}
+    assert [r["id"] for r in seen.status["ready"]] == [p for p, s in seen.states.items() if s == "ready"]
 
 
 def _hold_explanation(packet_id: str, state: str, seen: Seen) -> None:
