@@ -3,7 +3,7 @@
 import contextlib
 import re
 from pathlib import Path
-from typing import Self
+from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator, model_validator
 
@@ -163,6 +163,13 @@ class CommandSettings(Strict):
     # GitHub refuses bodies over 65,536 characters; replies and PR bodies stay below this.
     max_body_chars: StrictInt = Field(
         default=60000, gt=1000, description="Longest reply or PR body perfbot writes (GitHub refuses over 65,536)."
+    )
+    # Prow and triagebot stay quiet on success: a reply is a notification to everyone watching.
+    replies: Literal["errors", "all"] = Field(
+        default="errors",
+        description="`errors`: an accepted command gets one 🚀 and no reply; perfbot replies only when there is "
+        "something to read (a refusal and its fix, a `why` or `help` answer, a `drop`'s list). `all`: every "
+        "command comment also gets 👀 first and a reply that says what was decided.",
     )
 
 

@@ -59,6 +59,12 @@ class Repo:
     def config(self) -> Path:
         return self.root / "config" / "perfbot.yaml"
 
+    def reply_to_all(self) -> None:
+        """`commands.replies: all`: every command comment gets 👀 and a reply, the reply records it."""
+        text = self.config.read_text(encoding="utf-8")
+        assert "\ncommands:\n" in text
+        self.config.write_text(text.replace("\ncommands:\n", "\ncommands:\n  replies: all\n", 1), encoding="utf-8")
+
     @property
     def snapshot_path(self) -> Path:
         return self.root / "config" / "snapshot.yaml"

@@ -88,8 +88,11 @@ def test_the_first_live_run_writes_the_same_actions_as_the_offline_run(
     sandbox.adapter = "live"
     got = sandbox.reconcile(capsys, "--now", NOW.isoformat())
     assert got["actions"] == expected["actions"]
-    # Two replies; ready nudges, labels and links (and so their records) wait for the PR's merge.
-    assert [(c["issue"], c["topic"]) for c in comments(got)] == [(8325, "command-reply"), (9497, "command-reply")]
+    # No reply: both commands were accepted, and each comment gets 🚀 alone; ready nudges, labels
+    # and links (and so their records) wait for the PR's merge.
+    assert comments(got) == []
+    reactions = [(a["comment_id"], a["content"]) for a in got["actions"] if a["kind"] == "react"]
+    assert reactions == [(101, "rocket"), (102, "rocket")]
     after_offline, after_live = json.loads(offline.read_text(encoding="utf-8")), sandbox.state()
     for key in ("issues", "comments", "reactions", "pulls"):
         assert after_live[key] == after_offline[key], key
@@ -98,9 +101,9 @@ def test_the_first_live_run_writes_the_same_actions_as_the_offline_run(
 def test_a_second_run_makes_one_request_and_no_write(live: Live) -> None:
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
     first = live.plan()
-    # eyes, reply, rocket; tree, commit, ref, PR (ready nudges, labels and links wait for its merge)
-    assert first["api"]["rest_write"] == 7
-    assert first["api"]["graphql"] == 1 + 1  # the read, and the commented issues' markers re-read
+    # rocket; tree, commit, ref, PR (ready nudges, labels and links wait for its merge)
+    assert first["api"]["rest_write"] == 5
+    assert first["api"]["graphql"] == 1  # the read (nothing is commented, so no markers are re-read)
     second = live.plan()
     assert second["api"] == {"graphql": 1, "rest_read": 0, "rest_write": 0, "graphql_points": 1}
     assert live.double.kinds() | {"graphql_points": 1} == second["api"]  # counted as the server saw them
@@ -138,8 +141,8 @@ def test_an_issue_with_more_than_100_comments_is_read_to_the_end(live: Live) -> 
     chatter = [(1000 + n, 8325, "bob", f"remark {n}") for n in range(230)]
     with_commands(live.sandbox, *chatter, (5000, 8325, "alice", COMPLETE))
     plan = live.plan()
-    # the first query, two more pages of #8325's comments, and the re-read before commenting
-    assert plan["api"]["graphql"] == 4
+    # the first query and two more pages of #8325's comments (no comment is written: no re-read)
+    assert plan["api"]["graphql"] == 3
     assert [c["comment_id"] for c in plan["commands"]] == [5000]
 
 
@@ -172,6 +175,7 @@ def test_graphql_partial_errors_stop_the_run_before_any_write(live: Live) -> Non
 
 
 def test_the_bot_login_comes_from_the_token_unless_the_config_pins_it(live: Live) -> None:
+    live.sandbox.reply_to_all()  # a reply whose markers count only under the bot's own login
     live.double.tokens = {"app-token": "perfbot-app[bot]"}
     app = {**live_environ(REPO), "GITHUB_TOKEN": "app-token"}
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
@@ -185,10 +189,13 @@ def test_the_bot_login_comes_from_the_token_unless_the_config_pins_it(live: Live
     config = live.sandbox.config.read_text(encoding="utf-8")
     live.sandbox.config.write_text(config + "bot_login: someone-else[bot]\n", encoding="utf-8")
     status, out, _ = live.run("--json", "--dry-run", environ=app)
-    # Under the pinned login, the token's earlier comments are someone else's: all said again (the
-    # ready nudges are not due yet: the PR is not merged).
-    topics = [c["topic"] for c in comments(json.loads(out))]
-    assert topics == ["command-reply", *["native-links"] * 3]
+    # Under the pinned login, the token's earlier comments are someone else's: the records of links
+    # are said again (the ready nudges are not due yet: the PR is not merged). Its reactions are
+    # the token's own (GitHub tells a token which reactions it made), so the 🚀 still marks the
+    # command answered: it is replayed from its unedited text, not answered twice.
+    plan = json.loads(out)
+    assert [c["topic"] for c in comments(plan)] == ["native-links"] * 3
+    assert [(c["comment_id"], c["decision"]) for c in plan["commands"]] == [(101, "replayed")]
 
 
 # --- faults (item 10)
@@ -197,6 +204,7 @@ COMMENTS = rf"/repos/{REPO}/issues/\d+/comments"
 
 
 def test_a_comment_whose_answer_was_lost_is_posted_once_after_the_rerun(live: Live) -> None:
+    live.sandbox.reply_to_all()  # a reply to fault
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
     live.double.faults.lost_response("POST", COMMENTS)  # GitHub applied it, then answered 502
     status, _, err = live.run()
@@ -216,6 +224,7 @@ def test_a_comment_whose_answer_was_lost_is_posted_once_after_the_rerun(live: Li
 
 
 def test_a_timed_out_comment_is_not_sent_twice(live: Live) -> None:
+    live.sandbox.reply_to_all()  # a reply to fault
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
     live.double.faults.timeout("POST", COMMENTS, apply=True)
     status, _, err = live.run()
@@ -245,6 +254,7 @@ def test_reads_give_up_after_three_tries(live: Live) -> None:
 
 
 def test_a_secondary_rate_limit_is_waited_out_and_the_write_repeated(live: Live) -> None:
+    live.sandbox.reply_to_all()  # a reply to fault
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
     live.double.faults.secondary_rate_limit("POST", COMMENTS, retry_after=30)
     status, _, err = live.run()
@@ -256,11 +266,12 @@ def test_a_secondary_rate_limit_is_waited_out_and_the_write_repeated(live: Live)
 def test_writes_are_at_least_a_second_apart(live: Live) -> None:
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
     assert live.run()[0] == 0
-    assert len(live.clock.waits) == 6  # 7 writes (as above), each waiting for the one before
+    assert len(live.clock.waits) == 4  # 5 writes (as above), each waiting for the one before
     assert all(w == pytest.approx(1.0) for w in live.clock.waits)
 
 
 def test_an_exhausted_primary_limit_stops_cleanly_and_says_when_to_retry(live: Live) -> None:
+    live.sandbox.reply_to_all()  # a reply to fault
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
     live.double = double_on(live.sandbox.state_path, live.sandbox.root, wall_clock())  # githubkit reads the wall clock
     live.double.faults.primary_rate_limit("POST", COMMENTS, reset_in=3000)
@@ -305,6 +316,7 @@ def test_a_bad_token_or_repository_is_one_clear_line(live: Live, environ: dict[s
 
 
 def test_missing_permissions_are_one_clear_line(live: Live) -> None:
+    live.sandbox.reply_to_all()  # a reply to fault
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
     body = {"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com"}
     live.double.faults.answer("POST", rf"/repos/{REPO}/issues/comments/\d+/reactions", 403, body)

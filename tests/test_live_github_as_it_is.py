@@ -188,6 +188,7 @@ def test_a_pr_list_that_never_catches_up_is_one_clear_line(inproc: Run) -> None:
 
 @pytest.mark.parametrize("status", [403, 429])
 def test_a_secondary_limit_naming_no_wait_is_waited_out_for_a_minute(live: Run, status: int) -> None:
+    live.sandbox.reply_to_all()  # a reply to refuse
     with_comments(live.sandbox, (101, 8325, "alice", COMPLETE))
     live.double.faults.secondary_rate_limit("POST", COMMENTS, retry_after=None, status=status)
     code, _, err = live.run()
@@ -198,6 +199,7 @@ def test_a_secondary_limit_naming_no_wait_is_waited_out_for_a_minute(live: Run, 
 
 
 def test_repeated_secondary_limits_wait_longer_each_time_then_stop_as_a_rate_limit(inproc: Run) -> None:
+    inproc.sandbox.reply_to_all()  # a reply to refuse
     with_comments(inproc.sandbox, (101, 8325, "alice", COMPLETE))
     for _ in range(4):
         inproc.double.faults.secondary_rate_limit("POST", COMMENTS, retry_after=None)
@@ -212,6 +214,7 @@ def test_repeated_secondary_limits_wait_longer_each_time_then_stop_as_a_rate_lim
 
 
 def test_a_refusal_that_is_not_a_limit_still_names_the_permissions(inproc: Run) -> None:
+    inproc.sandbox.reply_to_all()  # a reply to refuse
     with_comments(inproc.sandbox, (101, 8325, "alice", COMPLETE))
     inproc.double.faults.answer("POST", COMMENTS, 403, {"message": "Resource not accessible by integration"})
     code, _, err = inproc.run()
@@ -228,6 +231,7 @@ def test_with_comment_lists_lagging_no_two_runs_in_turn_post_a_comment_twice(
 ) -> None:
     """Three runs in turn over comment lists that lag one read post exactly the comments that three
     runs over lists that do not lag post."""
+    sandbox.reply_to_all()  # replies to post, besides the records of links
     with_comments(sandbox, (101, 8325, "alice", COMPLETE), (102, 9497, "alice", CLAIM))
     initial = sandbox.state_path.read_text(encoding="utf-8")
     posted = {}

@@ -192,7 +192,7 @@ def _state_without_dates(repo: Repo) -> dict[str, Any]:
     return state
 
 
-@pytest.mark.parametrize("crash_after", [1, 5])
+@pytest.mark.parametrize("crash_after", [1, 2])
 def test_a_crash_after_write_k_then_a_run_with_the_cache_equals_one_clean_run(
     site: Site, crash_after: int, tmp_path: Path
 ) -> None:

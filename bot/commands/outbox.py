@@ -1,12 +1,17 @@
 """Outbox: what the bot says about each handled comment — reactions, replies, notices, reports.
 
-A new command comment gets 👀, then one reply that records the decision on each line (see
-`records`), then any assignment, then 🚀 (something accepted that acts: a change or an assignment;
-a `why` or `help` is answered by its reply alone) and/or 😕 (something refused). The reply
-@-mentions its author only when something was refused or not understood.
-Side effects come after the reply that records the decision, so a run that stops in between is
-finished by the next run's replay, not decided a second time. A replayed comment still there
-gets the reactions it lacks, and each command of it that lapsed gets one lapsed notice.
+Quiet by default (`commands.replies: errors`), as Prow and triagebot are: a comment whose commands
+were all accepted gets its assignments, then one 🚀, and no reply; the records of its changes go
+in the regeneration PR's body (`pipeline`), which is written before the 🚀. A comment with
+something to read — a refusal and its fix, a malformed line, a `why` or `help` answer, a `drop`'s
+list — gets one reply that records the decision on each line (see `records`), then any
+assignment, then 🚀 (something accepted that acts) and/or 😕 (something refused). The reply
+@-mentions its author only when something was refused or not understood. With `replies: all`,
+every command comment gets 👀 first and a reply, as before; quiet answers use no 👀 (a comment
+the per-person cap leaves waiting is not marked either: a flood would cost a write per comment).
+Side effects come after the record of the decision, so a run that stops in between is finished
+by the next run's replay, not decided a second time. A replayed comment still there gets the
+reactions it lacks, and each command of it that lapsed gets one lapsed notice.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import NamedTuple
 from bot.bodies import capped, fitted
 from bot.commands.grammar import Command
 from bot.commands.records import DECISION_TOPIC, LAPSED_TOPIC, REPLY_TOPIC, Decision, Record, lapsed_key
-from bot.commands.registry import ANSWERS_ONLY, changes_snapshot
+from bot.commands.registry import ANSWERS_ONLY, READ_REPLIES, changes_snapshot
 from bot.commands.replay import Handled, Line
 from bot.config import CommandSettings
 from bot.github.actions import TOPICS, Action, CommentAction, ReactAction, ReactionContent
@@ -43,6 +48,10 @@ class Voice(NamedTuple):
     limit: int = CommandSettings().max_body_chars
     # The open regeneration PR's number, which an accepted change is pending in (None: not open yet).
     pull: int | None = None
+    # `commands.replies`: "errors" answers accepted comments with 🚀 alone; "all" replies to every one.
+    replies: str = "errors"
+    # Whether this run's regeneration PR can carry the records of quiet answers (`Processed.answers`).
+    carrier: bool = True
 
 
 def finished(reacted: AbstractSet[tuple[int, str]]) -> frozenset[int]:
@@ -50,13 +59,53 @@ def finished(reacted: AbstractSet[tuple[int, str]]) -> frozenset[int]:
     return frozenset(comment_id for comment_id, content in reacted if content in ("rocket", "confused"))
 
 
-def actions(done: Handled, voice: Voice) -> list[Action]:
-    return _answer(done, voice) if done.fresh else _follow_up(done, voice)
+def actions(done: Handled, voice: Voice, quiet: bool = False) -> list[Action]:
+    """A new comment's answer (`quiet`: 🚀 alone, its records in the PR body), or a replayed one's."""
+    if not done.fresh:
+        return _follow_up(done, voice)
+    return _quiet(done, voice) if quiet else _answer(done, voice)
+
+
+def quiet(done: Handled, voice: Voice) -> bool:
+    """Whether a new comment has nothing to read: every line accepted, none an answer to read,
+    and its changes recordable in the PR body."""
+    if voice.replies != "errors" or done.errors or done.whole or not done.lines:
+        return False
+    verbs = [line.command.verb for line in done.lines if line.command is not None]
+    if len(verbs) != len(done.lines) or any(line.verdict != "accepted" for line in done.lines):
+        return False
+    if any(verb in ANSWERS_ONLY or verb in READ_REPLIES for verb in verbs):
+        return False
+    return voice.carrier or not any(changes_snapshot(verb) for verb in verbs)
+
+
+def pull_records(done: Handled) -> list[Record]:
+    """The records a quiet answer leaves in the PR body: every accepted line of a comment that
+    changes the snapshot (its claims too, which replay finishes); none for a comment of claims
+    alone, which a later run decides again to the same end (`_quiet`)."""
+    accepted = [line for line in done.lines if line.verdict == "accepted" and line.command is not None]
+    if not any(line.command is not None and changes_snapshot(line.command.verb) for line in accepted):
+        return []
+    return [Record(done.comment, line.line, "accepted", line.text) for line in accepted]
+
+
+def _quiet(done: Handled, voice: Voice) -> list[Action]:
+    """Assignments, then 🚀. When the comment also changes the snapshot, its assignments wait for
+    the PR that records it: made first, an unclaim could take away the right to the comment's
+    `block` before the record of it is written, and a rerun would refuse what this run accepted."""
+    recorded = bool(pull_records(done))
+    out: list[Action] = [
+        line.assignment.model_copy(update={"after_pull": True}) if recorded else line.assignment
+        for line in done.lines
+        if line.assignment is not None
+    ]
+    return [*out, *_react(done.comment, "rocket", voice)]
 
 
 def _answer(done: Handled, voice: Voice) -> list[Action]:
     comment = done.comment
-    out: list[Action] = [*_react(comment, "eyes", voice), _reply(done, voice)]
+    out: list[Action] = [*_react(comment, "eyes", voice)] if voice.replies == "all" else []
+    out.append(_reply(done, voice))
     out += [line.assignment for line in done.lines if line.assignment is not None]
     if any(_acted(line) for line in done.lines):
         out += _react(comment, "rocket", voice)
@@ -68,7 +117,7 @@ def _answer(done: Handled, voice: Voice) -> list[Action]:
 def _follow_up(done: Handled, voice: Voice) -> list[Action]:
     comment = done.comment
     present = comment.id in voice.present
-    out: list[Action] = [*_react(comment, "eyes", voice)] if present else []
+    out: list[Action] = [*_react(comment, "eyes", voice)] if present and voice.replies == "all" else []
     for line in done.lines:
         if line.assignment is not None:
             out.append(line.assignment)

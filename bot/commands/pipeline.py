@@ -1,11 +1,18 @@
-"""Commands from issue comments: the working snapshot, and every answer, in one pure step.
+"""Commands from issue comments: the working snapshot, and every answer, in pure steps.
 
-Exactly once, nothing lost: the bot's reply to a comment records its decision on every command
-line (`records`), and the snapshot's ledger records every applied command. Each run rebuilds the
-working snapshot as the default branch's snapshot plus every accepted command not in that
-ledger, in comment order. The steps: `selection` (which comments), `policy` (who may, what a drop
-removes), `replay` (decide new commands, replay recorded ones), `settle` (how far the ledger can
-be compacted) and `outbox` (reactions, replies, notices, reports).
+Exactly once, nothing lost: every decision is recorded (`records`) before anything acts on it,
+and the snapshot's ledger records every applied command. A comment that needs words (a refusal,
+an answer) gets a reply whose header records each line; a comment whose commands were all
+accepted gets only 🚀, and the records of its changes go in the header of the regeneration PR's
+body, which is written before the 🚀 and carries them from run to run until they merge. A 🚀'd
+comment whose records are in neither (someone closed the PR or edited its body) is read again
+from its text while it is unedited, which is the text its records held.
+
+Each run rebuilds the working snapshot as the default branch's snapshot plus every accepted
+command not in that ledger, in comment order. The steps: `selection` (which comments), `policy`
+(who may, what a drop removes), `replay` (decide new commands, replay recorded ones), `settle`
+(how far the ledger can be compacted) and `outbox` (reactions, replies, notices, reports), which
+runs once the planner knows whether the PR can carry records (`Processed.answers`).
 """
 
 from __future__ import annotations
@@ -17,25 +24,108 @@ from bot.commands import outbox, policy, replay, selection, settle
 from bot.commands.effects import Explainer
 from bot.commands.grammar import Targeted
 from bot.commands.outbox import CommandReport
-from bot.commands.records import lapsed_said, recorded_decisions
+from bot.commands.records import Record, lapsed_said, recorded_decisions, records_in_pull
+from bot.commands.registry import ANSWERS_ONLY, READ_REPLIES
 from bot.commands.replay import Handled, Line
 from bot.config import BotConfig
 from bot.github.actions import Action
-from bot.github.observed import Comment, Observed
+from bot.github.observed import Comment, Observed, is_bot
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
+
+
+class Answers(NamedTuple):
+    """What the outbox says, and the records the regeneration PR's body carries for quiet comments."""
+
+    actions: list[Action]
+    pull_records: list[Record]
 
 
 class Processed(NamedTuple):
     """The outcome of reading every command: the working snapshot and what to answer."""
 
     snapshot: Snapshot
-    actions: list[Action]
     reports: list[CommandReport]
     assignees: dict[int, tuple[str, ...]]
     applied: list[tuple[Comment, str]]
     # Highest comment id up to which every command is settled against the default branch.
     settled_through: int
+    handled: list[Handled]
+    voice: outbox.Voice
+    # Comments answered quietly by an earlier run: their records live in the PR body, not a reply.
+    quiet: frozenset[int]
+
+    def answers(self, carrier: bool) -> Answers:
+        """The outbox's actions, given whether this run's regeneration PR can carry records (it
+        cannot when it is refused or has commits perfbot did not make): when it cannot, every
+        comment is answered with a reply that records it."""
+        voice = self.voice._replace(carrier=carrier)
+        room = voice.limit // 2
+        carried = [r for done in self.handled if done.comment.id in self.quiet for r in _carried(done)]
+        room -= sum(len(r.marker()) for r in carried)
+        actions: list[Action] = []
+        fresh: list[Record] = []
+        for done in self.handled:
+            mine = outbox.pull_records(done) if done.fresh else []
+            size = sum(len(r.marker()) for r in mine)
+            quiet = done.fresh and outbox.quiet(done, voice) and size <= room
+            if quiet:
+                room -= size
+                fresh += mine
+            actions += outbox.actions(done, voice, quiet=quiet)
+        records = [r for r in (*carried, *fresh) if r.comment.id > self.settled_through]
+        return Answers(actions, sorted(records, key=lambda r: (r.comment.id, r.line)))
+
+
+def _carried(done: Handled) -> list[Record]:
+    """The records a quiet comment's replay read, for the next PR body (`outbox.pull_records`)."""
+    return outbox.pull_records(done)
+
+
+class Recall(NamedTuple):
+    """Every recorded decision this run knows, and which comments were answered quietly."""
+
+    records: dict[int, list[Record]]
+    quiet: frozenset[int]
+    finished: frozenset[int]
+
+
+def recall(observed: Observed, floor: int, config: BotConfig) -> Recall:
+    """Records from the bot's replies, then the PR body's, then the text of quiet comments."""
+    replied = recorded_decisions(observed.bot_comments())
+    pull = observed.open_pull(config.pull_request.branch)
+    in_pull = records_in_pull(pull.body if pull else "")
+    carried = {
+        cid: kept
+        for cid, found in in_pull.items()
+        if cid not in replied and (kept := [r for r in found if _quiet_kind(r, config)])
+    }
+    bot = observed.bot_login
+    reacted = frozenset((r.comment_id, r.content) for r in observed.reactions if r.user == bot)
+    # Only a quiet answer is a 🚀 without a reply, and it never has a 😕 (a refusal is replied to);
+    # an unedited comment's text is what it recorded.
+    rocketed = {cid for cid, content in reacted if content == "rocket"}
+    rocketed -= {cid for cid, content in reacted if content == "confused"}
+    unrecorded = [
+        c
+        for c in observed.comments
+        if c.id > floor and c.id in rocketed and c.id not in replied and c.id not in carried and not c.edited
+    ]
+    read_again = {
+        c.id: found
+        for c in unrecorded
+        if not is_bot(c.user, c.user_type, bot)
+        and (found := [Record(c, cmd.line, "accepted", cmd.text) for cmd in selection.reread(c, config.commands)])
+    }
+    quiet = frozenset(carried) | frozenset(read_again)
+    return Recall({**carried, **read_again, **replied}, quiet, outbox.finished(reacted))
+
+
+def _quiet_kind(record: Record, config: BotConfig) -> bool:
+    """A record a quiet answer can have left in the PR body: an answer to read (`why`, `drop`)
+    always has a reply, so one found in the body was put there by someone else."""
+    command = selection.recalled_command(record, config.commands)
+    return command is not None and command.verb not in ANSWERS_ONLY | READ_REPLIES
 
 
 def process(
@@ -43,9 +133,10 @@ def process(
 ) -> Processed:
     """Replay decided commands and decide new ones, in comment order, on top of `base`."""
     mine = observed.bot_comments()
-    records = recorded_decisions(mine)
     floor = base.commands_settled_through
-    work = selection.take(observed.comments, records, floor, observed.bot_login, config.commands)
+    recalled = recall(observed, floor, config)
+    records = recalled.records
+    work = selection.take(observed.comments, records, floor, observed.bot_login, config.commands, recalled.finished)
     ledger = frozenset(entry.key for entry in base.ledger)
     assignees = {issue.number: issue.assignees for issue in observed.issues}
     dropped = policy.dropped(work.queue, observed.permissions, base, assignees, ledger)
@@ -59,7 +150,7 @@ def process(
         ledger=ledger,
         dropped=dropped,
         lapsed_said=lapsed_said(mine),
-        finished=outbox.finished(reacted),
+        finished=recalled.finished,
         present=present,
         explain=explain,
     )
@@ -67,15 +158,24 @@ def process(
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)
     handled = _answered_at_end(handled, final, explain)
     pull = observed.open_pull(config.pull_request.branch)
-    limit = config.commands.max_body_chars
-    voice = outbox.Voice(renderer, config.commands.prefix, reacted, present, limit, pull.number if pull else None)
+    voice = outbox.Voice(
+        renderer,
+        config.commands.prefix,
+        reacted,
+        present,
+        config.commands.max_body_chars,
+        pull.number if pull else None,
+        replies=config.commands.replies,
+    )
     return Processed(
         snapshot=final.snapshot,
-        actions=[action for done in handled for action in outbox.actions(done, voice)],
         reports=[report for done in handled for report in outbox.reports(done)],
         assignees=dict(final.assignees),
         applied=list(final.applied),
         settled_through=settle.settled_through(floor, handled, work.waiting, ledger, dropped),
+        handled=handled,
+        voice=voice,
+        quiet=recalled.quiet,
     )
 
 
@@ -104,6 +204,8 @@ def unanswered(observed: Observed, floor: int, config: BotConfig) -> list[Commen
     """The comments this run answers for the first time, in the order it answers them.
 
     Their authors are the only people whose permission a run needs to know."""
-    records = recorded_decisions(observed.bot_comments())
-    work = selection.take(observed.comments, records, floor, observed.bot_login, config.commands)
+    recalled = recall(observed, floor, config)
+    work = selection.take(
+        observed.comments, recalled.records, floor, observed.bot_login, config.commands, recalled.finished
+    )
     return [item.comment for item in work.queue if isinstance(item, selection.Fresh)]

@@ -3,6 +3,9 @@
 - A reply to a command comment carries `command-reply <comment id>` and one `decision <record>`
   per command line: the line's verdict and, when accepted, its text, author and time, so a later
   run can replay it without the comment (which may be edited or deleted since).
+- When a command comment is answered quietly (one 🚀, no reply: `commands.replies: errors`), the
+  records of its accepted changes go in the header of the regeneration PR's body instead, which
+  carries them from run to run until they merge (see `pipeline`).
 - A lapsed notice carries `lapsed <comment id>:<line>`. A command *lapses* when it was accepted
   but no longer applies to the default branch's snapshot (its packet renamed, say): it is left
   out of the update and reported once, and is settled from then on.
@@ -16,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Literal, NamedTuple, get_args
 
-from bot.github.markers import markers_in
+from bot.github.markers import marker, markers_in
 from bot.github.observed import Comment
 
 # A command line across runs: (comment id, line number in the comment).
@@ -44,6 +47,10 @@ class Record(NamedTuple):
 
     def key(self) -> Key:
         return (self.comment.id, self.line)
+
+    def marker(self) -> str:
+        """The record as one marker line of a header."""
+        return marker(DECISION_TOPIC, self.encode())
 
     def encode(self) -> str:
         """Accepted records keep the command's text for replay; refused ones need only the verdict."""
@@ -81,6 +88,16 @@ def recorded_decisions(replies: list[Comment]) -> dict[int, list[Record]]:
             (r for r in found if r is not None and r.comment.id == replied[0]), key=lambda r: r.line
         )
     return records
+
+
+def records_in_pull(body: str) -> dict[int, list[Record]]:
+    """Decision records by comment id, from the header of the regeneration PR's body."""
+    records: dict[int, dict[int, Record]] = {}
+    for topic, key in sorted(markers_in(body)):
+        record = Record.decode(key) if topic == DECISION_TOPIC else None
+        if record is not None and record.verdict == "accepted":
+            records.setdefault(record.comment.id, {}).setdefault(record.line, record)
+    return {cid: [found[line] for line in sorted(found)] for cid, found in sorted(records.items())}
 
 
 def lapsed_key(key: Key) -> str:

@@ -42,6 +42,9 @@ _WHO: dict[Audience, str] = {
 # Verbs whose whole outcome is their reply: it gets no 🚀 (nothing changed), and a later run that
 # finds it recorded has nothing to finish.
 ANSWERS_ONLY: frozenset[str] = frozenset({"why", "help"})
+# Verbs whose reply is worth reading even when everything was accepted (a drop names what it
+# dropped), so a quiet answer (`commands.replies: errors`) still replies to them.
+READ_REPLIES: frozenset[str] = frozenset({"drop"})
 
 
 class VerbSpec(NamedTuple):
@@ -68,7 +71,8 @@ def _help(situation: Situation, command: Command, comment: Comment) -> Outcome:
 SPECS: tuple[VerbSpec, ...] = (
     VerbSpec("complete", grammar.complete, effects.complete),
     VerbSpec("claim", only_id("claim", "packet"), answers.claim, "assignee", changes_snapshot=False),
-    VerbSpec("unclaim", only_id("unclaim", "packet"), answers.unclaim, "assignee", changes_snapshot=False),
+    # Anyone may take themselves off an issue: a rerun that finds them unassigned decides the same.
+    VerbSpec("unclaim", only_id("unclaim", "packet"), answers.unclaim, "anyone", changes_snapshot=False),
     VerbSpec("state", grammar.state, effects.state),
     VerbSpec("block", grammar.block, effects.block, "assignee"),
     VerbSpec("unblock", only_id("unblock", "packet"), effects.unblock),

@@ -13,6 +13,7 @@ All of it in comment order: creation time, then id.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 from bot.commands.grammar import Command
@@ -54,12 +55,20 @@ def take(
     floor: int,
     bot_login: str,
     limits: CommandSettings,
+    finished: AbstractSet[int] = frozenset(),
 ) -> Intake:
-    """The work of this run, in comment order, and the comments that wait."""
+    """The work of this run, in comment order, and the comments that wait.
+
+    A comment the bot `finished` (🚀 or 😕) is never decided again: its records, wherever they
+    are, say what was decided, and without them it is settled or lost to a person's hand."""
     fresh = [
         (c, _parse(c.body, limits))
         for c in comments
-        if c.id > floor and c.id not in records and not is_bot(c.user, c.user_type, bot_login) and not c.edited
+        if c.id > floor
+        and c.id not in records
+        and c.id not in finished
+        and not is_bot(c.user, c.user_type, bot_login)
+        and not c.edited
     ]
     fresh = [(c, p) for c, p in sorted(fresh, key=lambda item: _order(item[0])) if not p.empty]
     taken, waiting = _per_person(fresh, limits.max_comments_per_user)
@@ -72,6 +81,11 @@ def take(
     queue += recalled
     queue.sort(key=lambda work: _order(work.comment))
     return Intake(tuple(queue), frozenset(waiting))
+
+
+def reread(comment: Comment, limits: CommandSettings) -> tuple[Command, ...]:
+    """The commands of a comment answered quietly whose records were lost with the PR body."""
+    return _parse(comment.body, limits).commands
 
 
 def recalled_command(record: Record, limits: CommandSettings) -> Command | None:

@@ -48,9 +48,10 @@ TOPICS: dict[Topic, TopicSpec] = {
     ),
     "command-reply": TopicSpec(
         "comments/command-reply.md.j2",
-        "the answer to a comment carrying commands, one line per command: a change pending in the regeneration PR or"
-        " an assignment (🚀), an answer (`why`, `help`), or a refusal with its reason (😕); its author is"
-        " @-mentioned only for a refusal",
+        "the answer to a comment with something to read (a refusal with its reason and 😕, a malformed line, a"
+        " `why` or `help` answer, a `drop`'s list), one line per command; its author is @-mentioned only for a"
+        " refusal. A comment whose commands were all accepted gets 🚀 alone (`commands.replies: all`: a reply"
+        " to every command comment)",
     ),
     "command-lapsed": TopicSpec(
         "comments/command-lapsed.md.j2",
@@ -96,6 +97,9 @@ class AssignAction(Frozen):
     issue: int
     login: str
     add: bool
+    # A quiet answer's assignment waits for the PR that records its comment (`outbox`): made
+    # first, it could change who may use the comment's other commands before they are recorded.
+    after_pull: bool = Field(default=False, exclude_if=lambda after: not after)
 
 
 class PullRequestAction(Frozen):

@@ -7,10 +7,12 @@ the network or the time.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from bot.bodies import fitted
 from bot.commands import pipeline
+from bot.commands.records import Record
 from bot.errors import BotError
 from bot.evidence.derive import Derivation, derive_all
 from bot.github.actions import Action, LeaseReport, NativeNote, Proposal, PullRequestAction, ReadbackTime
@@ -50,12 +52,17 @@ def decide(inputs: Inputs) -> Plan:
     files, refused = proposed_files(inputs, following)
     overdue = overdue_reviews(snapshot, inputs.now)
     nudges = Nudges(observed, config, inputs.renderer, inputs.now)
+    existing = observed.open_pull(config.pull_request.branch)
+    # The PR body records quiet answers; a refused PR, or one perfbot leaves, records nothing.
+    answers = processed.answers(carrier=not refused and not (existing is not None and existing.foreign_commits))
     actions: list[Action] = [
-        *processed.actions,
+        *answers.actions,
         *nudges.every(base, merged, snapshot, overdue),
     ]
     leases = lease_report(inputs)
-    story = Story(snapshot_changes(base, following, derivations), processed.applied, native.proposals)
+    story = Story(
+        snapshot_changes(base, following, derivations), processed.applied, native.proposals, answers.pull_records
+    )
     proposal = pull_request(inputs, derivations, files, story, leases, refused)
     forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
     actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
@@ -193,11 +200,13 @@ def _count_state_changes(base: Snapshot, following: Snapshot) -> Snapshot:
 
 
 class Story(NamedTuple):
-    """What the PR body tells: every change of the diff, the commands behind some, the proposals."""
+    """What the PR body tells: every change of the diff (read from the two snapshots), the commands
+    behind some of them, the proposals, and the records of the commands answered quietly."""
 
     changes: list[Change]
     applied: list[tuple[Comment, str]]
     proposals: list[Proposal]
+    records: Sequence[Record] = ()
 
 
 def pull_request(
@@ -208,7 +217,9 @@ def pull_request(
     leases: LeaseReport,
     refused: str = "",
 ) -> PullRequestAction:
-    """Create, update or close the one regeneration PR, or leave it: CPR's create-or-update rule."""
+    """Create, update or close the one regeneration PR, or leave it: CPR's create-or-update rule.
+
+    The body's header carries the records of the commands answered quietly (`pipeline`)."""
     settings = inputs.config.pull_request
     existing = inputs.observed.open_pull(settings.branch)
     if refused:
@@ -219,7 +230,29 @@ def pull_request(
         if existing is None:
             return PullRequestAction(operation="none", branch=settings.branch)
         return PullRequestAction(operation="close", number=existing.number, branch=settings.branch)
-    changes, applied = story.changes, story.applied
+    body = _pull_body(inputs, derivations, files, story, leases)
+    proposal = PullRequestAction(
+        operation="create", branch=settings.branch, title=settings.title, body=body, files=files
+    )
+    if existing is None:
+        return proposal
+    if existing.files == files and existing.body == body and existing.title == settings.title:
+        return PullRequestAction(operation="none", number=existing.number, branch=settings.branch)
+    if existing.foreign_commits:
+        return PullRequestAction(
+            operation="none",
+            number=existing.number,
+            branch=settings.branch,
+            note="the branch carries commits perfbot did not make; it is left as it is",
+        )
+    return proposal.model_copy(update={"operation": "update", "number": existing.number})
+
+
+def _pull_body(
+    inputs: Inputs, derivations: list[Derivation], files: dict[str, str], story: Story, leases: LeaseReport
+) -> str:
+    """The PR's body: the records of quiet answers in its header, then what the change does."""
+    changes, applied, records = story.changes, story.applied, story.records
     graph = changed_graph(inputs, derivations)
 
     def render(shown: int) -> str:
@@ -237,23 +270,11 @@ def pull_request(
             proposals=story.proposals,
         )
 
-    most, limit = max(len(changes), len(applied)), inputs.config.commands.max_body_chars
+    top = "".join(record.marker() + "\n" for record in records)
+    most, limit = max(len(changes), len(applied)), inputs.config.commands.max_body_chars - len(top)
     body = render(most)
     if len(body) > limit:
         graph = ""  # the graph goes first: `perfbot graph` draws it from the snapshot any time
         body = fitted(render, most, limit, inputs.renderer)
-    proposal = PullRequestAction(
-        operation="create", branch=settings.branch, title=settings.title, body=body, files=files
-    )
-    if existing is None:
-        return proposal
-    if existing.files == files and existing.body == body and existing.title == settings.title:
-        return PullRequestAction(operation="none", number=existing.number, branch=settings.branch)
-    if existing.foreign_commits:
-        return PullRequestAction(
-            operation="none",
-            number=existing.number,
-            branch=settings.branch,
-            note="the branch carries commits perfbot did not make; it is left as it is",
-        )
-    return proposal.model_copy(update={"operation": "update", "number": existing.number})
+    body = top + body
+    return body

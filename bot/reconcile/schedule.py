@@ -40,7 +40,7 @@ def tier(action: Action) -> int:
     if action.kind in NATIVE_KINDS or (isinstance(action, CommentAction) and action.topic in NATIVE_TOPICS):
         return NATIVE
     if isinstance(action, AssignAction):
-        return ANSWERS
+        return NUDGES if action.after_pull else ANSWERS
     if isinstance(action, ReactAction):
         return ANSWERS if action.content == "eyes" else NUDGES
     if isinstance(action, CommentAction) and action.topic in ("command-reply", "command-lapsed"):

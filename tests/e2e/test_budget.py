@@ -59,6 +59,7 @@ def replies(state: dict[str, Any]) -> int:
 def test_eleven_writers_and_25_writes_get_the_pr_in_the_run_that_writes_the_last_reply(
     either: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    either.reply_to_all()
     eleven_writers(either)
     plan = either.reconcile(capsys, "--now", NOW.isoformat(), "--max-writes", "25")
     state = either.state()
@@ -71,6 +72,7 @@ def test_eleven_writers_and_25_writes_get_the_pr_in_the_run_that_writes_the_last
 
 
 def test_the_pr_waits_only_while_an_answer_waits(either: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    either.reply_to_all()
     eleven_writers(either)
     first = either.reconcile(capsys, "--now", NOW.isoformat(), "--max-writes", "10")
     assert replies(either.state()) == 4  # 9 writes for answers (👀 and a reply each), one kept for the PR
@@ -83,6 +85,21 @@ def test_the_pr_waits_only_while_an_answer_waits(either: Repo, capsys: pytest.Ca
     assert replies(either.state()) == 11
     assert pull(last)["operation"] == "create"  # the run that writes the last reply writes the PR
     assert len(either.state()["pulls"]) == 1
+
+
+def test_quiet_answers_come_after_the_pr_that_records_them(either: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    eleven_writers(either)
+    first = either.reconcile(capsys, "--now", NOW.isoformat(), "--max-writes", "5")
+    state = either.state()
+    assert pull(first)["operation"] == "create"  # first: it records all eleven comments
+    assert sorted(r["comment_id"] for r in state["reactions"]) == [101, 102, 103, 104]
+    either.reconcile(capsys, "--now", NOW.isoformat(), "--max-writes", "5")
+    last = either.reconcile(capsys, "--now", NOW.isoformat(), "--max-writes", "5")
+    state = either.state()
+    assert [(r["comment_id"], r["content"]) for r in state["reactions"]] == [(101 + n, "rocket") for n in range(11)]
+    assert replies(state) == 0
+    assert {c["decision"] for c in last["commands"]} == {"replayed"}  # from the PR body's records
+    assert len(state["pulls"]) == 1
 
 
 def test_labels_and_links_never_push_out_a_reply_or_the_pr() -> None:
@@ -118,9 +135,9 @@ def test_every_budget_from_3_to_40_converges_to_the_unbounded_run(sandbox: Repo)
     settings, local, initial = _start(sandbox)
     unbounded = OfflineGitHub(*parse_state(initial, "state"), NOW)
     total = _run(settings, local, unbounded, None)
-    # 3 x (eyes, reply, rocket), an assignment, the PR (ready nudges, labels and links wait for the
-    # merge of m1's completion, so the programs' records stand).
-    assert total == 3 * 3 + 1 + 1
+    # The PR recording the three comments, an assignment, 3 x 🚀 (ready nudges, labels and links
+    # wait for the merge of m1's completion, so the programs' records stand).
+    assert total == 1 + 1 + 3
     expected = unbounded.text()
     for budget in range(3, 41):
         github = OfflineGitHub(*parse_state(initial, "state"), NOW)

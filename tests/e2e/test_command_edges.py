@@ -15,6 +15,8 @@ BLOCK = f"/perf block {CUDA} waiting for an A100 window"
 
 @pytest.fixture
 def repo(sandbox: Repo) -> Repo:
+    """Replies to every command comment (`commands.replies: all`): these edges are the replies'."""
+    sandbox.reply_to_all()
     sandbox.edit_state(permissions={"alice": "write", "root": "admin", "carol": "triage"})
     return sandbox
 

@@ -21,6 +21,7 @@ NOW = dt.datetime(2026, 8, 29, 9, tzinfo=dt.UTC)  # two constraints are overdue 
 
 def prepared(sandbox: Repo) -> Path:
     """A command to answer, two overdue reviews, and a lease gone: one packet lost it, one is ready."""
+    sandbox.reply_to_all()  # a reply among the comments the second run must not post again
     sandbox.edit_state(permissions={"alice": "write"})
     sandbox.add_comment(101, 9497, "alice", "/perf block profile.real-cuda waiting for an A100 window")
     leases = sandbox.root / "released.json"

@@ -17,6 +17,9 @@ COMPLETE = f"/perf complete {M1} result: Exact campaign accepted with zero fallb
 
 @pytest.fixture
 def repo(sandbox: Repo) -> Repo:
+    """Every command comment answered with 👀 and a reply (`commands.replies: all`), whose words
+    these tests read; tests/e2e/test_quiet.py holds the default, quiet answers."""
+    sandbox.reply_to_all()
     sandbox.edit_state(permissions={"alice": "write", "mallory": "read", "root": "admin", "carol": "triage"})
     return sandbox
 

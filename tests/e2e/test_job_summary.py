@@ -168,7 +168,7 @@ def test_step_outputs_and_the_plan_file(
         f"pull-request-url=https://github.com/anthony-chaudhary/fak/pull/{number}",
         "pull-request-branch=perfbot/update",
         f"pull-request-head-sha={created[0]['head_sha']}",
-        "comments-written=1",  # the claim's reply
+        "comments-written=0",  # the claim was accepted: 🚀 alone, no reply
         "nudged-issues=[]",
         f"plan-json={plan_json}",
     ]

@@ -18,10 +18,10 @@ def test_why_says_what_must_complete_first(sandbox: Repo, capsys: pytest.Capture
     assert "`mac.m1-streamed-q4k-no-copy` (#8325) completes" in body
     assert "waiting-dependency" in body
     reactions = [(a["comment_id"], a["content"]) for a in plan["actions"] if a["kind"] == "react"]
-    # It changes nothing: no 🚀, no PR, no label or link.
-    assert reactions == [(501, "eyes")]
+    # It changes nothing: its reply alone, with no 👀 or 🚀, no PR, no label or link.
+    assert reactions == []
     assert pull(plan)["operation"] == "none"
-    assert [a["kind"] for a in plan["actions"]] == ["react", "comment", "pull_request"]
+    assert [a["kind"] for a in plan["actions"]] == ["comment", "pull_request"]
     assert "@reader" not in body  # nothing for the asker to fix
     decisions = [(c["comment_id"], c["decision"]) for c in plan["commands"]]
     assert decisions == [(501, "accepted")]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import pytest
 
 from bot.commands.grammar import Blocking, Command, Targeted
-from bot.commands.outbox import Voice, actions, finished, reports
+from bot.commands.outbox import Voice, actions, finished, pull_records, quiet, reports
 from bot.commands.reading import ParseError
 from bot.commands.records import recorded_decisions
 from bot.commands.replay import Handled, Line
@@ -46,8 +47,13 @@ def answered() -> Handled:
     return Handled(ASKED, True, (claim,), errors=(ParseError(2, "/perf nonsense", "unknown command"),))
 
 
-def test_a_new_comment_gets_eyes_then_the_reply_then_side_effects_then_the_verdicts(voice: Voice) -> None:
-    assert kinds(actions(answered(), voice)) == ["eyes", "command-reply", "assign alice", "rocket", "confused"]
+def test_a_new_comment_gets_the_reply_then_side_effects_then_the_verdicts(voice: Voice) -> None:
+    assert kinds(actions(answered(), voice)) == ["command-reply", "assign alice", "rocket", "confused"]
+
+
+def test_with_replies_all_a_new_comment_gets_eyes_first(voice: Voice) -> None:
+    loud = voice._replace(replies="all")
+    assert kinds(actions(answered(), loud)) == ["eyes", "command-reply", "assign alice", "rocket", "confused"]
 
 
 def test_reactions_already_made_are_not_made_again(renderer: Renderer) -> None:
@@ -76,8 +82,9 @@ def test_a_replayed_comment_gets_its_missing_reactions_and_lapsed_notices(voice:
     )
     done = Handled(ASKED, False, (claim, lapsed))
     planned = actions(done, voice)
-    assert kinds(planned) == ["eyes", "assign alice", "command-lapsed", "rocket"]
-    notice = planned[2]
+    assert kinds(planned) == ["assign alice", "command-lapsed", "rocket"]
+    assert kinds(actions(done, voice._replace(replies="all"))) == ["eyes", "assign alice", "command-lapsed", "rocket"]
+    notice = planned[1]
     assert isinstance(notice, CommentAction)
     assert notice.body.startswith("<!-- perfbot:lapsed 101:2 -->\n@alice: `/perf block x @\u200beveryone`")
 
@@ -107,16 +114,16 @@ def test_a_comment_is_finished_once_the_bot_gave_its_verdict() -> None:
 
 def test_only_a_refusal_an_error_or_a_whole_refusal_confuses(voice: Voice) -> None:
     claim = answered().lines[0]
-    assert kinds(actions(Handled(ASKED, True, (claim,)), voice)) == ["eyes", "command-reply", "assign alice", "rocket"]
+    assert kinds(actions(Handled(ASKED, True, (claim,)), voice)) == ["command-reply", "assign alice", "rocket"]
     refused = Line(1, CLAIM.text, CLAIM, "refused", "refused", "not yours")
-    assert kinds(actions(Handled(ASKED, True, (refused,)), voice)) == ["eyes", "command-reply", "confused"]
+    assert kinds(actions(Handled(ASKED, True, (refused,)), voice)) == ["command-reply", "confused"]
     whole = Handled(ASKED, True, (), whole="this comment is longer than 10 characters")
-    assert kinds(actions(whole, voice)) == ["eyes", "command-reply", "confused"]
+    assert kinds(actions(whole, voice)) == ["command-reply", "confused"]
 
 
 def test_a_replayed_refusal_gets_its_confused_reaction(voice: Voice) -> None:
     refused = Line(1, "/perf help", None, "refused", "refused", "refused earlier")
-    assert kinds(actions(Handled(ASKED, False, (refused,)), voice)) == ["eyes", "confused"]
+    assert kinds(actions(Handled(ASKED, False, (refused,)), voice)) == ["confused"]
 
 
 def test_the_reply_names_the_author_the_prefix_and_a_whole_refusal(renderer: Renderer) -> None:
@@ -151,11 +158,12 @@ def test_an_answer_gets_its_reply_and_no_rocket_and_names_no_one(voice: Voice) -
     asked = comment(101, "alice", why.text)
     done = Handled(asked, True, (Line(1, why.text, why, "accepted", "accepted", "it is ready"),))
     planned = actions(done, voice)
-    assert kinds(planned) == ["eyes", "command-reply"]
+    assert kinds(planned) == ["command-reply"]
     reply = next(a for a in planned if isinstance(a, CommentAction))
     assert "@alice" not in reply.body
     # Replayed later, it is not given the 🚀 it never needed.
-    assert kinds(actions(done._replace(fresh=False), voice)) == ["eyes"]
+    assert kinds(actions(done._replace(fresh=False), voice)) == []
+    assert not quiet(done, voice)
 
 
 def test_an_accepted_change_is_pending_in_the_pr_and_a_refusal_names_its_author(renderer: Renderer) -> None:
@@ -170,3 +178,52 @@ def test_an_accepted_change_is_pending_in_the_pr_and_a_refusal_names_its_author(
     reply = next(a for a in actions(refused, voice) if isinstance(a, CommentAction))
     assert "\n@alice:\n" in reply.body
     assert "not applied: not yours" in reply.body
+
+
+def _accepted(*commands: Command) -> Handled:
+    asked = comment(101, "alice", "\n".join(c.text for c in commands))
+    return Handled(asked, True, tuple(Line(c.line, c.text, c, "accepted", "accepted", "ok") for c in commands))
+
+
+COMPLETE = Command("complete", 1, "/perf complete x 2x #5", Targeted(target="x"))
+DROP = Command("drop", 1, "/perf drop all", Targeted(target="all"))
+
+
+def test_a_comment_whose_commands_were_all_accepted_is_answered_with_a_rocket_alone(voice: Voice) -> None:
+    done = _accepted(COMPLETE)
+    assert quiet(done, voice)
+    assert kinds(actions(done, voice, quiet=True)) == ["rocket"]
+    claim = answered().lines[0]
+    assert kinds(actions(Handled(ASKED, True, (claim,)), voice, quiet=True)) == ["assign alice", "rocket"]
+
+
+def test_only_a_comment_with_nothing_to_read_is_quiet(voice: Voice) -> None:
+    assert not quiet(answered(), voice)  # a malformed line
+    assert not quiet(_accepted(DROP), voice)  # a drop names what it dropped
+    assert not quiet(Handled(ASKED, True, ()), voice)
+    assert not quiet(Handled(ASKED, True, (), whole="too long"), voice)
+    refused = Line(1, CLAIM.text, CLAIM, "refused", "refused", "not yours")
+    assert not quiet(Handled(ASKED, True, (answered().lines[0], refused)), voice)
+    assert not quiet(_accepted(COMPLETE), voice._replace(replies="all"))
+
+
+def test_a_change_is_quiet_only_when_the_pr_can_carry_its_record(voice: Voice) -> None:
+    cannot = voice._replace(carrier=False)
+    assert not quiet(_accepted(COMPLETE), cannot)
+    # A claim changes no snapshot: it needs no record in the PR.
+    assert quiet(Handled(ASKED, True, (answered().lines[0],)), cannot)
+
+
+def test_a_quiet_answer_records_its_changes_of_the_snapshot_for_the_pr(voice: Voice) -> None:
+    claim = answered().lines[0]
+    done = _accepted(COMPLETE)._replace(lines=(*_accepted(COMPLETE).lines, dataclasses.replace(claim, line=2)))
+    # Every accepted line of a comment that changes the snapshot (replay finishes its claim)...
+    assert [(r.comment.id, r.line, r.verdict, r.text) for r in pull_records(done)] == [
+        (101, 1, "accepted", COMPLETE.text),
+        (101, 2, "accepted", CLAIM.text),
+    ]
+    # ... whose assignments wait for that record; a comment of claims alone needs none.
+    assert [a.after_pull for a in actions(done, voice, quiet=True) if isinstance(a, AssignAction)] == [True]
+    claims = Handled(ASKED, True, (claim,))
+    assert pull_records(claims) == []
+    assert [a.after_pull for a in actions(claims, voice, quiet=True) if isinstance(a, AssignAction)] == [False]

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Protocol
+from typing import Any, Protocol
 
 import pytest
 
-from bot.commands.pipeline import Processed, process
+from bot.commands.pipeline import Processed, process, unanswered
+from bot.commands.records import Record
 from bot.config import BotConfig
 from bot.github.actions import Action, AssignAction, CommentAction, ReactAction
-from bot.github.observed import Comment, Issue, Observed, Reaction
+from bot.github.observed import Comment, Issue, Observed, PullRequest, Reaction
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 from tests.unit.snapshot.values import edited, valid
@@ -31,14 +32,43 @@ def observed(*comments: Comment, reactions: tuple[Reaction, ...] = ()) -> Observ
     )
 
 
+class Box:
+    """One pass's outcome with its answers, as a run whose PR can carry records makes them."""
+
+    def __init__(self, processed: Processed, carrier: bool = True) -> None:
+        self.processed = processed
+        answers = processed.answers(carrier)
+        self.actions = answers.actions
+        self.pull_records = answers.pull_records
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.processed, name)
+
+
 class Reader(Protocol):
-    def __call__(self, seen: Observed, base: Snapshot | None = None) -> Processed: ...
+    def __call__(self, seen: Observed, base: Snapshot | None = None) -> Box: ...
+
+
+def _with_replies(config: BotConfig, replies: str) -> BotConfig:
+    return config.model_copy(update={"commands": config.commands.model_copy(update={"replies": replies})})
 
 
 @pytest.fixture
 def inbox(config: BotConfig, renderer: Renderer) -> Reader:
-    def run(seen: Observed, base: Snapshot | None = None) -> Processed:
-        return process(base or valid(), seen, config, renderer)
+    """Every command comment answered with a reply (`commands.replies: all`): the reply records."""
+
+    def run(seen: Observed, base: Snapshot | None = None) -> Box:
+        return Box(process(base or valid(), seen, _with_replies(config, "all"), renderer))
+
+    return run
+
+
+@pytest.fixture
+def quiet_inbox(config: BotConfig, renderer: Renderer) -> Reader:
+    """The default, `commands.replies: errors`: accepted comments get 🚀 alone."""
+
+    def run(seen: Observed, base: Snapshot | None = None) -> Box:
+        return Box(process(base or valid(), seen, config, renderer))
 
     return run
 
@@ -58,7 +88,7 @@ def kinds(actions: list[Action]) -> list[str]:
     return [a.content if isinstance(a, ReactAction) else a.kind for a in actions]
 
 
-def decisions(box: Processed) -> list[tuple[object, object, object]]:
+def decisions(box: Box | Processed) -> list[tuple[object, object, object]]:
     return [(r["comment_id"], r["line"], r["decision"]) for r in box.reports]
 
 
@@ -94,8 +124,12 @@ def test_only_the_bots_own_reactions_count(inbox: Reader) -> None:
         Reaction(comment_id=201, user="alice", content="rocket"),
     )
     assert kinds(inbox(observed(BLOCK, reactions=others)).actions) == ["eyes", "comment", "rocket"]
-    mine = tuple(r.model_copy(update={"user": BOT}) for r in others)
-    assert kinds(inbox(observed(BLOCK, reactions=mine)).actions) == ["comment"]
+    mine = tuple(r.model_copy(update={"user": BOT}) for r in others[:1])
+    assert kinds(inbox(observed(BLOCK, reactions=mine)).actions) == ["comment", "rocket"]
+    # The bot's 🚀 with no reply is a quiet answer: the comment is replayed from its text, not decided again.
+    rocket = tuple(r.model_copy(update={"user": BOT}) for r in others)
+    box = inbox(observed(BLOCK, reactions=rocket))
+    assert (kinds(box.actions), decisions(box)) == ([], [(201, 1, "replayed")])
 
 
 def test_a_command_in_the_default_branchs_ledger_is_merged_and_settled(inbox: Reader) -> None:
@@ -173,7 +207,7 @@ def test_a_claim_whose_run_stopped_after_the_reply_is_finished_by_the_next_run(i
 
 def test_the_reply_says_the_configured_prefix(config: BotConfig, renderer: Renderer) -> None:
     custom = config.model_copy(update={"commands": config.commands.model_copy(update={"prefix": "!bot"})})
-    box = process(valid(), observed(said(201, "alice", "!bot nope")), custom, renderer)
+    box = Box(process(valid(), observed(said(201, "alice", "!bot nope")), custom, renderer))
     (reply,) = [a for a in box.actions if isinstance(a, CommentAction)]
     assert "Say `!bot help` for the grammar." in reply.body
 
@@ -181,3 +215,142 @@ def test_the_reply_says_the_configured_prefix(config: BotConfig, renderer: Rende
 def test_comments_by_the_bots_own_login_are_not_commands(config: BotConfig, renderer: Renderer) -> None:
     seen = observed(said(201, "perfbot-app", "/perf help")).model_copy(update={"bot_login": "perfbot-app"})
     assert process(valid(), seen, config, renderer).reports == []
+
+
+def test_an_accepted_change_gets_a_rocket_alone_and_its_record_goes_in_the_pr(quiet_inbox: Reader) -> None:
+    box = quiet_inbox(observed(BLOCK))
+    assert kinds(box.actions) == ["rocket"]
+    assert [(r.comment.id, r.line, r.text) for r in box.pull_records] == [(201, 1, BLOCK.body)]
+    packet = box.snapshot.packet("w2")
+    assert packet is not None
+    assert packet.blocked_by_condition == "window"
+
+
+def test_a_pr_that_cannot_carry_records_brings_back_the_reply(quiet_inbox: Reader) -> None:
+    box = Box(quiet_inbox(observed(BLOCK)).processed, carrier=False)
+    assert kinds(box.actions) == ["comment", "rocket"]
+    assert box.pull_records == []
+
+
+def _in_pull(seen: Observed, records: list[Record], edited: bool = False, gone: bool = False) -> Observed:
+    """GitHub after a quiet answer: the PR body holds the records, the comment its 🚀."""
+    body = "".join(r.marker() + "\n" for r in records) + "perfbot reconciled"
+    pull = PullRequest(number=7, head="perfbot/update", body=body)
+    comments = tuple(
+        c.model_copy(update={"edited": edited, "body": "edited"} if edited else {})
+        for c in seen.comments
+        if not (gone and c.id == 201)
+    )
+    rocket = Reaction(comment_id=201, user=BOT, content="rocket")
+    return seen.model_copy(update={"pulls": (pull,), "reactions": (*seen.reactions, rocket), "comments": comments})
+
+
+@pytest.mark.parametrize(("edited", "gone"), [(False, False), (True, False), (False, True)])
+def test_a_quiet_answer_is_replayed_from_the_pr_body_whatever_became_of_its_comment(
+    quiet_inbox: Reader, edited: bool, gone: bool
+) -> None:
+    first = quiet_inbox(observed(BLOCK))
+    box = quiet_inbox(_in_pull(observed(BLOCK), first.pull_records, edited=edited, gone=gone))
+    assert decisions(box) == [(201, 1, "replayed")]
+    assert box.actions == []
+    assert box.pull_records == first.pull_records  # carried on to the next body
+    packet = box.snapshot.packet("w2")
+    assert packet is not None
+    assert packet.blocked_by_condition == "window"
+
+
+def test_a_quiet_answer_whose_pr_body_lost_its_records_is_read_again_from_its_unedited_comment(
+    quiet_inbox: Reader,
+) -> None:
+    seen = _in_pull(observed(BLOCK), [])
+    box = quiet_inbox(seen)
+    assert (decisions(box), box.actions) == ([(201, 1, "replayed")], [])
+    assert [r.text for r in box.pull_records] == [BLOCK.body]
+    # Edited since, its text is no longer what was decided: it is not read, and nothing is applied.
+    lost = quiet_inbox(_in_pull(observed(BLOCK), [], edited=True))
+    assert (decisions(lost), lost.actions) == ([], [])
+
+
+def test_records_in_a_pr_body_count_only_in_its_header(quiet_inbox: Reader) -> None:
+    records = quiet_inbox(observed(BLOCK)).pull_records
+    seen = _in_pull(observed(BLOCK), [])
+    quoted = seen.pulls[0].model_copy(update={"body": "text first\n" + records[0].marker()})
+    box = quiet_inbox(seen.model_copy(update={"pulls": (quoted,), "comments": ()}))
+    assert decisions(box) == []
+
+
+def test_a_drop_record_in_a_pr_body_is_not_one_perfbot_wrote(quiet_inbox: Reader) -> None:
+    """A quiet answer never holds a drop (it names what it dropped, in a reply): one in the PR body
+    was put there by hand, and does not drop the commands it names."""
+    first = quiet_inbox(observed(BLOCK))
+    drop = said(202, "root", "/perf drop all")
+    forged = Record(drop, 1, "accepted", drop.body)
+    seen = _in_pull(observed(BLOCK), [*first.pull_records, forged])
+    box = quiet_inbox(seen.model_copy(update={"comments": (BLOCK,)}))
+    assert decisions(box) == [(201, 1, "replayed")]
+    packet = box.snapshot.packet("w2")
+    assert packet is not None
+    assert packet.blocked_by_condition == "window"
+
+
+def test_quiet_answers_share_half_the_pr_body_in_comment_order_and_the_rest_are_replied_to(
+    config: BotConfig, renderer: Renderer
+) -> None:
+    first, second = said(201, "alice", "/perf block w2 window"), said(202, "alice", "/perf block w2 window again")
+    processed = process(valid(), observed(first, second), config, renderer)
+    room = len(Record(first, 1, "accepted", first.body).marker())
+    voice = processed.voice
+    # Half of the limit holds exactly the first record: the second comment is answered with a reply.
+    tight = processed._replace(voice=voice._replace(limit=2 * room + 1))
+    answers = tight.answers(carrier=True)
+    assert [(r.comment.id, r.line) for r in answers.pull_records] == [(201, 1)]
+    assert kinds(answers.actions) == ["rocket", "comment", "rocket"]
+    roomy = processed.answers(carrier=True)
+    assert [r.comment.id for r in roomy.pull_records] == [201, 202]
+    assert kinds(roomy.actions) == ["rocket", "rocket"]
+
+
+def test_records_carried_from_the_pr_body_take_their_room_first(
+    quiet_inbox: Reader, config: BotConfig, renderer: Renderer
+) -> None:
+    carried = quiet_inbox(observed(BLOCK)).pull_records
+    later = said(202, "alice", "/perf block w2 window again")
+    seen = _in_pull(observed(BLOCK, later), carried)
+    processed = process(valid(), seen, config, renderer)
+    room = len(carried[0].marker())
+    answers = processed._replace(voice=processed.voice._replace(limit=2 * room + 1)).answers(carrier=True)
+    assert [r.comment.id for r in answers.pull_records] == [201]  # the carried one kept its place
+    assert kinds(answers.actions) == ["comment", "rocket"]  # the new one is answered with a reply
+
+
+def test_settled_records_leave_the_pr_body(quiet_inbox: Reader) -> None:
+    base = valid().model_copy(update={"commands_settled_through": 150})
+    older, newer = said(120, "alice", "/perf block w2 window"), said(201, "alice", "/perf block w2 window")
+    box = Box(quiet_inbox(observed(older, newer), base).processed._replace(settled_through=150))
+    assert [r.comment.id for r in box.pull_records] == [201]
+
+
+def test_a_quiet_comment_at_the_floor_or_by_a_bot_is_not_read_again(quiet_inbox: Reader) -> None:
+    rocket = (Reaction(comment_id=201, user=BOT, content="rocket"),)
+    at_floor = valid().model_copy(update={"commands_settled_through": 201})
+    assert decisions(quiet_inbox(observed(BLOCK, reactions=rocket), at_floor)) == []
+    robot = BLOCK.model_copy(update={"user": "helper[bot]", "user_type": "Bot"})
+    assert decisions(quiet_inbox(observed(robot, reactions=rocket))) == []
+    assert decisions(quiet_inbox(observed(BLOCK, reactions=rocket))) == [(201, 1, "replayed")]
+
+
+def test_a_quiet_answer_needs_no_permission_asked_again(config: BotConfig) -> None:
+    rocket = (Reaction(comment_id=201, user=BOT, content="rocket"),)
+    assert [c.id for c in unanswered(observed(BLOCK), 0, config)] == [201]
+    assert unanswered(observed(BLOCK, reactions=rocket), 0, config) == []
+    assert unanswered(_in_pull(observed(BLOCK), []), 200, config) == []
+
+
+def test_a_comment_with_a_refusal_is_never_read_again_from_its_text(quiet_inbox: Reader) -> None:
+    """A 🚀 beside a 😕 was a reply's (someone deleted it): a refused line must not come back as accepted."""
+    both = (
+        Reaction(comment_id=201, user=BOT, content="rocket"),
+        Reaction(comment_id=201, user=BOT, content="confused"),
+    )
+    box = quiet_inbox(observed(BLOCK, reactions=both))
+    assert (decisions(box), box.actions) == ([], [])

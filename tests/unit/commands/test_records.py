@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bot.commands.records import FORMAT, Record, lapsed_key, lapsed_said, recorded_decisions
+from bot.commands.records import FORMAT, Record, lapsed_key, lapsed_said, recorded_decisions, records_in_pull
 from bot.github.markers import header
 from bot.github.observed import Comment
 from tests.unit.commands.values import comment
@@ -115,3 +115,33 @@ def test_a_reply_that_does_not_count_does_not_stop_the_later_ones() -> None:
     decision = ("decision", Record(ALICE, 1, "accepted", "/perf help").encode())
     found = recorded_decisions([reply(500, ("packet-ready", "7")), reply(501, ("command-reply", "101"), decision)])
     assert [r.key() for r in found[101]] == [(101, 1)]
+
+
+def test_records_in_a_pr_body_are_its_headers_accepted_ones_by_comment_then_line() -> None:
+    bob = comment(205, "bob", "/perf help")
+    kept = [
+        Record(bob, 3, "accepted", "/perf c"),
+        Record(ALICE, 2, "accepted", "/perf b"),
+        Record(ALICE, 1, "accepted", "/perf a"),
+    ]
+    refused = Record(ALICE, 4, "refused", "")
+    again = Record(ALICE, 2, "accepted", "/perf b again")  # a second record of one line: one counts
+    body = (
+        "\n".join(r.marker() for r in (*kept, refused, again)) + "\n<!-- perfbot:decision {bad -->\nperfbot reconciled"
+    )
+    found = records_in_pull(body)
+    assert list(found) == [101, 205]
+    assert [r.line for r in found[101]] == [1, 2]
+    assert found[101][0].text == "/perf a"
+    assert found[101][1].text in {"/perf b", "/perf b again"}
+    assert records_in_pull(body) == found  # the same one every time
+    assert [(r.comment.user, r.line, r.verdict) for r in found[205]] == [("bob", 3, "accepted")]
+    assert records_in_pull("perfbot reconciled\n" + kept[0].marker()) == {}  # past the header: quoted text
+
+
+def test_a_records_marker_is_one_header_line_that_decodes_back() -> None:
+    record = Record(ALICE, 2, "accepted", "/perf block x -->\n<!--")
+    line = record.marker()
+    assert "\n" not in line
+    assert line.startswith("<!-- perfbot:decision ")
+    assert records_in_pull(line)[101][0].text == record.text

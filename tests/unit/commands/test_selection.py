@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.commands.reading import Parsed, parse
 from bot.commands.records import DECISION_TOPIC, Record
-from bot.commands.selection import Fresh, Recalled, take
+from bot.commands.selection import Fresh, Recalled, reread, take
 from bot.config import CommandSettings
 from bot.github.markers import marker
 from tests.unit.commands.values import LIMITS, comment
@@ -144,3 +144,15 @@ def test_a_recalled_command_takes_the_records_line_and_the_floor_is_settled() ->
     ((_, command),) = recalled.lines
     assert command is not None
     assert (recalled.comment.id, command.line) == (101, 3)
+
+
+def test_a_comment_the_bot_finished_is_never_decided_again() -> None:
+    answered = comment(101, "alice", "/perf help")
+    assert [w.comment.id for w in take([answered], {}, 0, BOT, LIMITS, finished=frozenset({101})).queue] == []
+    assert [w.comment.id for w in take([answered], {}, 0, BOT, LIMITS).queue] == [101]
+
+
+def test_a_quiet_comment_is_read_again_for_its_commands_alone() -> None:
+    said = comment(101, "alice", "thanks!\n/perf help\n/perf nonsense\n/perf why x")
+    assert [(c.verb, c.line) for c in reread(said, LIMITS)] == [("help", 2), ("why", 4)]
+    assert reread(comment(102, "alice", "/perf help"), LIMITS.model_copy(update={"prefix": "!bot"})) == ()
