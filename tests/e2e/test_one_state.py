@@ -30,8 +30,8 @@ SIX = [
 
 
 def look(repo: Repo, capsys: pytest.CaptureFixture[str]) -> Seen:
-    """What the repository shows now, at the runs' clock."""
-    return Seen(repo, NOW)
+    """What the repository shows now, at the runs' clock; the graph and status as the CLI prints them."""
+    return Seen(repo, NOW, through_cli=True)
 
 
 def test_every_surface_names_the_merged_state_in_every_run(either: Repo, capsys: pytest.CaptureFixture[str]) -> None:
