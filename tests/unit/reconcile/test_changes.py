@@ -109,3 +109,46 @@ def test_records_added_removed_and_a_program_changed(seed: Snapshot) -> None:
         PacketChange("packet", packet.id, packet.issue, removed=True),
         ProgramChange("program", program.id, others=("current_result",)),
     ]
+
+
+def test_perfbots_bookkeeping_alone_is_no_change_and_an_unchanged_result_is_not_listed(seed: Snapshot) -> None:
+    done = edited(seed, M1, state="complete", result="kept")
+    assert snapshot_changes(done, edited(done, M2, state_revision=3, previous_state="ready")) == []
+    after = edited(done, M1, owner="someone")
+    assert snapshot_changes(done, after) == [PacketChange("packet", M1, 8325, owner=("unassigned", "someone"))]
+
+
+def test_a_derivation_that_did_not_move_the_state_gives_no_reasons(seed: Snapshot) -> None:
+    kept = Derivation(
+        id=M3,
+        issue=9216,
+        recorded_state="capacity-hold",
+        derived_state="capacity-hold",
+        reasons=(Reason(kind="decided", subject="capacity-hold"),),
+        recorded_owner="unassigned",
+        derived_owner="unassigned",
+    )
+    (change,) = snapshot_changes(seed, edited(seed, M3, state="capacity-hold"), [kept])
+    assert change == PacketChange("packet", M3, 9216, state=("waiting-dependency", "capacity-hold"))
+
+
+def test_a_constraint_added_removed_or_changed_otherwise(seed: Snapshot) -> None:
+    first, second, *rest = seed.constraints
+    added = first.model_copy(update={"id": "new-constraint"})
+    changed = second.model_copy(update={"state": "ready", "driver": "another driver"})
+    after = seed.model_copy(update={"constraints": (changed, *rest, added)})
+    assert snapshot_changes(seed, after) == [
+        ConstraintChange("constraint", second.id, state=(second.state, "ready"), others=("driver",)),
+        ConstraintChange("constraint", "new-constraint", added=True),
+        ConstraintChange("constraint", first.id, removed=True),  # removed, not retired
+    ]
+
+
+def test_a_program_added_and_one_removed(seed: Snapshot) -> None:
+    first, *rest = seed.programs
+    added = first.model_copy(update={"id": "new-program"})
+    after = seed.model_copy(update={"programs": (*rest, added)})
+    assert snapshot_changes(seed, after) == [
+        ProgramChange("program", "new-program", added=True),
+        ProgramChange("program", first.id, removed=True),
+    ]

@@ -57,3 +57,32 @@ def test_a_rule_with_a_context_applies_only_within_it() -> None:
     assert "never closed" in plain("while scanning a quoted scalar", "found unexpected end of stream").message
     assert plain("while scanning a quoted scalar", "found unexpected end of stream").at_start
     assert "never closed" not in plain("while scanning a block scalar", "found unexpected end of stream").message
+
+
+@pytest.mark.parametrize(
+    ("found", "words"),
+    [
+        ("<block mapping start>", "a new key"),
+        ("<block sequence start>", "a list item"),
+        ("?", "a key"),
+        ("-", "a list item"),
+        ("<block end>", "the end of the block"),
+        ("<document start>", "a new document"),
+        ("<scalar>", "a value"),
+        ("!x", "'!x'"),  # anything else is shown as it was found, quoted
+    ],
+)
+def test_what_the_parser_found_is_named_as_a_person_sees_it(found: str, words: str) -> None:
+    said = plain("while parsing a block mapping", f"expected <block end>, but found '{found}'")
+    assert said.message == (
+        f"{words} here does not line up with the lines above it: check this line's indentation "
+        "(the keys of one mapping start in one column, as do the items of one list)"
+    )
+    assert not said.at_start
+
+
+def test_line_breaks_in_the_parsers_words_are_read_as_spaces() -> None:
+    assert "never closed" in plain("while scanning a quoted scalar", "found unexpected\nend of stream").message
+    assert "never closed" in plain("while scanning a quoted\nscalar", "found unexpected end of stream").message
+    unknown = plain("while doing\nsomething", "went\nwrong").message
+    assert unknown == "this is not valid YAML here (the parser says: while doing something went wrong)"
