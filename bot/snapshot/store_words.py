@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from bot.untrusted import echo
 
 # The named groups of the problem's match and of its context's.
-Groups = dict[str, str]
+Groups = dict[str, Any]
 
 
 class Plain(NamedTuple):
@@ -51,8 +51,8 @@ def _indent(match: Groups) -> Plain:
 
 def _after_document(match: Groups) -> Plain:
     return Plain(
-        f"{_found(match['found'])} after the top-level mapping ended: a line is indented less than the "
-        "keys it belongs with, or a second document follows"
+        f"{_found(match['found'])} after the file's top-level value ended: the top of the file is one "
+        "mapping (key: value lines), so check this line's indentation and the lines above it"
     )
 
 
@@ -88,8 +88,8 @@ def _escape(match: Groups) -> Plain:
 _Rule = tuple[re.Pattern[str], re.Pattern[str] | None, Callable[[Groups], Plain]]
 _RULES: tuple[_Rule, ...] = (
     (re.compile(r"expected <block end>, but found '(?P<found>[^']*)'"), None, _indent),
-    (re.compile(r"expected '<document start>', but found '(?P<found>[^']*)'"), None, _after_document),
-    (re.compile(r"expected <document start>, but found '?(?P<found>[^']*)'?"), None, _after_document),
+    # ruamel writes what it found here as a tuple: "but found ('<scalar>',)".
+    (re.compile(r"expected '?<document start>'?, but found \(?'(?P<found>[^']*)'"), None, _after_document),
     (
         re.compile(r"mapping values are not allowed here"),
         None,
@@ -143,6 +143,6 @@ def plain(context: str | None, problem: str | None) -> Plain:
         if found is None or (wants is not None and within is None):
             continue
         groups = {**found.groupdict(), **(within.groupdict() if within is not None else {})}
-        return words({name: value or "" for name, value in groups.items()})
+        return words(groups)
     said = " ".join(x for x in (context, problem) if x)
     return Plain(f"this is not valid YAML here (the parser says: {said})" if said else "this is not valid YAML")

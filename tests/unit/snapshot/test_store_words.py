@@ -18,27 +18,44 @@ JARGON = ("<block", "while parsing", "while scanning", "expected", "but found", 
     [
         ("a:\n  b: 1\n c: 2\n", "3:2", "a new key here does not line up with the lines above it"),
         ("a:\n  - x\n  y: 2\n", "3:3", "a key here does not line up with the lines above it"),
-        ("- a\nb: 1\n", "2:1", "check this line's indentation"),
+        ("- a\nb: 1\n", "2:1", "a key here does not line up with the lines above it: check this line's indentation"),
         ("a: b: c\n", "1:5", "a ': ' inside a value starts a mapping where none may start: put the value in quotes"),
-        ("a:\n\tb: 1\n", "2:1", "a tab character where YAML takes only spaces: replace it with spaces"),
+        ("a:\n\tb: 1\n", "2:1", "a tab character where YAML takes only spaces: replace it with spaces$"),
         ("a: 'abc\nb: 2\n", "1:4", "the quoted value that starts here is never closed"),
-        ('a: "abc\n', "1:4", "its closing quote is missing"),
+        ('a: "abc\n', "1:4", "the quoted value that starts here is never closed: its closing quote is missing$"),
         ("a: [1, 2\nb: 3\n", "1:4", "the '[' opened here is not closed where it should be: a ',' or ']' is missing"),
-        ("a: {x: 1\n", "1:4", "a ',' or '}' is missing before the end of the file"),
+        (
+            "a: {x: 1\n",
+            "1:4",
+            "the '{' opened here is not closed where it should be: a ',' or '}' is missing before the end of the file$",
+        ),
         ("a: 1\na: 2\n", "2:1", "duplicate key 'a': a key appears once in a mapping; keep one"),
         ("a: %x\n", "1:4", "a value cannot start with '%': put the value in quotes"),
         ("a: ]\n", "1:4", "a value cannot start with ']': put the value in quotes"),
         ("a: 1\n---\nb: 2\n", "2:1", "a second YAML document ('---') starts here: the file holds one"),
-        ('a: "\\q"\n', "1:6", "'\\q' is not an escape YAML knows in a double-quoted value"),
+        (
+            'a: "\\q"\n',
+            "1:6",
+            "'\\q' is not an escape YAML knows in a double-quoted value: write the backslash twice, or use single quotes$",
+        ),
         ("a: |x\n  b\n", "1:5", "a '|' or '>' is followed by something other than"),
+        ("'a'\nb: 1\n", "2:1", "a new key after the file's top-level value ended: the top of the file is one mapping"),
+        ('"a" x\n', "1:5", "a value after the file's top-level value ended"),
+        (
+            "a: {x: 1]\n",
+            "1:4",
+            "the '{' opened here is not closed where it should be: a ',' or '}' is missing before ']'$",
+        ),
     ],
 )
 def test_a_syntax_error_is_said_in_plain_words_at_its_place(text: str, place: str, words: str) -> None:
     with pytest.raises(InputError) as caught:
         parse_tree(text, "f.yaml")
     said = str(caught.value)
-    assert said.startswith(f"f.yaml:{place}: "), said
-    assert words in said
+    # The words start the message; a `$` at their end says they are all of it.
+    assert said.startswith(f"f.yaml:{place}: {words.removesuffix('$')}"), said
+    if words.endswith("$"):
+        assert said == f"f.yaml:{place}: {words[:-1]}"
     assert not [term for term in JARGON if term in said], said
 
 
