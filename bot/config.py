@@ -193,8 +193,11 @@ DEFAULT_LABEL_STYLES: dict[WorkState, LabelStyle] = {
 
 
 class LabelSettings(Strict):
+    # Off unless set: a config written before the key existed must not label every issue at once.
     enabled: StrictBool = Field(
-        default=True, description="Keep one state label per distinct packet state on each packet issue."
+        default=False,
+        description="Keep one state label per distinct packet state on each packet issue. Off unless set "
+        "(`perfbot init` writes it on; a dry run says how many writes turning it on costs).",
     )
     prefix: StrictStr = Field(
         default="perf/",
@@ -214,12 +217,38 @@ class LabelSettings(Strict):
 
 
 class LinkSettings(Strict):
+    # Off unless set, as labels are: turning them on is a choice made knowing the writes it costs.
     blocked_by: StrictBool = Field(
-        default=True,
-        description='Mirror open hard dependencies and blockers as GitHub\'s native "blocked by" links.',
+        default=False,
+        description='Mirror open hard dependencies and blockers as GitHub\'s native "blocked by" links. Off unless '
+        "set (`perfbot init` writes it on; a dry run says how many writes turning it on costs).",
     )
     sub_issues: StrictBool = Field(
-        default=True, description="Make each program's packet issues sub-issues of its `authority_issue`."
+        default=False,
+        description="Make each program's packet issues sub-issues of its `authority_issue`. Off unless set "
+        "(`perfbot init` writes it on; a dry run says how many writes turning it on costs).",
+    )
+
+
+class DashboardSettings(Strict):
+    """The dashboard issue: one issue perfbot opens, labels and then edits in place when its content changes."""
+
+    enabled: StrictBool = Field(
+        default=False,
+        description="Keep the dashboard issue (off: perfbot neither opens nor edits one, and leaves one that exists).",
+    )
+    title: StrictStr = Field(
+        default="perfbot dashboard",
+        min_length=1,
+        max_length=256,
+        description="The issue's title, set when perfbot opens it (a title a person gives it later is kept).",
+    )
+    label: StrictStr = Field(
+        default="perfbot-dashboard",
+        min_length=1,
+        max_length=50,
+        description="The label perfbot opens it with; it finds the issue again by this label and the hidden "
+        "marker its body starts with.",
     )
 
 
@@ -245,6 +274,9 @@ class BotConfig(Strict):
     commands: CommandSettings = Field(default=CommandSettings(), description="Slash commands and their limits.")
     labels: LabelSettings = Field(default=LabelSettings(), description="State labels on packet issues.")
     links: LinkSettings = Field(default=LinkSettings(), description="GitHub's native dependencies and sub-issues.")
+    dashboard: DashboardSettings = Field(
+        default=DashboardSettings(), description="The dashboard issue, kept true in place."
+    )
     bot_login: StrictStr | None = Field(
         default=None,
         description="The bot's GitHub login. Unset, a live run learns it from the token (GraphQL `viewer`): "

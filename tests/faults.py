@@ -13,7 +13,10 @@ from bot.github.actions import (
     Action,
     AssignAction,
     CommentAction,
+    CreateIssueAction,
     CreateLabelAction,
+    EditCommentAction,
+    EditIssueAction,
     LabelAction,
     LinkAction,
     PullRequestAction,
@@ -56,6 +59,9 @@ class Forwarding:
     def comment(self, action: CommentAction) -> int:
         return self._write(lambda: self.port.comment(action))
 
+    def edit_comment(self, action: EditCommentAction) -> None:
+        self._write(lambda: self.port.edit_comment(action))
+
     def react(self, action: ReactAction) -> None:
         self._write(lambda: self.port.react(action))
 
@@ -73,6 +79,12 @@ class Forwarding:
 
     def link(self, action: LinkAction) -> None:
         self._write(lambda: self.port.link(action))
+
+    def create_issue(self, action: CreateIssueAction) -> int:
+        return self._write(lambda: self.port.create_issue(action))
+
+    def edit_issue(self, action: EditIssueAction) -> None:
+        self._write(lambda: self.port.edit_issue(action))
 
 
 class Faulty(Forwarding):

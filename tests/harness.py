@@ -62,8 +62,12 @@ class Repo:
     def reply_to_all(self) -> None:
         """`commands.replies: all`: every command comment gets 👀 and a reply, the reply records it."""
         text = self.config.read_text(encoding="utf-8")
-        assert "\ncommands:\n" in text
-        self.config.write_text(text.replace("\ncommands:\n", "\ncommands:\n  replies: all\n", 1), encoding="utf-8")
+        if "\n  replies: errors\n" in text:
+            text = text.replace("\n  replies: errors\n", "\n  replies: all\n", 1)
+        else:
+            assert "\ncommands:\n" in text
+            text = text.replace("\ncommands:\n", "\ncommands:\n  replies: all\n", 1)
+        self.config.write_text(text, encoding="utf-8")
 
     @property
     def snapshot_path(self) -> Path:

@@ -32,6 +32,9 @@ from bot.github.actions import (
     TOPICS,
     AssignAction,
     CommentAction,
+    CreateIssueAction,
+    DashboardReport,
+    EditIssueAction,
     NativeNote,
     NoteKind,
     OverdueReview,
@@ -43,7 +46,9 @@ from bot.github.actions import (
 from bot.github.events import Trigger
 from bot.github.markers import header, marker
 from bot.github.observed import Comment, Issue, LabelEvent, Observed, PullRequest
+from bot.reconcile import dashboard
 from bot.reconcile.changes import Change, snapshot_changes
+from bot.reconcile.dashboard_view import content
 from bot.reconcile.decide import lease_report
 from bot.reconcile.executor import Report
 from bot.reconcile.labels_and_links import NativePlan, plan_native
@@ -53,7 +58,7 @@ from bot.reconcile.status import status
 from bot.reconcile.summary import RunResult, failure_summary, job_summary
 from bot.reconcile.view import evidence_for
 from bot.render import Renderer
-from bot.snapshot.model import SCHEMA_ONE, RetiredConstraint, Snapshot
+from bot.snapshot.model import SCHEMA_ONE, RetiredConstraint, Snapshot, WorkState
 from bot.snapshot.store import load_snapshot
 from bot.upstream.compose import LEASES, UPSTREAM_PAGE
 from tests.paths import ROOT
@@ -239,6 +244,8 @@ class World:
                 AssignAction(issue=7, login=h, add=True),
                 AssignAction(issue=7, login=h, add=False),
                 PullRequestAction(operation="update", number=3, branch=h, note=h, files={h: h}),
+                CreateIssueAction(title=h, body=h, labels=(h,)),
+                EditIssueAction(issue=8, body=h),
             ),
             packets=(*self.derivations, self.every_reason()),
             overdue=(OverdueReview(constraint=h, review_by="2026-08-27", issue=7),),
@@ -252,7 +259,22 @@ class World:
             merged=(*self.derivations, self.every_reason()),
             pending={h: "complete", self.snapshot.work_packets[0].id: "ready"},
             changes=tuple(self.pr_changes()),
+            dashboard=DashboardReport(status="closed", issue=8, chars=9, omitted={"waiting packets": 2}, others=(9,)),
         )
+
+    def dashboards(self) -> list[str]:
+        """The dashboard's body whole, and cut to a small limit; every other packet pending in the PR,
+        and a command pending with it."""
+        h = self.hostile
+        pending: dict[str, WorkState] = {d.id: "complete" for d in self.derivations[::2]}
+        applied = [(self.comment(), h)]
+        drawn = dashboard.graphs(self.snapshot, self.derivations, self.renderer)
+        stamp = dashboard.Stamp(at="2026-08-28T10:00:00Z", readback_age=5, readback_at="2026-08-28T09:55:00Z")
+        found = []
+        for pull in ((3, False), (None, True)):
+            c = content(self.snapshot, self.derivations, pending, applied, self.readback, self.config, NOW, pull, h)
+            found += [dashboard.render(c, drawn, stamp, self.renderer, limit).text for limit in (65_536, 4_000, 1_500)]
+        return found
 
     def graph(self) -> packet_graph.Graph:
         rules = self.config.leases_rules
@@ -309,6 +331,7 @@ def outputs(world: World) -> dict[str, Callable[[], list[str]]]:
             r.render("status.txt.j2", s=status(world.plan, world.readback, world.observed, world.config, NOW))
         ],
         "explain.md.j2": world.explanations,
+        "dashboard.md.j2": world.dashboards,
         "graph/mermaid.j2": lambda: [r.graph(world.graph(), "mermaid")],
         "graph/dot.j2": lambda: [r.graph(world.graph(), "dot")],
         "graph/block.md.j2": lambda: [world.run_graph()],

@@ -1,7 +1,7 @@
 """One state, one rule (issue #25), as a check any end-to-end run can be held to.
 
 After a run, each packet's label, `perfbot explain` answer (what `/perf why` replies), graph node
-and colour, its place in `perfbot status`, and every nudge or issue-mismatch comment the run wrote
+and colour, its place in `perfbot status` and on the dashboard (`status --format markdown`), and every nudge or issue-mismatch comment the run wrote
 must name one state: the
 merged state (the default branch's snapshot with the live leases and issues). What the
 regeneration PR would change is said as pending. `tests/harness.Repo.reconcile` walks this after
@@ -29,7 +29,7 @@ from bot.github.observed import Observed
 from bot.reconcile import gather
 from bot.reconcile.decide import decide
 from bot.reconcile.status import status
-from bot.reconcile.view import render_explanation, view
+from bot.reconcile.view import dashboard_preview, render_explanation, view
 from bot.snapshot.model import WORK_STATES
 from bot.timestamps import parse_timestamp
 
@@ -44,6 +44,16 @@ LEASE_LOST = re.compile(
     r"work packet `([^`]+)` \(.*?\) is recorded as `running`, .*?its derived state is now `([a-z-]+)`"
 )
 READY_NUDGE = re.compile(r"work packet `([^`]+)` \(.*?\) is now \*\*ready\*\*")
+# A packet's line on the dashboard (issue #29): its id, the state it is listed with (waiting and
+# pending lines), and for a pending line the state it takes when the PR merges.
+DASHBOARD_LINE = re.compile(r"^- #\d+ `([^`]+)`(?: `([a-z-]+)`)?(?: → `([a-z-]+)`)?")
+DASHBOARD_SECTIONS = {
+    "### Ready now": "ready",
+    "### Running": "running",
+    "### Waiting": "waiting",
+    "### Pending in the regeneration PR": "pending",
+    "<details><summary>Complete": "complete",
+}
 # The contradiction of found item 9: a packet called ready while a dependency is not complete.
 READY_SAID = "It is ready: nothing blocks it."
 OPEN_DEPENDENCY = re.compile(r"^- Hard dependency `[^`]+` .* is `[a-z-]+`, not complete\.$", re.M)
@@ -83,17 +93,39 @@ class Seen:
             flags = ["--leases", str(leases)] if leases is not None else []
             self.graph = _printed([*argv, *flags])
             self.status = json.loads(_printed(["status", "--json", *argv[1:], *flags]))
+            board = _printed(["status", "--format", "markdown", *argv[1:], *flags])
         else:
             rules = settings.config.leases_rules
             drawn = packet_graph.of_derivations(seen.snapshot, seen.derivations, inputs.readback.live, rules)
             self.graph = inputs.renderer.graph(drawn, "mermaid")
-            summary = status(decide(inputs), inputs.readback, inputs.observed, settings.config, inputs.now)
-            self.status = json.loads(summary.model_dump_json())
+            plan = decide(inputs)
+            self.status = json.loads(
+                status(plan, inputs.readback, observed, settings.config, inputs.now).model_dump_json()
+            )
+            board = dashboard_preview(inputs, plan.pull_request())
+        self.dashboard = dashboard_lines(board)
 
     def labels(self, issue: int) -> set[str]:
         """The issue's state labels (perfbot touches no other label, `perf/regression` included)."""
         prefix = self.label_prefix or "perf/"
         return {name.removeprefix(prefix) for name in self.issues[issue].labels} & set(WORK_STATES)
+
+
+def dashboard_lines(body: str) -> dict[str, list[tuple[str, str, str]]]:
+    """Each packet's lines on the dashboard: (section, the state listed with it, what it becomes)."""
+    found: dict[str, list[tuple[str, str, str]]] = {}
+    section = ""
+    for line in body.splitlines():
+        heading = next((name for start, name in DASHBOARD_SECTIONS.items() if line.startswith(start)), None)
+        if heading is not None or line.startswith(("### ", "<details>")):
+            section = heading or ""
+        elif section and (match := DASHBOARD_LINE.match(line)):
+            found.setdefault(match.group(1), []).append((section, match.group(2) or "", match.group(3) or ""))
+    return found
+
+
+def dashboard_section(state: str) -> str:
+    return state if state in ("ready", "running", "complete") else "waiting"
 
 
 def _printed(argv: list[str]) -> str:
@@ -115,6 +147,7 @@ def hold_every_surface_to_one_state(plan: dict[str, Any], seen: Seen, labels_set
         # The graph: its words and its colour.
         assert (packet.id, state) in drawn, packet.id
         assert tones[packet.id] == tone(state), packet.id
+        _hold_dashboard(packet.id, state, seen)
         _hold_explanation(packet.id, state, seen)
         if labels_settled and seen.label_prefix is not None:
             _hold_label(packet.issue, packet.id, seen)
@@ -122,6 +155,17 @@ def hold_every_surface_to_one_state(plan: dict[str, Any], seen: Seen, labels_set
     # `perfbot status`: its counts and its ready packets.
     assert seen.status["counts"] == {s: list(seen.states.values()).count(s) for s in WORK_STATES}
     assert [r["id"] for r in seen.status["ready"]] == [p for p, s in seen.states.items() if s == "ready"]
+
+
+def _hold_dashboard(packet_id: str, state: str, seen: Seen) -> None:
+    """The dashboard: the one section of the merged state (waiting lines name the state), and a
+    pending line, with the merged state and the PR's, when the PR changes it."""
+    listed = seen.dashboard[packet_id]
+    placed = [(section, said) for section, said, _ in listed if section != "pending"]
+    assert placed == [(dashboard_section(state), state if dashboard_section(state) == "waiting" else "")], packet_id
+    assert [(said, becomes) for section, said, becomes in listed if section == "pending"] == (
+        [(state, seen.pending[packet_id])] if packet_id in seen.pending else []
+    ), packet_id
 
 
 def _hold_explanation(packet_id: str, state: str, seen: Seen) -> None:

@@ -147,7 +147,8 @@ def _rest_scenario(http: httpx.Client) -> list[tuple[str, str, httpx.Response, A
     call("GET", REPO, m.FullRepository)
     call("GET", f"{REPO}/issues/8325", m.Issue)
     call("GET", f"{REPO}/issues/8325/comments", list[m.IssueComment])
-    call("POST", f"{REPO}/issues/8325/comments", m.IssueComment, {"body": "hi"})
+    posted = call("POST", f"{REPO}/issues/8325/comments", m.IssueComment, {"body": "hi"})["id"]
+    call("PATCH", f"{REPO}/issues/comments/{posted}", m.IssueComment, {"body": "hi again"})
     call("POST", f"{REPO}/issues/comments/1/reactions", m.Reaction, {"content": "eyes"})
     call("GET", f"{REPO}/issues/comments/1/reactions", list[m.Reaction])
     call("POST", f"{REPO}/issues/8325/assignees", m.Issue, {"assignees": ["alice"]})
@@ -178,6 +179,8 @@ def _rest_scenario(http: httpx.Client) -> list[tuple[str, str, httpx.Response, A
     call("GET", f"{REPO}/pulls", list[m.PullRequestSimple], head=f"{OWNER}:{BRANCH}")
     call("GET", f"{REPO}/pulls/{number}", m.PullRequest)
     call("PATCH", f"{REPO}/pulls/{number}", m.PullRequest, {"state": "closed"})
+    made = call("POST", f"{REPO}/issues", m.Issue, {"title": "dashboard", "body": "b", "labels": ["perfbot-dashboard"]})
+    call("PATCH", f"{REPO}/issues/{made['number']}", m.Issue, {"body": "edited"})
     # A dispatch answers 204 with no body.
     dispatch = {"event_type": "perfbot-leases", "client_payload": {"leases": "perfbot/leases:leases.json"}}
     calls.append(("POST", f"{REPO}/dispatches", http.post(f"{REPO}/dispatches", json=dispatch), None))

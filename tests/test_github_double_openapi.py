@@ -37,6 +37,7 @@ SERVED = [
     "issues/add-blocked-by-dependency",
     "issues/add-labels",
     "issues/add-sub-issue",
+    "issues/create",
     "issues/create-comment",
     "issues/create-label",
     "issues/get",
@@ -45,6 +46,8 @@ SERVED = [
     "issues/remove-dependency-blocked-by",
     "issues/remove-label",
     "issues/remove-sub-issue",
+    "issues/update",
+    "issues/update-comment",
     "pulls/create",
     "pulls/get",
     "pulls/list",
@@ -127,6 +130,7 @@ def test_each_create_says_where_its_resource_is(description: Description, http: 
         "git/create-commit": "url",
         "git/create-ref": "url",
         "pulls/create": "url",
+        "issues/create": "url",
     }
 
 

@@ -15,11 +15,15 @@ from urllib.parse import quote
 
 import githubkit
 
-from bot.config import load_settings
+from bot.config import DashboardSettings, load_settings
+from bot.evidence.leases import LeaseReadback
 from bot.github.actions import (
     AssignAction,
     CommentAction,
+    CreateIssueAction,
     CreateLabelAction,
+    EditCommentAction,
+    EditIssueAction,
     LabelAction,
     LinkAction,
     PullRequestAction,
@@ -46,6 +50,9 @@ class RestPort:
 
     def comment(self, action: CommentAction) -> int:
         return self.gh.rest.issues.create_comment(OWNER, NAME, action.issue, body=action.body).parsed_data.id
+
+    def edit_comment(self, action: EditCommentAction) -> None:
+        self.gh.rest.issues.update_comment(OWNER, NAME, action.comment_id, body=action.body)
 
     def react(self, action: ReactAction) -> None:
         self.gh.rest.reactions.create_for_issue_comment(OWNER, NAME, action.comment_id, content=action.content)
@@ -75,6 +82,13 @@ class RestPort:
             issues.add_sub_issue(OWNER, NAME, action.target, sub_issue_id=issue_id(action.issue))
         else:
             issues.remove_sub_issue(OWNER, NAME, action.target, sub_issue_id=issue_id(action.issue))
+
+    def create_issue(self, action: CreateIssueAction) -> int:
+        made = self.gh.rest.issues.create(OWNER, NAME, title=action.title, body=action.body, labels=list(action.labels))
+        return made.parsed_data.number
+
+    def edit_issue(self, action: EditIssueAction) -> None:
+        self.gh.rest.issues.update(OWNER, NAME, action.issue, body=action.body)
 
     def pull_request(self, action: PullRequestAction) -> None:
         rest = self.gh.rest
@@ -140,3 +154,29 @@ def test_a_second_offline_run_over_the_doubles_state_changes_nothing(tmp_path: P
     executor.apply(decide(gather.inputs(settings, rerun.observed, NOW)), rerun, budget=1000)
     assert rerun.writes == 0
     assert path.read_text(encoding="utf-8") == after
+
+
+def test_the_dashboards_writes_over_http_leave_the_offline_state() -> None:
+    """Opening the dashboard, then editing it after a lease release, through the double's REST API
+    and through the offline adapter, leave the same state."""
+    seed = load_settings(ROOT / "config" / "perfbot.yaml")
+    on = seed.config.model_copy(update={"dashboard": DashboardSettings(enabled=True)})
+    settings = seed.model_copy(update={"config": on})
+    initial = start()
+    raw, observed = parse_state(json.dumps(copy.deepcopy(initial)), "offline")
+    offline, double = OfflineGitHub(raw, observed, NOW), make_double(initial)
+    released = LeaseReadback("leases.json", "live-array", ())
+    for readback in (None, released):
+        found = parse_state(json.dumps(offline.raw), "offline")[1]
+        inputs = gather.inputs(settings, found, NOW)
+        inputs = inputs._replace(readback=readback or inputs.readback)
+        plan = decide(inputs)
+        board = [a for a in plan.actions if a.kind in ("create_issue", "edit_issue")]
+        assert [a.kind for a in board] == (["create_issue"] if readback is None else ["edit_issue"])
+        dashboard_only = plan.model_copy(update={"actions": tuple(board), "deferred": ()})
+        executor.apply(dashboard_only, offline, budget=1000)
+        with client(double) as gh:
+            executor.apply(dashboard_only, RestPort(gh, double), budget=1000)
+    state = double.state()
+    assert state == offline.raw
+    assert [i["number"] for i in state["issues"] if "perfbot-dashboard" in i.get("labels", [])] == [9499]

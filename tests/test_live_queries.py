@@ -27,6 +27,7 @@ from bot.github.live.query import ISSUES_PER_QUERY, Native, comments_query, firs
         first_query(3, 2, [8324], with_viewer=False, native=Native(labels=True)),
         first_query(3, 2, [8324], with_viewer=False, branch_files=1, native=Native(labels=True, links=True)),
         issues_query([9420], Native(labels=True, links=True)),
+        first_query(3, 2, [8324], with_viewer=True, native=Native(labels=True, links=True), since=True, dashboard=True),
     ],
     ids=[
         "first",
@@ -40,6 +41,7 @@ from bot.github.live.query import ISSUES_PER_QUERY, Native, comments_query, firs
         "labels-only",
         "readback-native",
         "issues-native",
+        "dashboard",
     ],
 )
 def test_every_document_validates_against_githubs_schema(github_schema: GraphQLSchema, document: str) -> None:
@@ -152,3 +154,27 @@ def test_labels_links_and_label_events_map_onto_the_issue() -> None:
     assert [(e.action, e.actor) for e in events] == [("labeled", "perfbot[bot]"), ("unlabeled", "alice")]
     bare = mapping.issue({"number": 1})
     assert (bare.labels, bare.blocked_by, bare.parent, bare.database_id) == ((), (), None, None)
+
+
+def test_the_dashboard_is_one_more_field_of_the_first_query_mapped_with_its_author_and_body() -> None:
+    plain, with_dashboard = first_query(2, 2, [8324], True), first_query(2, 2, [8324], True, dashboard=True)
+    assert first_query(2, 2, [8324], True, dashboard=False) == plain
+    assert "$dashboardLabel: String!" in with_dashboard
+    assert "dashboard: issues(labels: [$dashboardLabel], states: [OPEN, CLOSED]" in with_dashboard
+    node = {
+        "number": 9499,
+        "title": "perfbot dashboard",
+        "state": "CLOSED",
+        "author": {"__typename": "Bot", "login": "perfbot"},
+        "body": "<!-- perfbot:dashboard board -->",
+        "labels": {"nodes": [{"name": "perfbot-dashboard"}, None]},
+    }
+    issue = mapping.dashboard_issue(node)
+    assert (issue.number, issue.state, issue.user, issue.labels) == (
+        9499,
+        "closed",
+        "perfbot[bot]",
+        ("perfbot-dashboard",),
+    )
+    assert issue.body == "<!-- perfbot:dashboard board -->"
+    assert mapping.dashboard_issue(node | {"state": "OPEN", "author": None, "body": None}).user == "ghost"

@@ -134,6 +134,12 @@ def showing_commands(command: Maker) -> None:
     )
     status = observing(command("status", "one screen: states, ready packets, overdue reviews, live leases, the PR"))
     status.add_argument("--json", action="store_true", help="print the summary as JSON")
+    status.add_argument(
+        "--format",
+        choices=("text", "markdown"),
+        default="text",
+        help="text (default), or markdown: the dashboard issue's body, as a run would write it",
+    )
 
 
 def publish_leases(p: argparse.ArgumentParser) -> None:

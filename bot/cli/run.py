@@ -89,7 +89,13 @@ def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> i
     if args.command == "status":
         from bot.reconcile.status import status  # its models are built only for `status`
 
-        summary = status(decide(inputs), inputs.readback, inputs.observed, settings.config, now)
+        plan = decide(inputs)
+        if args.format == "markdown" and not args.json:
+            from bot.reconcile.view import dashboard_preview
+
+            sys.stdout.write(dashboard_preview(inputs, plan.pull_request()))
+            return EXIT_OK
+        summary = status(plan, inputs.readback, inputs.observed, settings.config, now)
         text = (
             summary.model_dump_json(indent=2) + "\n"
             if args.json

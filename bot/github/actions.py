@@ -59,13 +59,16 @@ TOPICS: dict[Topic, TopicSpec] = {
     ),
     "native-links": TopicSpec(
         "comments/native-links.md.j2",
-        "on a program's umbrella issue (`authority_issue`), whenever the native links perfbot keeps for the program "
-        "change: each kept link and why, and those it removed; its markers are perfbot's record of the links it owns",
+        "on a program's umbrella issue (`authority_issue`): one living comment per program, edited in place when the "
+        "native links perfbot keeps for it change (none when they do not; posted again once if it was deleted): each "
+        "kept link and why, and the last change, each link added or removed with its cause (a dependency met, a "
+        "blocker's lease released, a packet complete or moved, the snapshot no longer naming it); its markers are "
+        "perfbot's record of the links it owns",
     ),
     "native-restored": TopicSpec(
         "comments/native-restored.md.j2",
-        "on an issue whose state label or perfbot link a person took off, when perfbot puts it back: what, and that "
-        "the snapshot and the evidence decide",
+        "on an issue whose state label or perfbot link a person took off, just before perfbot puts it back: what, "
+        "and that the snapshot and the evidence decide; once for each removal (a marker per label and link)",
     ),
 }
 ReactionContent = Literal["eyes", "rocket", "confused"]
@@ -81,6 +84,17 @@ class Frozen(BaseModel):
 class CommentAction(Frozen):
     kind: Literal["comment"] = "comment"
     issue: int
+    topic: Topic
+    body: str
+
+
+class EditCommentAction(Frozen):
+    """Edit one of perfbot's own comments in place: a living comment (a record, not an event) whose
+    text changed. Repeatable: the same body twice is one edit."""
+
+    kind: Literal["edit_comment"] = "edit_comment"
+    issue: int
+    comment_id: int
     topic: Topic
     body: str
 
@@ -143,14 +157,63 @@ class LinkAction(Frozen):
     add: bool
 
 
+# The dashboard issue's writes: perfbot opens the issue once, then edits its body in place.
+class CreateIssueAction(Frozen):
+    """Open an issue with a title, a body and labels (the dashboard); not repeatable: the next run
+    finds a created issue by its label and the marker its body starts with."""
+
+    kind: Literal["create_issue"] = "create_issue"
+    title: str
+    body: str
+    labels: tuple[str, ...] = ()
+
+
+class EditIssueAction(Frozen):
+    """Replace the body of an issue perfbot opened (repeatable: the same body twice is one state)."""
+
+    kind: Literal["edit_issue"] = "edit_issue"
+    issue: int
+    body: str
+
+
+DashboardStatus = Literal["created", "edited", "unchanged", "closed"]
+
+
+class DashboardReport(Frozen):
+    """What a run does with the dashboard issue, and what its body left out to fit."""
+
+    status: DashboardStatus
+    issue: int | None = None
+    chars: int
+    # What the body leaves out to fit GitHub's limit, by section ("graphs", "waiting", ...).
+    omitted: dict[str, int] = Field(default={}, exclude_if=lambda value: not value)
+    # Other open issues that carry the dashboard's marker (a duplicate): left alone.
+    others: tuple[int, ...] = Field(default=(), exclude_if=lambda value: not value)
+
+
 Action = Annotated[
-    CommentAction | ReactAction | AssignAction | PullRequestAction | LabelAction | CreateLabelAction | LinkAction,
+    CommentAction
+    | EditCommentAction
+    | ReactAction
+    | AssignAction
+    | PullRequestAction
+    | LabelAction
+    | CreateLabelAction
+    | LinkAction
+    | CreateIssueAction
+    | EditIssueAction,
     Field(discriminator="kind"),
 ]
+# The dashboard's writes (tier: with the nudges, after the answers and the regeneration PR).
+DASHBOARD_KINDS = frozenset({"create_issue", "edit_issue"})
 # The writes on labels and links: the lowest priority of a run.
 NATIVE_KINDS = frozenset({"label", "create_label", "link"})
-# Comments that account for native writes: posted only once every native write of the run landed.
+# Comments that account for native writes: the record (native-links) is written only once every
+# native write of the run landed; an explanation (native-restored) just before the writes it explains.
 NATIVE_TOPICS = frozenset({"native-links", "native-restored"})
+# Topics that are records rather than events: one living comment each, edited in place when what
+# it records changes (none when nothing does), posted again once if it was deleted.
+LIVING_TOPICS: frozenset[Topic] = frozenset({"native-links"})
 
 
 NoteKind = Literal["umbrella", "other-parent", "cycle", "unavailable", "refused", "invalid-proposal"]

@@ -51,6 +51,14 @@ class Issue(Tolerant):
     database_id: StrictInt | None = Field(
         default=None, description="GitHub's numeric id of the issue (not its number); a live run reads it."
     )
+    # Read only for the dashboard issue: perfbot finds its own by the author and the marker in the body.
+    user: str = Field(default="", description="The author's login (read for the dashboard issue).")
+    body: str = Field(default="", description="The issue's Markdown text (read for the dashboard issue).")
+
+    @field_validator("body", "user")
+    @classmethod
+    def _encodable(cls, value: str) -> str:
+        return _without_lone_surrogates(value)
 
 
 class Comment(Tolerant):

@@ -22,7 +22,15 @@ from pydantic import ValidationError
 from bot.errors import BotError, InputError, OutputError, Problem, validation_problems
 from bot.files import probe_atomic, write_atomic
 from bot.github import offline_journal
-from bot.github.actions import AssignAction, CommentAction, PullRequestAction, ReactAction
+from bot.github.actions import (
+    AssignAction,
+    CommentAction,
+    CreateIssueAction,
+    EditCommentAction,
+    EditIssueAction,
+    PullRequestAction,
+    ReactAction,
+)
 from bot.github.branch_file import BranchFile
 from bot.github.markers import markers_in
 from bot.github.observed import Observed
@@ -257,6 +265,18 @@ class OfflineGitHub(NativeWrites):
         self._save(self._last("comments"))
         return comment_id
 
+    def edit_comment(self, action: EditCommentAction) -> None:
+        """The comment's body replaced, as GitHub marks an edit: `edited`, and when (`updated_at`)."""
+        comments = self._list("comments")
+        index = next((i for i, c in enumerate(comments) if c.get("id") == action.comment_id), None)
+        if index is None:
+            raise GitHubError(
+                f"comment {action.comment_id} on #{action.issue} is gone: it was deleted since the run read it"
+            )
+        comments[index].update(body=action.body, edited=True, updated_at=utc_stamp(self.now))
+        self._markers = None  # its header may have changed
+        self._save(("comments", index))
+
     def react(self, action: ReactAction) -> None:
         record = {"comment_id": action.comment_id, "user": self.observed.bot_login, "content": action.content}
         reactions = self._list("reactions")
@@ -273,6 +293,35 @@ class OfflineGitHub(NativeWrites):
             issue["assignees"] = [*names, action.login] if action.add else names
             changed.append(("issues", index))
         self._save(*changed)
+
+    def create_issue(self, action: CreateIssueAction) -> int:
+        """A new issue numbered after every issue and PR, as GitHub numbers both alike; a label the
+        repository lacks is created with GitHub's default colour, as GitHub creates it."""
+        taken = [int(p["number"]) for p in self._list("pulls")] + [int(i["number"]) for i in self._list("issues")]
+        number = max(taken, default=0) + 1
+        labels = self._list("labels")
+        changed: list[tuple[str | int, ...]] = []
+        for name in action.labels:
+            if not any(str(label.get("name", "")).casefold() == name.casefold() for label in labels):
+                labels.append({"name": name, "color": "ededed", "description": ""})
+                changed.append(self._last("labels"))
+        self._list("issues").append(
+            {
+                "number": number,
+                "title": action.title,
+                "state": "open",
+                "labels": list(action.labels),
+                "user": self.observed.bot_login,
+                "body": action.body,
+            }
+        )
+        self._save(*changed, self._last("issues"))
+        return number
+
+    def edit_issue(self, action: EditIssueAction) -> None:
+        issue = self._issue(action.issue)
+        issue["body"] = action.body
+        self._save(self._where("issues", issue))
 
     def pull_request(self, action: PullRequestAction) -> int | None:
         pulls = self._list("pulls")

@@ -15,7 +15,10 @@ from bot.github.actions import (
     Action,
     AssignAction,
     CommentAction,
+    CreateIssueAction,
     CreateLabelAction,
+    EditCommentAction,
+    EditIssueAction,
     LabelAction,
     LinkAction,
     PullRequestAction,
@@ -56,6 +59,10 @@ class GitHubWriter(Protocol):
     that plans afresh never repeats one that landed."""
 
     def comment(self, action: CommentAction) -> int: ...
+    def edit_comment(self, action: EditCommentAction) -> None:
+        """Replace the body of one of the bot's own comments (repeatable: the same body is one edit)."""
+        ...
+
     def react(self, action: ReactAction) -> None: ...
     def assign(self, action: AssignAction) -> None: ...
     def pull_request(self, action: PullRequestAction) -> int | None:
@@ -72,6 +79,14 @@ class GitHubWriter(Protocol):
 
     def link(self, action: LinkAction) -> None:
         """Add or remove a native blocked-by or sub-issue link (repeatable)."""
+        ...
+
+    def create_issue(self, action: CreateIssueAction) -> int:
+        """Open an issue (the dashboard) with its labels; its number. Not repeatable."""
+        ...
+
+    def edit_issue(self, action: EditIssueAction) -> None:
+        """Replace an issue's body (the dashboard's; repeatable)."""
         ...
 
 

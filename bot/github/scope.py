@@ -40,6 +40,8 @@ class ReadScope(NamedTuple):
     label_prefix: str = ""
     # Whether native links (blocked by, parent, sub-issues) are read.
     links: bool = False
+    # The dashboard issue's label when the dashboard is on: the issues carrying it are read (never cached).
+    dashboard_label: str = ""
     # The observation cache of a live run (`--cache`): issues unchanged since it are not read again.
     cache: Path | None = None
 

@@ -17,7 +17,7 @@ from bot.errors import BotError
 from bot.evidence.derive import Derivation, derive_all
 from bot.github.actions import Action, LeaseReport, NativeNote, Proposal, PullRequestAction, ReadbackTime
 from bot.github.observed import Comment
-from bot.reconcile import proposal
+from bot.reconcile import dashboard, proposal
 from bot.reconcile.changes import Change, snapshot_changes
 from bot.reconcile.inputs import Inputs
 from bot.reconcile.labels_and_links import plan_native
@@ -66,7 +66,8 @@ def decide(inputs: Inputs) -> Plan:
     proposal = pull_request(inputs, derivations, files, story, leases, refused)
     forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
     actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
-    ordered, deferred = schedule([*actions, *native.actions], inputs.max_writes)
+    board = dashboard.planned(inputs, merged, derivations, processed.applied, proposal)
+    ordered, deferred = schedule([*actions, *board.actions, *native.actions], inputs.max_writes)
     return Plan(
         refusal=refused,
         now=inputs.now.isoformat(),
@@ -75,6 +76,7 @@ def decide(inputs: Inputs) -> Plan:
         actions=tuple(ordered),
         deferred=tuple(deferred),
         native_notes=tuple(native.notes),
+        switched_off=native.costs,
         proposals=tuple(native.proposals),
         packets=tuple(derivations),
         overdue=tuple(overdue),
@@ -82,6 +84,7 @@ def decide(inputs: Inputs) -> Plan:
         merged=tuple(merged),
         pending=_pending(merged, derivations),
         changes=() if refused else tuple(story.changes),
+        dashboard=board.report,
     )
 
 

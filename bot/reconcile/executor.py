@@ -17,6 +17,8 @@ from bot.github.actions import (
     Action,
     AssignAction,
     CommentAction,
+    CreateIssueAction,
+    EditCommentAction,
     LinkAction,
     NativeNote,
     PullRequestAction,
@@ -50,6 +52,8 @@ class Report:
     superseded: CommentAction | None = None
     # Label and link writes GitHub refused for good: said once each, and the run went on.
     refused: list[NativeNote] = field(default_factory=list)
+    # The dashboard issue this run opened (its number is only known now).
+    dashboard_number: int | None = None
 
 
 def _family(action: Action) -> str:
@@ -86,7 +90,7 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
             or len(report.done) >= budget
             or (isinstance(action, PullRequestAction) and waiting_for_answers)
             or (native and _family(action) in refused)
-            or (isinstance(action, CommentAction) and action.topic in NATIVE_TOPICS and native_left)
+            or (isinstance(action, CommentAction | EditCommentAction) and action.topic in NATIVE_TOPICS and native_left)
         ):
             report.deferred.append(action)
             native_left |= native
@@ -113,6 +117,8 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
         if isinstance(action, PullRequestAction):
             report.pull_request_number = number if number is not None else action.number
             report.pull_request_head = port.pull_head() if isinstance(port, PullHeadTeller) else None
+        if isinstance(action, CreateIssueAction):
+            report.dashboard_number = number
     return report
 
 
@@ -120,8 +126,9 @@ def _written_since(action: CommentAction, port: GitHubWriter) -> bool:
     """Whether the comment is on its issue already (only a port that can re-read the bot's comments knows).
 
     A comment with a marker of its own was made when any comment carries that marker. A record
-    (native links) is posted again, with the same markers, whenever its list changes: it was made
-    when the newest record of its program carries exactly its markers."""
+    (native links) is one living comment per program, edited in place; a new one is posted only
+    when the run's read found none, so any record of its program on the issue now was posted since
+    (by another run, or missed by a lagging list)."""
     if not isinstance(port, MarkerRereader):
         return False
     headers = port.headers_now(action.issue)
@@ -130,15 +137,15 @@ def _written_since(action: CommentAction, port: GitHubWriter) -> bool:
     if own:
         return any(own & header for header in headers)
     programs = {marker for marker in mine if marker[0] == RECORD_TOPIC}
-    newest = next((header for header in reversed(headers) if programs & header), None)
-    return bool(programs) and newest == mine
+    return any(programs & header for header in headers)
 
 
 def _perform(action: Action, port: GitHubWriter) -> int | None:
-    """Perform one write; the PR's number when the write is the regeneration PR.
+    """Perform one write; the number of the PR or issue it made when it is the regeneration PR or
+    the dashboard issue.
 
     An action's `kind` is the name of the writer's method that performs it (a unit test holds the
     two together), so a new kind of write is one action and one method, not another branch here."""
     write: Callable[[Action], int | None] = getattr(port, action.kind)
     number = write(action)
-    return number if isinstance(action, PullRequestAction) else None
+    return number if isinstance(action, PullRequestAction | CreateIssueAction) else None

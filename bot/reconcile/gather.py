@@ -105,6 +105,7 @@ def read_scope(settings: Settings, local: Loaded[Snapshot], leases: Path | str |
         commit_message=config.pull_request.title,
         label_prefix=config.labels.prefix if config.labels.enabled else "",
         links=config.links.blocked_by or config.links.sub_issues,
+        dashboard_label=config.dashboard.label if config.dashboard.enabled else "",
     )
 
 

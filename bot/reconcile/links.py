@@ -3,9 +3,10 @@
 perfbot wants a link when the next snapshot implies it: a packet's open hard dependency or
 blocker on another issue (blocked by), a program's packet issue under the program's umbrella
 (sub-issue). It owns the links the snapshot implies (the default branch's, satisfied
-dependencies included, or the next one's) and the links it recorded: a marker comment on each
-program's umbrella issue lists every link kept for the program, posted again whenever that list
-changes, so a link stays perfbot's after an edit of the snapshot drops it. A link perfbot wants
+dependencies included, or the next one's) and the links it recorded: one marker comment on each
+program's umbrella issue lists every link kept for the program, edited in place whenever that
+list changes (posted again once if it was deleted), so a link stays perfbot's after an edit of
+the snapshot drops it. A link perfbot wants
 and finds in place is kept (and recorded) whoever made it; a link perfbot owns and no longer
 wants is removed; any other link is a person's and is never touched. A person's "blocked by"
 between two packet issues is proposed for the snapshot instead.
@@ -25,8 +26,9 @@ from bot.snapshot.model import Snapshot, WorkPacket
 
 RECORD_TOPIC = "native-links"
 LINK_TOPIC = "native-link"
-# A record is posted again, with the same markers, whenever its list changes (the latest wins):
-# these markers on an earlier comment never mean that another run wrote this one.
+# A record is one living comment, edited whenever its list changes; a repository may still hold
+# the older records that earlier versions posted anew on each change (the latest counts): these
+# markers on an earlier comment never mean that another run wrote this one.
 REPOSTED_TOPICS = frozenset({RECORD_TOPIC, LINK_TOPIC})
 
 Link = tuple[LinkRelation, int, int]
@@ -45,13 +47,25 @@ def parse_key(key: str) -> Link | None:
     return (relation, int(issue), int(target))  # type: ignore[return-value]
 
 
+class RecordComment(NamedTuple):
+    """A program's record as GitHub holds it: the latest of the bot's comments with its marker."""
+
+    id: int
+    issue: int
+    body: str
+    links: frozenset[Link]
+
+
 class Record(NamedTuple):
-    """The links kept for one program after this run, and those its last record kept that are gone."""
+    """The links kept for one program after this run, those its last record kept that are gone,
+    those it adds, and the comment to edit (None: post one, as there is none on the umbrella)."""
 
     program: str
     umbrella: int
     kept: tuple[Link, ...]
     dropped: tuple[Link, ...]
+    added: tuple[Link, ...] = ()
+    comment: RecordComment | None = None
 
 
 @dataclass
@@ -65,17 +79,32 @@ class LinkPlan:
     why: dict[Link, list[tuple[str, str]]] = field(default_factory=dict)
 
 
-def recorded(observed: Observed) -> dict[str, frozenset[Link]]:
-    """Each program's kept links, from the latest of the bot's record comments for it."""
-    latest: dict[str, tuple[int, frozenset[Link]]] = {}
+def record_comments(observed: Observed) -> dict[tuple[str, int], RecordComment]:
+    """The latest of the bot's record comments for each program on each issue it is on."""
+    latest: dict[tuple[str, int], RecordComment] = {}
     for comment in observed.bot_comments():
         found = markers_in(comment.body)
         programs = [key for topic, key in found if topic == RECORD_TOPIC]
-        if not programs or comment.id < latest.get(programs[0], (0, frozenset()))[0]:
+        where = (programs[0], comment.issue) if programs else None
+        if where is None or (where in latest and comment.id < latest[where].id):
             continue
         links = frozenset(link for topic, key in found if topic == LINK_TOPIC and (link := parse_key(key)))
-        latest[programs[0]] = (comment.id, links)
-    return {program: links for program, (_, links) in latest.items()}
+        latest[where] = RecordComment(comment.id, comment.issue, comment.body, links)
+    return latest
+
+
+def newest(records: Mapping[tuple[str, int], RecordComment]) -> dict[str, RecordComment]:
+    """Each program's record: the newest of its comments, wherever its umbrella was."""
+    found: dict[str, RecordComment] = {}
+    for (program, _), record in records.items():
+        if program not in found or record.id > found[program].id:
+            found[program] = record
+    return found
+
+
+def recorded(observed: Observed) -> dict[str, frozenset[Link]]:
+    """Each program's kept links, from its record."""
+    return {program: record.links for program, record in newest(record_comments(observed)).items()}
 
 
 class _Wanted:
@@ -186,9 +215,15 @@ def plan_links(base: Snapshot, following: Snapshot, observed: Observed, settings
         found.notes.append(NativeNote(kind="unavailable", detail=observed.links_unavailable))
         return found
     issues = observed.issues_by_number()
-    previous = recorded(observed)
+    comments = record_comments(observed)
+    # Each program's record: the one on its umbrella, else (the umbrella moved) its newest.
+    umbrella = {program.id: program.authority_issue for program in following.programs}
+    previous = {
+        program: comments.get((program, umbrella.get(program, 0)), record)
+        for program, record in newest(comments).items()
+    }
     # Links perfbot set (its records say so); it also owns every link the snapshot implies.
-    was_set = frozenset(link for links in previous.values() for link in links)
+    was_set = frozenset(link for record in previous.values() for link in record.links)
     owned = was_set | implied(base) | implied(following)
     wanted = _Wanted()
     if settings.blocked_by:
@@ -204,7 +239,7 @@ def plan_links(base: Snapshot, following: Snapshot, observed: Observed, settings
         if link in was_set:  # taken off by hand after perfbot set it: say why it is back
             found.restored.setdefault(link[1], []).append(link)
     found.why = wanted.why
-    found.records = _records(following, issues, previous, wanted)
+    found.records = _records(following, issues, comments, previous, wanted)
     if settings.blocked_by:
         people = sorted(link for link in present - wanted.program.keys() - owned if link[0] == "blocked_by")
         found.proposals = _proposals(following, people)
@@ -217,8 +252,15 @@ def _removal_order(link: Link) -> tuple[int, Link]:
 
 
 def _records(
-    following: Snapshot, issues: Mapping[int, Issue], previous: Mapping[str, frozenset[Link]], wanted: _Wanted
+    following: Snapshot,
+    issues: Mapping[int, Issue],
+    comments: Mapping[tuple[str, int], RecordComment],
+    previous: Mapping[str, RecordComment],
+    wanted: _Wanted,
 ) -> list[Record]:
+    """A record for each program whose kept links differ from what its record says: the
+    program's comment on its umbrella to edit, or none (deleted, or never on this umbrella), and
+    one is posted."""
     records = []
     links_of: dict[str, list[Link]] = {}  # in the order they were wanted, grouped once
     for link, owner in wanted.program.items():
@@ -227,10 +269,13 @@ def _records(
         if program.authority_issue not in issues:
             continue
         kept = tuple(links_of.get(program.id, ()))
-        before = previous.get(program.id, frozenset())
+        comment = previous.get(program.id)
+        before = comment.links if comment is not None else frozenset()
+        on_umbrella = comments.get((program.id, program.authority_issue))
         if set(kept) != before and (kept or before):
             dropped = tuple(sorted(link for link in before if link not in wanted.program))
-            records.append(Record(program.id, program.authority_issue, kept, dropped))
+            added = tuple(link for link in kept if link not in before)
+            records.append(Record(program.id, program.authority_issue, kept, dropped, added, on_umbrella))
     return records
 
 

@@ -8,6 +8,7 @@ from bot.evidence.derive import Derivation
 from bot.github.actions import (
     Action,
     CommentAction,
+    DashboardReport,
     Deferral,
     Frozen,
     LeaseReport,
@@ -41,6 +42,9 @@ class Plan(Frozen):
     deferred: tuple[Deferral, ...] = Field(default=(), exclude_if=lambda value: not value)
     # What perfbot did not do on GitHub's labels and links, and why (skipped packets, refusals).
     native_notes: tuple[NativeNote, ...] = Field(default=(), exclude_if=lambda value: not value)
+    # Each label and link switch of the config that is off, and the writes turning it on would
+    # add to this run's plan (absent when every one is on).
+    switched_off: dict[str, int] = Field(default_factory=dict, exclude_if=lambda value: not value)
     # People's native links proposed as `blocked_by_ids` entries in the regeneration PR.
     proposals: tuple[Proposal, ...] = Field(default=(), exclude_if=lambda value: not value)
     # The run's story for the job summary, left out of the JSON (its `packets` say the PR's states):
@@ -49,6 +53,8 @@ class Plan(Frozen):
     merged: tuple[Derivation, ...] = Field(default=(), exclude=True)
     pending: dict[str, WorkState] = Field(default_factory=dict, exclude=True)
     changes: tuple[Change, ...] = Field(default=(), exclude=True)
+    # The dashboard issue: what this run does with it (absent when the dashboard is off).
+    dashboard: DashboardReport | None = Field(default=None, exclude_if=lambda value: value is None)
 
     def pull_request(self) -> PullRequestAction:
         return next(a for a in self.actions if isinstance(a, PullRequestAction))

@@ -2,7 +2,7 @@
 
 Writes go in four tiers. First the answers to commands (👀, the replies that record each
 decision, assignments, lapsed notices), keeping one write for the regeneration PR; then the PR;
-then the other reactions and the nudges; last the labels, the links and the comments that
+then the other reactions, the nudges and the dashboard issue; last the labels, the links and the comments that
 account for them. While an answer waits for the next run, so does everything after it: the PR
 carries the commands the answers record, a 🚀 says a comment is fully answered, and a later
 write must not take an earlier one's place (comments are numbered in the order they are made,
@@ -20,6 +20,7 @@ from bot.github.actions import (
     AssignAction,
     CommentAction,
     Deferral,
+    EditCommentAction,
     PullRequestAction,
     ReactAction,
 )
@@ -37,7 +38,9 @@ REASONS = {
 def tier(action: Action) -> int:
     if isinstance(action, PullRequestAction):
         return PULL
-    if action.kind in NATIVE_KINDS or (isinstance(action, CommentAction) and action.topic in NATIVE_TOPICS):
+    if action.kind in NATIVE_KINDS or (
+        isinstance(action, CommentAction | EditCommentAction) and action.topic in NATIVE_TOPICS
+    ):
         return NATIVE
     if isinstance(action, AssignAction):
         return NUDGES if action.after_pull else ANSWERS
@@ -45,7 +48,7 @@ def tier(action: Action) -> int:
         return ANSWERS if action.content == "eyes" else NUDGES
     if isinstance(action, CommentAction) and action.topic in ("command-reply", "command-lapsed"):
         return ANSWERS
-    return NUDGES
+    return NUDGES  # the other reactions, the nudges and the dashboard's writes (`DASHBOARD_KINDS`)
 
 
 def is_write(action: Action) -> bool:

@@ -63,6 +63,17 @@ def _pull_link(number: int | None, repository: str, server_url: str) -> str:
     return f"[#{number}]({server_url.rstrip('/')}/{repository}/pull/{number})"
 
 
+def dashboard_link(plan: Plan, report: Report | None, repository: str, server_url: str) -> str:
+    """The dashboard issue's link ("" when the dashboard is off or not opened yet)."""
+    number = plan.dashboard.issue if plan.dashboard else None
+    number = report.dashboard_number if report is not None and report.dashboard_number else number
+    if number is None:
+        return ""
+    if not _REPOSITORY.fullmatch(repository) or not server_url.startswith("https://"):
+        return f"#{number}"
+    return f"[#{number}]({server_url.rstrip('/')}/{repository}/issues/{number})"
+
+
 def newest_activity(readback: LeaseReadback) -> dt.datetime | None:
     """The latest acquire or heartbeat among the readback's leases, live or released."""
     stamps = [s for lease in (*readback.live, *readback.released) if (s := lease.last_seen()) is not None]
@@ -131,6 +142,7 @@ def job_summary(result: RunResult, renderer: Renderer, server_url: str = "https:
         pull_number=number,
         link=_pull_link(number, result.repository, server_url),
         pr_status=status,
+        dashboard=dashboard_link(plan, report, result.repository, server_url),
         newest_activity=newest.isoformat() if newest else "",
         activity_age=_relative(newest, result.now) if newest else "",
         readback_age=_relative(read_at, result.now) if read_at else "",

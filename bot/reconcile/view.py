@@ -18,7 +18,9 @@ from bot.evidence import graph as packet_graph
 from bot.evidence.derive import Derivation, Evidence, derive_all
 from bot.evidence.explain import Explanation, explain
 from bot.evidence.leases import LeaseReadback
+from bot.github.actions import PullRequestAction
 from bot.github.observed import Observed
+from bot.reconcile import dashboard
 from bot.reconcile.inputs import Inputs
 from bot.snapshot.model import Snapshot, WorkState
 
@@ -105,3 +107,16 @@ def changed_graph(inputs: Inputs, derivations: Sequence[Derivation]) -> str:
     rules = inputs.config.leases_rules
     graph = packet_graph.of_run(inputs.snapshot.model, derivations, inputs.readback.live, rules)
     return inputs.renderer.mermaid_block(graph)
+
+
+def dashboard_preview(inputs: Inputs, proposal: PullRequestAction) -> str:
+    """The dashboard issue's body as the run would write it (`perfbot status --format markdown`),
+    whether or not the dashboard is on; `proposal` is the run's regeneration PR action."""
+    processed = pipeline.process(
+        inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs)
+    )
+    evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, processed.assignees)
+    merged = derive_all(inputs.snapshot.model, evidence)
+    working = derive_all(processed.snapshot, evidence)
+    pending = dashboard.pending_of(merged, working)
+    return dashboard.dashboard_body(inputs, merged, pending, processed.applied, proposal).text

@@ -119,6 +119,43 @@ def test_a_crash_after_any_write_then_a_clean_run_equals_one_clean_run(sandbox: 
     assert writes == 5 + 3
 
 
+def taken_off_by_hand(repo: Repo) -> dict[str, Any]:
+    """The example state (with perfbot's records of its links) after a person took off a label
+    perfbot set on #8324, its blocked-by link on #9230 and its sub-issue link on #8395."""
+    state = repo.state()
+    issues = {issue["number"]: issue for issue in state["issues"]}
+    issues[8324]["labels"] = []
+    issues[9230]["blocked_by"] = []
+    issues[8395].pop("parent")
+    state["label_events"].append(
+        {
+            "issue": 8324,
+            "label": "perf/waiting-dependency",
+            "action": "unlabeled",
+            "actor": "alice",
+            "created_at": "2026-08-27T17:00:00Z",
+        }
+    )
+    return state
+
+
+def test_what_a_crash_leaves_of_things_put_back_is_said_exactly_once(sandbox: Repo, adapter: str) -> None:
+    """The comment on what perfbot puts back comes just before the writes it explains: a crash
+    between the two leaves the next run to make the writes, and the comment is there once."""
+    settings = load_settings(sandbox.config)
+    writes = crash_everywhere(
+        settings, sandbox.root, json.dumps(taken_off_by_hand(sandbox), indent=2), backend(adapter)
+    )
+    final = json.loads((sandbox.root / "clean.json").read_text(encoding="utf-8"))
+    said = [c for c in final["comments"] if c["user"] == "perfbot[bot]" and "native-restored" in c["body"]]
+    assert sorted(c["issue"] for c in said) == [8324, 8395, 9230]
+    assert (
+        "the label `perf/waiting-dependency` (removed by alice)" in next(c for c in said if c["issue"] == 8324)["body"]
+    )
+    # three comments, the label, two links (the records list the same links: nothing to edit)
+    assert writes == 3 + 3
+
+
 def bot_markers(state: Path) -> list[tuple[str, str]]:
     """Every marker in the header of the bot's comments, as often as it was posted."""
     raw = json.loads(state.read_text(encoding="utf-8"))

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from bot.cli import main
+from bot.github.actions import NATIVE_TOPICS
 from tests.backends import cli_over, double_on, live_environ
 from tests.github_double.graphql_labels import issue_id
 from tests.github_double.protocol import error_body
@@ -305,3 +306,143 @@ def test_a_persons_link_the_snapshot_cannot_hold_is_left_out_and_the_run_goes_on
     printed = capsys.readouterr().out
     assert "#9230 is blocked by #9230 on GitHub" in printed
     assert "would make the snapshot invalid" in printed
+
+
+# --- the record of each program's links: one living comment, edited in place
+
+
+def records(state: dict[str, Any], program: str) -> list[dict[str, Any]]:
+    mark = f"<!-- perfbot:native-links {program} -->"
+    return [c for c in state["comments"] if c["user"] == "perfbot[bot]" and c["body"].startswith(mark)]
+
+
+def test_a_lease_release_edits_the_programs_record_in_place_and_says_so(
+    either: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (before,) = records(either.state(), "cuda-cold-decode")
+    plan = either.reconcile(capsys, "--now", NOW, "--leases", released(either))
+    (edit,) = [a for a in writes(plan) if a["kind"] == "edit_comment"]
+    assert (edit["comment_id"], edit["issue"], edit["topic"]) == (before["id"], before["issue"], "native-links")
+    assert not [c for c in comments(plan) if c["topic"] == "native-links"]  # edited, not posted anew
+    (after,) = records(either.state(), "cuda-cold-decode")
+    assert after["id"] == before["id"]
+    assert (
+        "- removed: #8635 is blocked by #9420, because the blocker `cuda.cache-weight-residency` released"
+        in (after["body"])
+    )
+    assert "the snapshot stopped implying" not in after["body"]
+    assert "<!-- perfbot:native-link blocked_by:8635:9420 -->" not in after["body"]  # the header: what is kept
+
+
+def test_a_run_that_changes_nothing_of_a_living_comment_writes_nothing_to_it(
+    either: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    leases = released(either)
+    either.reconcile(capsys, "--now", NOW, "--leases", leases)
+    state = either.state()
+    again = either.reconcile(capsys, "--now", NOW, "--leases", leases)
+    assert writes(again) == []
+    assert either.state()["comments"] == state["comments"]  # not even an edit to the same text
+    # A day on, a review is overdue: that nudge is posted, and still no record is touched.
+    later = either.reconcile(capsys, "--now", "2026-08-29T18:00:00Z", "--leases", leases)
+    assert {a["kind"] for a in writes(later)} == {"comment"}
+    assert {a["topic"] for a in writes(later)} == {"review-overdue"}
+    assert [c for c in either.state()["comments"] if "native-links" in c["body"]] == [
+        c for c in state["comments"] if "native-links" in c["body"]
+    ]
+
+
+def test_a_deleted_record_is_posted_again_once(either: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    state = either.state()
+    (gone,) = records(state, "mac-top10")
+    state["comments"] = [c for c in state["comments"] if c["id"] != gone["id"]]
+    either.write_state(state)
+    plan = either.reconcile(capsys, "--now", NOW)
+    (posted,) = [a for a in writes(plan) if a["kind"] in ("comment", "edit_comment")]
+    assert (posted["kind"], posted["issue"], posted["topic"]) == ("comment", gone["issue"], "native-links")
+    assert len(records(either.state(), "mac-top10")) == 1
+    assert writes(either.reconcile(capsys, "--now", NOW)) == []
+
+
+# --- adoption: labels and links are opt-in, and a dry run says what turning them on costs
+
+
+def switched_off(repo: Repo) -> None:
+    """The config as a repository that adopted perfbot before the switches existed has it: no key."""
+    config = repo.config.read_text(encoding="utf-8")
+    config = config.replace("labels:\n  enabled: true\n  prefix: perf/\n", "labels:\n  prefix: perf/\n")
+    config = config.replace("links:\n  blocked_by: true\n  sub_issues: true", "")
+    repo.config.write_text(config, encoding="utf-8")
+
+
+def test_a_config_without_the_switches_writes_no_label_or_link_and_the_plan_says_the_cost(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before_perfbot(sandbox)
+    leases = released(sandbox)
+    on = sandbox.reconcile(capsys, "--now", NOW, "--leases", leases, dry_run=True)
+    switched_off(sandbox)
+    off = sandbox.reconcile(capsys, "--now", NOW, "--leases", leases, dry_run=True)
+    assert not [a for a in writes(off) if a["kind"] in ("label", "create_label", "link")]
+    assert not [a for a in writes(off) if a.get("topic") in ("native-links", "native-restored")]
+    native = [
+        a for a in writes(on) if a["kind"] in ("label", "create_label", "link") or a.get("topic") == "native-links"
+    ]
+    costs = off["switched_off"]
+    assert set(costs) == {"labels.enabled", "links.blocked_by", "links.sub_issues"}
+    labels = [a for a in writes(on) if a["kind"] in ("label", "create_label")]
+    assert costs["labels.enabled"] == len(labels) > 0
+    # Each switch alone: together they cost what the switched-on plan writes on labels and links,
+    # but for the record of a program with links of both kinds, which each link switch counts.
+    both = [
+        a for a in native if a.get("topic") == "native-links" and "blocked by" in a["body"] and "sub-issue" in a["body"]
+    ]
+    assert sum(costs.values()) == len(native) + len(both)
+    assert costs["links.blocked_by"] > 0
+    assert costs["links.sub_issues"] > 0
+    assert "switched_off" not in on
+    args = ["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path), "--now", NOW]
+    assert main([*args, "--dry-run", "--leases", leases]) == 0
+    printed = capsys.readouterr().out
+    assert f"  labels.enabled: off; turning it on would add {len(labels)} writes to this run" in printed
+
+
+def test_with_labels_and_links_on_the_budget_goes_to_answers_nudges_and_the_pr_first(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before_perfbot(sandbox)
+    sandbox.edit_state(permissions={"alice": "write"})
+    sandbox.add_comment(101, 9497, "alice", "/perf block profile.real-cuda waiting for an A100 window")
+    plan = sandbox.reconcile(capsys, "--now", NOW, "--leases", released(sandbox), "--max-writes", "6", dry_run=True)
+    later = {d["index"] for d in plan["deferred"]}
+    made = [a for i, a in enumerate(plan["actions"]) if i not in later and a in writes(plan)]
+
+    def native(action: dict[str, Any]) -> bool:
+        return action["kind"] in ("label", "create_label", "link") or action.get("topic") in NATIVE_TOPICS
+
+    # Every answer, nudge and the PR is made; only labels and links wait for the next runs.
+    assert {"pull_request", "react"} <= {a["kind"] for a in made}
+    assert later
+    assert all(native(plan["actions"][i]) for i in later)
+    # In the order the run writes them, labels and links come after every other write.
+    order = [native(a) for a in writes(plan)]
+    assert order == sorted(order)
+
+
+def test_the_record_on_the_umbrella_is_the_one_edited_when_a_newer_one_is_elsewhere(
+    either: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A program whose umbrella moved away and back: its record on the umbrella is edited (a new one
+    would stand behind it), never posted again, and then left alone."""
+    state = either.state()
+    (record,) = records(state, "mac-top10")
+    elsewhere = {**record, "id": 9_000_001, "issue": 8922, "body": "<!-- perfbot:native-links mac-top10 -->\nold"}
+    # The record on the umbrella lacks one of the links kept: it is the one brought up to date.
+    record["body"] = record["body"].replace("<!-- perfbot:native-link blocked_by:9230:8325 -->\n", "")
+    state["comments"].append(elsewhere)
+    either.write_state(state)
+    plan = either.reconcile(capsys, "--now", NOW)
+    (edit,) = [a for a in writes(plan) if a.get("topic") == "native-links"]
+    assert (edit["kind"], edit["comment_id"], edit["issue"]) == ("edit_comment", record["id"], 9430)
+    assert "- added: #9230 is blocked by #8325" in edit["body"]
+    assert writes(either.reconcile(capsys, "--now", NOW)) == []

@@ -2,8 +2,9 @@
 
 Through a run of six commands (two `why`s around a `complete` in one run), the runs while the
 regeneration PR is open, its merge, and issues closed afterwards, each packet's label, `why`
-answer, `perfbot explain`, graph colour, ready nudge and issue-mismatch line name the same
-state: the default branch's snapshot with the live leases and issues. What the PR would change
+answer, `perfbot explain`, graph colour, dashboard section (issue #29), place in `status`, ready
+nudge and issue-mismatch line name the same state: the default branch's snapshot with the live
+leases and issues. What the PR would change
 is said as pending, with the PR named. The walk itself is `tests/one_state.py`, which
 `tests/harness.Repo.reconcile` also takes after every run of every other e2e scenario.
 """

@@ -220,6 +220,15 @@ class IssueNode(NumberedNode):
     def assignees(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
         return connection(info, [{"login": login} for login in self.record.get("assignees", [])], **page)
 
+    def author(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any]:
+        """Who opened it (the state's `user`, else the repository's owner); a Bot without `[bot]`."""
+        login = str(self.record.get("user") or self.world.owner)
+        kind = "Bot" if login.endswith("[bot]") else "User"
+        return {"typename": kind, "login": login.removesuffix("[bot]")}
+
+    def body(self, info: GraphQLResolveInfo[Any]) -> str:
+        return str(self.record.get("body", ""))
+
     def labels(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
         return connection(info, [label_node(self.world, name) for name in self.record.get("labels", [])], **page)
 

@@ -1,4 +1,4 @@
-"""REST endpoints on issues: comments, reactions, assignees, permissions, the repository itself.
+"""REST endpoints on issues: comments (and their edits), reactions, assignees, permissions, the repository itself.
 
 Every write perfbot makes goes through `OfflineGitHub`, so the state changes as an offline run
 changes it; the other reactions (+1, heart, ...) are recorded in the same shape, and a person's
@@ -10,10 +10,10 @@ from __future__ import annotations
 from operator import methodcaller
 from typing import Any
 
-from bot.github.actions import AssignAction, CommentAction, ReactAction, Topic
+from bot.github.actions import AssignAction, CommentAction, EditCommentAction, ReactAction, Topic
 from tests.github_double import bodies
 from tests.github_double.context import Context
-from tests.github_double.protocol import Response, not_found, page, required, validation_failed
+from tests.github_double.protocol import HttpError, Response, error_body, not_found, page, required, validation_failed
 
 # GitHub refuses comment bodies longer than this.
 MAX_BODY = 65536
@@ -72,6 +72,18 @@ def create_comment(ctx: Context, number: str) -> Response:
         ctx.world.save()
     created = bodies.comment(ctx.api, ctx.world, record)
     return Response(201, created, {"location": created["url"]})
+
+
+def update_comment(ctx: Context, comment_id: str) -> Response:
+    """PATCH a comment's body; only its author may (perfbot edits only its own records)."""
+    docs = ctx.docs("issues/comments#update-an-issue-comment")
+    record = _comment(ctx, comment_id)
+    body = _body(ctx, docs)
+    if record["user"] != ctx.viewer:
+        raise HttpError(403, error_body(403, "Resource not accessible by integration", docs))
+    action = EditCommentAction(issue=record["issue"], comment_id=record["id"], topic=TOPIC, body=body)
+    ctx.world.apply(ctx.viewer, lambda offline: offline.edit_comment(action))
+    return Response(200, bodies.comment(ctx.api, ctx.world, _comment(ctx, comment_id)))
 
 
 def create_reaction(ctx: Context, comment_id: str) -> Response:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import unquote
 
-from tests.github_double import rest_git, rest_issues, rest_native, rest_pulls
+from tests.github_double import rest_dashboard, rest_git, rest_issues, rest_native, rest_pulls
 from tests.github_double.context import Context
 from tests.github_double.protocol import Response, not_found
 
@@ -20,6 +20,7 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("GET", ISSUE, rest_issues.get_issue),
     ("GET", ISSUE + "/comments", rest_issues.list_comments),
     ("POST", ISSUE + "/comments", rest_issues.create_comment),
+    ("PATCH", COMMENT, rest_issues.update_comment),
     ("GET", COMMENT + "/reactions", rest_issues.list_reactions),
     ("POST", COMMENT + "/reactions", rest_issues.create_reaction),
     ("POST", ISSUE + "/assignees", rest_issues.add_assignees),
@@ -45,6 +46,8 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("GET", REPO + r"/pulls/(?P<number>\d+)", rest_pulls.get_pull),
     ("PATCH", REPO + r"/pulls/(?P<number>\d+)", rest_pulls.update_pull),
     ("POST", REPO + r"/dispatches", rest_git.create_dispatch),
+    ("POST", REPO + r"/issues", rest_dashboard.create_issue),
+    ("PATCH", ISSUE, rest_dashboard.update_issue),
 ]
 COMPILED = [(method, re.compile(pattern), handler) for method, pattern, handler in ROUTES]
 

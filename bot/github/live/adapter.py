@@ -19,6 +19,7 @@ from bot.context import RunContext
 from bot.github.actions import Action, CommentAction, PullRequestAction
 from bot.github.live import cache
 from bot.github.live.client import Session, build_client, connection
+from bot.github.live.dashboard_writes import DashboardWrites
 from bot.github.live.issue_writes import IssueWrites
 from bot.github.live.label_link_writes import NativeWrites
 from bot.github.live.limits import LimitBudget
@@ -41,9 +42,9 @@ class Hooks:
 DEFAULT_HOOKS = Hooks()
 
 
-class LiveGitHub(IssueWrites, NativeWrites):
+class LiveGitHub(IssueWrites, NativeWrites, DashboardWrites):
     """The GitHub port over the REST and GraphQL APIs of one repository: the read here, the writes
-    on issues, labels and links from their modules, the regeneration PR's through `PullWriter`."""
+    on issues, labels, links and the dashboard issue from their modules, the regeneration PR's through `PullWriter`."""
 
     def __init__(self, session: Session, scope: ReadScope) -> None:
         self.session, self.scope = session, scope

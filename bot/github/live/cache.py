@@ -125,10 +125,19 @@ def written_issues(action: planned.Action) -> tuple[int, ...]:
     both ends; a new label and the PR change no tracked issue's observed fields."""
     if isinstance(action, planned.LinkAction):
         return (action.issue, action.target)
-    if isinstance(action, planned.CommentAction | planned.ReactAction | planned.AssignAction | planned.LabelAction):
+    if isinstance(
+        action,
+        planned.CommentAction
+        | planned.EditCommentAction
+        | planned.ReactAction
+        | planned.AssignAction
+        | planned.LabelAction,
+    ):
         return (action.issue,)
-    if isinstance(action, planned.CreateLabelAction | planned.PullRequestAction):
+    if isinstance(action, planned.CreateLabelAction | planned.PullRequestAction | planned.CreateIssueAction):
         return ()
+    if isinstance(action, planned.EditIssueAction):
+        return (action.issue,)
     assert_never(action)  # a new kind of write says which issues it changes, or mypy fails
 
 

@@ -1,4 +1,4 @@
-"""The small REST writes: a comment, a reaction, an assignment. Each is one typed githubkit call.
+"""The small REST writes: a comment, an edit of one, a reaction, an assignment. Each is one typed githubkit call.
 
 Before its first comment, a run re-reads the newest comments of every issue it will comment on
 (one GraphQL request for up to 50 issues): GitHub's lists are eventually consistent, so the run's
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from githubkit.exception import GitHubException
 
-from bot.github.actions import AssignAction, CommentAction, ReactAction
+from bot.github.actions import AssignAction, CommentAction, EditCommentAction, ReactAction
 from bot.github.live import mapping
 from bot.github.live.bodies import parsed
 from bot.github.live.cache import Keeper
@@ -63,6 +63,17 @@ class IssueWrites:
             raise failure(exc, f"commenting on #{action.issue}", session, repeatable=False) from exc
         self.posted.setdefault(action.issue, []).append(frozenset(markers_in(action.body)))
         return made.id
+
+    def edit_comment(self, action: EditCommentAction) -> None:
+        """An edit is repeatable: the same body sent twice leaves the comment as one edit would."""
+        self.keeper.touch_for(action)
+        session = self.session
+        conn = session.conn
+        try:
+            issues = session.github.rest.issues
+            parsed(issues.update_comment(conn.owner, conn.name, action.comment_id, body=action.body))
+        except GitHubException as exc:
+            raise failure(exc, f"editing comment {action.comment_id} on #{action.issue}", session) from exc
 
     def react(self, action: ReactAction) -> None:
         """A repeated reaction is harmless: GitHub answers 200 with the existing one."""

@@ -129,3 +129,15 @@ def fork_pull(node: dict[str, Any], branch: str) -> PullRequest:
     return PullRequest(
         number=int(node["number"]), head=branch, head_repository=str(fork), title=node.get("title") or ""
     )
+
+
+def dashboard_issue(node: dict[str, Any]) -> Issue:
+    """An issue read for the dashboard: its state, author, body and labels."""
+    return Issue(
+        number=int(node["number"]),
+        title=node.get("title") or "",
+        state="closed" if node.get("state") == "CLOSED" else "open",
+        user=login_of(node.get("author"))[0],
+        body=node.get("body") or "",
+        labels=tuple(str(n["name"]) for n in (node.get("labels") or {}).get("nodes") or [] if n),
+    )

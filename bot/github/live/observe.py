@@ -25,6 +25,7 @@ from bot.github.live.collected import Collected
 from bot.github.live.failures import failure
 from bot.github.live.graphql import FieldsRefused, query
 from bot.github.live.query import (
+    DASHBOARD_ALIAS,
     ISSUES_PER_QUERY,
     LINK_FIELDS,
     PULLS_ALIAS,
@@ -117,7 +118,7 @@ class Reader:
         observed = Observed(
             repository=str(repo.get("nameWithOwner") or self.session.conn.repository),
             bot_login=self.bot_login,
-            issues=self._with_parents(),
+            issues=(*self._with_parents(), *self._dashboards(repo)),
             labels=mapping.repository_labels(repo),
             label_events=tuple(sorted(self.found.label_events, key=lambda e: (e.issue, e.created_at))),
             links_unavailable=self.links_refused,
@@ -141,6 +142,8 @@ class Reader:
             variables[branch_file_alias(i)] = f"refs/heads/{where.branch}:{where.path}"
         if self.native.labels:
             variables["labelPrefix"] = self.scope.label_prefix
+        if self.scope.dashboard_label:
+            variables["dashboardLabel"] = self.scope.dashboard_label
         data = self._read_first(len(files), numbers, variables)
         self.bot_login = self.bot_login or str((data.get("viewer") or {}).get("login") or "")
         if not self.bot_login:
@@ -190,7 +193,13 @@ class Reader:
 
         def document() -> str:
             counts = (len(self.scope.tip_files), head_files, numbers, not self.scope.bot_login)
-            return first_query(*counts, len(self.scope.branch_files), self.native, since=self.since is not None)
+            return first_query(
+                *counts,
+                len(self.scope.branch_files),
+                self.native,
+                since=self.since is not None,
+                dashboard=bool(self.scope.dashboard_label),
+            )
 
         try:
             return query(self.session, document(), variables, FIRST)
@@ -200,6 +209,14 @@ class Reader:
             self.links_refused = str(refused)
             self.native = Native(labels=self.native.labels)
             return query(self.session, document(), variables, FIRST)
+
+    def _dashboards(self, repo: dict[str, Any]) -> tuple[Issue, ...]:
+        """The issues carrying the dashboard's label that are not tracked issues (read apart, with
+        author and body: perfbot finds its own dashboard by both)."""
+        nodes = ((repo.get(DASHBOARD_ALIAS) or {}).get("nodes")) or []
+        return tuple(
+            mapping.dashboard_issue(node) for node in nodes if node and node.get("number") not in self.found.issues
+        )
 
     def _with_parents(self) -> tuple[Issue, ...]:
         """The issues, each with its parent as either side of the sub-issue link shows it."""

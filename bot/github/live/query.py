@@ -118,6 +118,23 @@ def file_alias(where: str, index: int) -> str:
 
 UPDATED_ALIAS = "updated"
 PULLS_ALIAS = "pullRequests"
+DASHBOARD_ALIAS = "dashboard"
+# Issues read with the dashboard's label, oldest first: perfbot's own is among the first few.
+DASHBOARDS_READ = 20
+
+
+def _dashboard(label: bool) -> tuple[str, str]:
+    """The variable and the selection that read the issues carrying the dashboard's label (open or
+    closed, with author and body, where perfbot's marker is): one alias of the first query."""
+    if not label:
+        return "", ""
+    return (
+        ", $dashboardLabel: String!",
+        f"    {DASHBOARD_ALIAS}: issues(labels: [$dashboardLabel], states: [OPEN, CLOSED], first: {DASHBOARDS_READ}, "
+        "orderBy: {field: CREATED_AT, direction: ASC}) {\n"
+        "      nodes { number title state author { __typename login } body labels(first: 20) { nodes { name } } }\n"
+        "    }\n",
+    )
 
 
 def _updated(native: Native, after: bool) -> str:
@@ -197,10 +214,13 @@ def first_query(
     branch_files: int = 0,
     native: Native = NONE,
     since: bool = False,
+    dashboard: bool = False,
 ) -> str:
     """Variables: owner, name, branch, branchRef, tip0.., head0.. and branchFile0.. (`REF:PATH`
-    expressions), labelPrefix when state labels are read, since (a DateTime) with `since`."""
+    expressions), labelPrefix when state labels are read, since (a DateTime) with `since`,
+    dashboardLabel with `dashboard`."""
     label_var, state_labels = native.repository_labels()
+    dashboard_var, dashboards = _dashboard(dashboard)
     wanted = [("tip", i) for i in range(tip_files)] + [("head", i) for i in range(head_files)]
     tip_vars = "".join(f", ${file_alias(where, i)}: String!" for where, i in wanted)
     branch_vars, branch_fields = branch_file_fields(branch_files)
@@ -217,7 +237,7 @@ def first_query(
     since_var, updated = (", $since: DateTime!", _updated(native, after=False) + "\n") if since else ("", "")
     variables = (
         f"$owner: String!, $name: String!, $branch: String!, $branchRef: String!{tip_vars}{branch_vars}{label_var}"
-        f"{since_var}"
+        f"{since_var}{dashboard_var}"
     )
     document = f"""query Observe({variables}) {{
 {RATE_LIMIT}{viewer}  repository(owner: $owner, name: $name) {{
@@ -226,7 +246,7 @@ def first_query(
 {blobs}
     branchHead: ref(qualifiedName: $branchRef) {{ target {{ oid ...CommitAuthor }} }}
 {_pulls(after=False)}
-{state_labels}{updated}{_issues(numbers, native)}
+{state_labels}{dashboards}{updated}{_issues(numbers, native)}
   }}
 }}"""
     return _with_fragments(document)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import pytest
@@ -324,9 +325,9 @@ def test_records_carried_from_the_pr_body_take_their_room_first(
 
 
 def test_settled_records_leave_the_pr_body(quiet_inbox: Reader) -> None:
-    base = valid().model_copy(update={"commands_settled_through": 150})
+    base = valid().model_copy(update={"commands_settled_through": 100})
     older, newer = said(120, "alice", "/perf block w2 window"), said(201, "alice", "/perf block w2 window")
-    box = Box(quiet_inbox(observed(older, newer), base).processed._replace(settled_through=150))
+    box = Box(quiet_inbox(observed(older, newer), base).processed._replace(settled_through=120))
     assert [r.comment.id for r in box.pull_records] == [201]
 
 
@@ -334,8 +335,9 @@ def test_a_quiet_comment_at_the_floor_or_by_a_bot_is_not_read_again(quiet_inbox:
     rocket = (Reaction(comment_id=201, user=BOT, content="rocket"),)
     at_floor = valid().model_copy(update={"commands_settled_through": 201})
     assert decisions(quiet_inbox(observed(BLOCK, reactions=rocket), at_floor)) == []
-    robot = BLOCK.model_copy(update={"user": "helper[bot]", "user_type": "Bot"})
-    assert decisions(quiet_inbox(observed(robot, reactions=rocket))) == []
+    for login, kind in (("helper[bot]", "User"), ("helper", "Bot")):
+        robot = BLOCK.model_copy(update={"user": login, "user_type": kind})
+        assert decisions(quiet_inbox(observed(robot, reactions=rocket))) == []
     assert decisions(quiet_inbox(observed(BLOCK, reactions=rocket))) == [(201, 1, "replayed")]
 
 
@@ -344,6 +346,8 @@ def test_a_quiet_answer_needs_no_permission_asked_again(config: BotConfig) -> No
     assert [c.id for c in unanswered(observed(BLOCK), 0, config)] == [201]
     assert unanswered(observed(BLOCK, reactions=rocket), 0, config) == []
     assert unanswered(_in_pull(observed(BLOCK), []), 200, config) == []
+    both = (*rocket, Reaction(comment_id=201, user=BOT, content="confused"))
+    assert unanswered(observed(BLOCK, reactions=both), 0, config) == []  # finished, by a reply since deleted
 
 
 def test_a_comment_with_a_refusal_is_never_read_again_from_its_text(quiet_inbox: Reader) -> None:
@@ -354,3 +358,62 @@ def test_a_comment_with_a_refusal_is_never_read_again_from_its_text(quiet_inbox:
     )
     box = quiet_inbox(observed(BLOCK, reactions=both))
     assert (decisions(box), box.actions) == ([], [])
+
+
+def test_a_reply_says_which_open_pr_a_change_is_pending_in(inbox: Reader) -> None:
+    pull = PullRequest(number=77, head="perfbot/update", body="perfbot reconciled")
+    box = inbox(observed(BLOCK).model_copy(update={"pulls": (pull,)}))
+    (reply,) = [a for a in box.actions if isinstance(a, CommentAction)]
+    assert "pending in #77 until it merges" in reply.body
+    other = pull.model_copy(update={"head": "someone/else"})
+    (reply,) = [
+        a for a in inbox(observed(BLOCK).model_copy(update={"pulls": (other,)})).actions if isinstance(a, CommentAction)
+    ]
+    assert "pending in perfbot's pull request until it merges" in reply.body
+
+
+def test_the_bots_own_login_is_never_read_for_commands_even_without_a_bot_suffix(
+    config: BotConfig, renderer: Renderer
+) -> None:
+    """A token of a person's account (a login without `[bot]`) runs perfbot: its own comments are not commands."""
+    own = said(201, "perf-runner", "/perf block w2 window")
+    seen = observed(own).model_copy(
+        update={
+            "bot_login": "perf-runner",
+            "reactions": (Reaction(comment_id=201, user="perf-runner", content="rocket"),),
+        }
+    )
+    assert process(valid(), seen, config, renderer).reports == []
+    fresh = seen.model_copy(update={"reactions": ()})
+    assert unanswered(fresh, 0, config) == []
+
+
+def _explain(snapshot: Snapshot, target: str, assignees: Mapping[int, tuple[str, ...]]) -> str:
+    packet = snapshot.packet(target)
+    assert packet is not None
+    return f"{target} held by {packet.blocked_by_condition or 'nothing'}; {len(assignees)} issues seen"
+
+
+def test_every_why_of_a_run_answers_from_the_state_the_run_ends_on(config: BotConfig, renderer: Renderer) -> None:
+    why = said(201, "alice", "/perf why w2")
+    block = said(202, "alice", "/perf block w2 window")
+    box = Box(process(valid(), observed(why, block), config, renderer, _explain))
+    reasons = {(r["comment_id"], r["line"]): r["reason"] for r in box.reports}
+    assert reasons[(201, 1)] == f"w2 held by window; {len(ISSUES)} issues seen"
+    assert reasons[(202, 1)] != reasons[(201, 1)]  # the block's own words are left as they are
+    (reply,) = [a for a in box.actions if isinstance(a, CommentAction)]
+    assert "w2 held by window" in reply.body
+    # Without an explainer, a why is refused and nothing is answered again.
+    plain = Box(process(valid(), observed(why), config, renderer))
+    assert [r["decision"] for r in plain.reports] == ["refused"]
+
+
+def test_a_why_replayed_or_refused_keeps_its_words(config: BotConfig, renderer: Renderer) -> None:
+    unknown = said(203, "alice", "/perf why nowhere")
+    box = Box(process(valid(), observed(unknown), config, renderer, _explain))
+    assert [r["decision"] for r in box.reports] == ["refused"]
+    why = said(201, "alice", "/perf why w2")
+    first = Box(process(valid(), observed(why), config, renderer, _explain))
+    later = after(observed(why), first.actions)
+    again = Box(process(valid(), later, config, renderer, _explain))
+    assert [(r["decision"], r["reason"]) for r in again.reports] == [("answered", "answered earlier")]

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bot.commands.records import FORMAT, Record, lapsed_key, lapsed_said, recorded_decisions, records_in_pull
-from bot.github.markers import header
+from bot.github.markers import header, marker
 from bot.github.observed import Comment
 from tests.unit.commands.values import comment
 
@@ -145,3 +145,9 @@ def test_a_records_marker_is_one_header_line_that_decodes_back() -> None:
     assert "\n" not in line
     assert line.startswith("<!-- perfbot:decision ")
     assert records_in_pull(line)[101][0].text == record.text
+
+
+def test_only_decision_markers_hold_records() -> None:
+    record = Record(ALICE, 1, "accepted", "/perf help")
+    assert records_in_pull(marker("lapsed", record.encode())) == {}
+    assert list(records_in_pull(marker("decision", record.encode()))) == [101]
