@@ -11,6 +11,7 @@ import pytest
 
 from bot.cli import main
 from tests.backends import cli_over, double_on, live_environ
+from tests.one_state import walk_after_run
 from tests.paths import ROOT
 
 
@@ -50,6 +51,9 @@ class Repo:
         else:
             (root / "templates").symlink_to(templates, target_is_directory=True)
         self.state_path = root / "examples" / "offline-state.json"
+        # Every run is held to one state, one rule (tests/one_state.py); a test that writes its
+        # own templates, whose words the walk does not know, turns it off.
+        self.walk_one_state = True
 
     @property
     def config(self) -> Path:
@@ -104,20 +108,28 @@ class Repo:
         assert old in text
         self.snapshot_path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
-    def reconcile(self, capsys: pytest.CaptureFixture[str], *args: str, dry_run: bool = False) -> dict[str, Any]:
-        """One run with `--json`; returns the plan."""
+    def reconcile(
+        self,
+        capsys: pytest.CaptureFixture[str],
+        *args: str,
+        dry_run: bool = False,
+        environ: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """One run with `--json` (and `environ`, e.g. a job summary file, if given); returns the plan."""
         argv = ["reconcile", "--config", str(self.config), "--json", *args]
         if dry_run:
             argv.append("--dry-run")
         if self.adapter == "offline":
             offline = [] if "--offline" in args else ["--offline", str(self.state_path)]
-            assert main([*argv, *offline]) == 0
+            assert main([*argv, *offline], environ=environ) == 0
         else:
             double = double_on(self.state_path, self.root)
             with cli_over(double):
-                assert main(argv, environ=live_environ(double.world.repository)) == 0
+                assert main(argv, environ={**live_environ(double.world.repository), **(environ or {})}) == 0
         plan: dict[str, Any] = json.loads(capsys.readouterr().out)
         plan.pop("api")  # requests made: only a live run makes any
+        if self.walk_one_state and not dry_run and not {"--offline", "--dry-run"} & set(args):
+            walk_after_run(self, args, plan)
         return plan
 
     def merge(self, plan: dict[str, Any]) -> None:

@@ -47,6 +47,7 @@ from bot.github.events import Trigger
 from bot.github.markers import header, marker
 from bot.github.observed import Comment, Issue, LabelEvent, Observed, PullRequest
 from bot.reconcile import dashboard
+from bot.reconcile.changes import Change, snapshot_changes
 from bot.reconcile.dashboard_view import content
 from bot.reconcile.decide import lease_report
 from bot.reconcile.executor import Report
@@ -57,7 +58,7 @@ from bot.reconcile.status import status
 from bot.reconcile.summary import RunResult, failure_summary, job_summary
 from bot.reconcile.view import evidence_for
 from bot.render import Renderer
-from bot.snapshot.model import SCHEMA_ONE, Snapshot, WorkState
+from bot.snapshot.model import SCHEMA_ONE, RetiredConstraint, Snapshot, WorkState
 from bot.snapshot.store import load_snapshot
 from bot.upstream.compose import LEASES, UPSTREAM_PAGE
 from tests.paths import ROOT
@@ -164,6 +165,45 @@ class World:
             newly_satisfied=(h,),
         )
 
+    def pr_changes(self) -> list[Change]:
+        """Every kind of change a PR makes, each value carrying the hostile string: every packet's
+        state, owner, result, receipts, dependencies, blockers and condition; a constraint's dates
+        and evidence; a constraint retired; a program's text."""
+        h, s = self.hostile, self.snapshot
+        packets = tuple(
+            p.model_copy(
+                update={
+                    "state": "complete" if p.state != "complete" else "ready",
+                    "owner": h + "!",
+                    "result": h + "r",
+                    "related_issues": (*p.related_issues, 1),
+                    "hard_dependency_ids": p.hard_dependency_ids[1:],
+                    "satisfied_dependency_ids": (*p.satisfied_dependency_ids, *p.hard_dependency_ids[:1]),
+                    "blocked_by_ids": (*p.blocked_by_ids[1:], h + "b"),
+                    "blocked_by_condition": h + "c",
+                    "lane": h + "l",
+                }
+            )
+            for p in s.work_packets
+        )
+        first, *rest = s.constraints
+        evidence = (*rest[0].evidence[1:], hostile_copy(rest[0].evidence[0], h + "e"))
+        constraints = (
+            rest[0].model_copy(update={"review_by": NOW.date(), "evidence": evidence, "driver": h}),
+            *rest[1:],
+        )
+        retired = RetiredConstraint(id=first.id, name=first.name, retired_on=NOW.date(), ref=h)
+        programs = (s.programs[0].model_copy(update={"current_result": h + "!"}), *s.programs[1:])
+        after = s.model_copy(
+            update={
+                "work_packets": packets,
+                "constraints": constraints,
+                "retired_constraints": (*s.retired_constraints, retired),
+                "programs": programs,
+            }
+        )
+        return snapshot_changes(s, after, self.derivations)
+
     def comment(self) -> Comment:
         return Comment(id=5, issue=7, user=self.hostile, created_at=NOW, body=self.hostile)
 
@@ -216,6 +256,9 @@ class World:
             decided_on=TipReport(oid=h, files=(h,)),
             native_notes=self.native_notes(),
             proposals=tuple(self.native.proposals),
+            merged=(*self.derivations, self.every_reason()),
+            pending={h: "complete", self.snapshot.work_packets[0].id: "ready"},
+            changes=tuple(self.pr_changes()),
             dashboard=DashboardReport(status="closed", issue=8, chars=9, omitted={"waiting packets": 2}, others=(9,)),
         )
 
@@ -295,7 +338,7 @@ def outputs(world: World) -> dict[str, Callable[[], list[str]]]:
         "pr_body.md.j2": lambda: [
             r.render(
                 "pr_body.md.j2",
-                changes=[x for x in world.plan.packets if x.changed],
+                changes=world.pr_changes(),
                 commands=[(world.comment(), h)],
                 omitted=2,
                 repository=h,

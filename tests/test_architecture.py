@@ -30,6 +30,7 @@ PURE = [
     BOT / "reconcile" / "labels_and_links.py",
     BOT / "reconcile" / "link_causes.py",
     BOT / "reconcile" / "schedule.py",
+    BOT / "reconcile" / "changes.py",
     BOT / "reconcile" / "dashboard.py",
     BOT / "reconcile" / "dashboard_view.py",
 ]

@@ -290,7 +290,7 @@ def test_a_proposal_that_would_not_reload_as_decided_is_refused(
     before = sandbox.state_path.read_text(encoding="utf-8")
     status, out, err = run(sandbox, capsys)
     assert status == 1
-    assert "pull request: none on perfbot/update (refused: the proposed config/snapshot.yaml would reload" in out
+    assert "no pull request from perfbot/update (refused: the proposed config/snapshot.yaml would reload" in out
     assert "differently from the decided snapshot (at ledger)" in out
     assert "perfbot refused to propose the pull request" in err
     assert "Traceback" not in err

@@ -1,9 +1,10 @@
 """Derived packet state: what the evidence (dependencies, leases, assignment) says each packet is.
 
-Order of the rules (DESIGN.md): an open hard dependency means `waiting-dependency`; else a
-foreign overlapping lease, a blocker still holding an overlapping lease, or a free-text blocker
-means `waiting-coordination`; else an assigned issue with its own live lease means `running`;
-else `ready`. `complete`, `capacity-hold` and `waiting-evidence` change only by decision.
+Order of the rules (DESIGN.md): an open hard dependency (one not `complete`, whatever the
+reason) means `waiting-dependency`; else a foreign overlapping lease, a blocker still holding an
+overlapping lease, or a free-text blocker means `waiting-coordination`; else, when the packet's
+issue was not observed, the recorded state stands; else an assigned issue with its own live lease
+means `running`; else `ready`. `complete`, `capacity-hold` and `waiting-evidence` change only by decision.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -159,14 +160,16 @@ def _state(
 ) -> tuple[WorkState, list[Reason]]:
     if packet.state in DECIDED_STATES:
         return packet.state, [Reason(kind="decided", subject=packet.state)]
-    if issue is None:
-        return packet.state, [Reason(kind="issue-unobserved", subject=f"#{packet.issue}")]
+    # Dependencies, leases and conditions need no issue: an open dependency makes the packet wait
+    # whatever its issue shows, so no surface can call it ready while a dependency is not complete.
     open_deps = [d for d in packet.hard_dependency_ids if states.get(d) != "complete"]
     if open_deps:
         return "waiting-dependency", [Reason(kind="dependency-open", subject=d, detail=states[d]) for d in open_deps]
     reasons = _coordination(packet, issues_of, held)
     if reasons:
         return "waiting-coordination", reasons
+    if issue is None:  # running or ready rest on the issue's assignees: unseen, the recorded state stands
+        return packet.state, [Reason(kind="issue-unobserved", subject=f"#{packet.issue}")]
     deps = (*packet.hard_dependency_ids, *packet.satisfied_dependency_ids)
     met = [Reason(kind="dependencies-met", subject=", ".join(deps))] if deps else []
     if issue.assignees and own_leases:

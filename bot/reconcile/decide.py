@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from bot.bodies import fitted
 from bot.commands import pipeline
@@ -17,6 +18,7 @@ from bot.evidence.derive import Derivation, derive_all
 from bot.github.actions import Action, LeaseReport, NativeNote, Proposal, PullRequestAction, ReadbackTime
 from bot.github.observed import Comment
 from bot.reconcile import dashboard, proposal
+from bot.reconcile.changes import Change, snapshot_changes
 from bot.reconcile.inputs import Inputs
 from bot.reconcile.labels_and_links import plan_native
 from bot.reconcile.links import with_proposals
@@ -25,7 +27,7 @@ from bot.reconcile.plan import Plan
 from bot.reconcile.schedule import schedule
 from bot.reconcile.view import changed_graph, evidence_for, explainer
 from bot.snapshot import store_save
-from bot.snapshot.model import Snapshot
+from bot.snapshot.model import Snapshot, WorkState
 from bot.snapshot.validation import validate
 from bot.timestamps import utc_stamp
 
@@ -58,9 +60,10 @@ def decide(inputs: Inputs) -> Plan:
         *nudges.every(base, merged, snapshot, overdue),
     ]
     leases = lease_report(inputs)
-    proposal = pull_request(
-        inputs, derivations, files, processed.applied, leases, native.proposals, refused, answers.pull_records
+    story = Story(
+        snapshot_changes(base, following, derivations), processed.applied, native.proposals, answers.pull_records
     )
+    proposal = pull_request(inputs, derivations, files, story, leases, refused)
     forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
     actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
     board = dashboard.planned(inputs, merged, derivations, processed.applied, proposal)
@@ -78,8 +81,17 @@ def decide(inputs: Inputs) -> Plan:
         packets=tuple(derivations),
         overdue=tuple(overdue),
         leases=leases,
+        merged=tuple(merged),
+        pending=_pending(merged, derivations),
+        changes=() if refused else tuple(story.changes),
         dashboard=board.report,
     )
+
+
+def _pending(merged: list[Derivation], working: list[Derivation]) -> dict[str, WorkState]:
+    """The packets whose state the regeneration PR changes, and the state each takes when it merges."""
+    now = {d.id: d.derived_state for d in working}
+    return {d.id: now[d.id] for d in merged if d.id in now and now[d.id] != d.derived_state}
 
 
 def proposed(
@@ -190,15 +202,23 @@ def _count_state_changes(base: Snapshot, following: Snapshot) -> Snapshot:
     return following.model_copy(update={"work_packets": packets})
 
 
+class Story(NamedTuple):
+    """What the PR body tells: every change of the diff (read from the two snapshots), the commands
+    behind some of them, the proposals, and the records of the commands answered quietly."""
+
+    changes: list[Change]
+    applied: list[tuple[Comment, str]]
+    proposals: list[Proposal]
+    records: Sequence[Record] = ()
+
+
 def pull_request(
     inputs: Inputs,
     derivations: list[Derivation],
     files: dict[str, str],
-    applied: list[tuple[Comment, str]],
+    story: Story,
     leases: LeaseReport,
-    proposals: list[Proposal],
     refused: str = "",
-    records: Sequence[Record] = (),
 ) -> PullRequestAction:
     """Create, update or close the one regeneration PR, or leave it: CPR's create-or-update rule.
 
@@ -213,7 +233,7 @@ def pull_request(
         if existing is None:
             return PullRequestAction(operation="none", branch=settings.branch)
         return PullRequestAction(operation="close", number=existing.number, branch=settings.branch)
-    body = _pull_body(inputs, derivations, files, applied, leases, proposals, records)
+    body = _pull_body(inputs, derivations, files, story, leases)
     proposal = PullRequestAction(
         operation="create", branch=settings.branch, title=settings.title, body=body, files=files
     )
@@ -232,16 +252,10 @@ def pull_request(
 
 
 def _pull_body(
-    inputs: Inputs,
-    derivations: list[Derivation],
-    files: dict[str, str],
-    applied: list[tuple[Comment, str]],
-    leases: LeaseReport,
-    proposals: list[Proposal],
-    records: Sequence[Record],
+    inputs: Inputs, derivations: list[Derivation], files: dict[str, str], story: Story, leases: LeaseReport
 ) -> str:
     """The PR's body: the records of quiet answers in its header, then what the change does."""
-    changes = [d for d in derivations if d.changed]
+    changes, applied, records = story.changes, story.applied, story.records
     graph = changed_graph(inputs, derivations)
 
     def render(shown: int) -> str:
@@ -256,7 +270,7 @@ def _pull_body(
             readback=inputs.readback,
             leases=leases,
             graph=graph,
-            proposals=proposals,
+            proposals=story.proposals,
         )
 
     top = "".join(record.marker() + "\n" for record in records)

@@ -19,6 +19,8 @@ from bot.github.actions import (
     TipReport,
 )
 from bot.github.events import Trigger
+from bot.reconcile.changes import Change
+from bot.snapshot.model import WorkState
 
 
 class Plan(Frozen):
@@ -45,6 +47,12 @@ class Plan(Frozen):
     switched_off: dict[str, int] = Field(default_factory=dict, exclude_if=lambda value: not value)
     # People's native links proposed as `blocked_by_ids` entries in the regeneration PR.
     proposals: tuple[Proposal, ...] = Field(default=(), exclude_if=lambda value: not value)
+    # The run's story for the job summary, left out of the JSON (its `packets` say the PR's states):
+    # each packet's merged state (the default branch's snapshot with the live leases and issues),
+    # the state the PR gives each packet it changes, and every change of the PR's diff.
+    merged: tuple[Derivation, ...] = Field(default=(), exclude=True)
+    pending: dict[str, WorkState] = Field(default_factory=dict, exclude=True)
+    changes: tuple[Change, ...] = Field(default=(), exclude=True)
     # The dashboard issue: what this run does with it (absent when the dashboard is off).
     dashboard: DashboardReport | None = Field(default=None, exclude_if=lambda value: value is None)
 

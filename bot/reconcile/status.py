@@ -59,8 +59,10 @@ class Status(Row):
 
 
 def status(plan: Plan, readback: LeaseReadback, observed: Observed, config: BotConfig, now: dt.datetime) -> Status:
-    """The summary of a planned (not applied) run."""
-    counts: dict[str, int] = {s: sum(1 for d in plan.packets if d.derived_state == s) for s in WORK_STATES}
+    """The summary of a planned (not applied) run, in the merged state the labels show (a change
+    pending in the regeneration PR counts once it merges)."""
+    packets = plan.merged or plan.packets
+    counts: dict[str, int] = {s: sum(1 for d in packets if d.derived_state == s) for s in WORK_STATES}
     rules = config.leases_rules
     leases = []
     for lease in readback.live:
@@ -82,9 +84,7 @@ def status(plan: Plan, readback: LeaseReadback, observed: Observed, config: BotC
         now=plan.now,
         counts=counts,
         ready=tuple(
-            ReadyPacket(id=d.id, issue=d.issue, owner=d.derived_owner)
-            for d in plan.packets
-            if d.derived_state == "ready"
+            ReadyPacket(id=d.id, issue=d.issue, owner=d.derived_owner) for d in packets if d.derived_state == "ready"
         ),
         overdue=plan.overdue,
         leases=tuple(leases),

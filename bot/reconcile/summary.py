@@ -102,6 +102,11 @@ def _reactions(rows: list[tuple[Action, str]]) -> dict[str, object]:
     }
 
 
+def _order(plan: Plan) -> dict[str, int]:
+    """Each packet's place in the snapshot, so pending states are listed in the page's order."""
+    return {d.id: n for n, d in enumerate(plan.packets)}
+
+
 def _comment_link(issue: int, comment_id: int, repository: str, server_url: str) -> str:
     """A command comment's link, for the summary's commands table (its number when no link is safe)."""
     if not _REPOSITORY.fullmatch(repository) or not server_url.startswith("https://"):
@@ -122,7 +127,8 @@ def job_summary(result: RunResult, renderer: Renderer, server_url: str = "https:
         "job-summary.md.j2",
         plan=plan,
         dry_run=report is None,
-        changed=[p for p in plan.packets if p.recorded_state != p.derived_state],
+        moved=[p for p in plan.merged if p.recorded_state != p.derived_state],
+        pending=sorted(plan.pending.items(), key=lambda item: _order(plan).get(item[0], 0)),
         rows=[(a, s) for a, s in rows if not isinstance(a, ReactAction)],
         reactions=_reactions(rows),
         commands=[

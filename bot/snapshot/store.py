@@ -34,7 +34,7 @@ from ruamel.yaml.representer import RoundTripRepresenter
 
 from bot.errors import InputError, input_error, validation_problems
 from bot.files import MAX_INPUT_BYTES, read_text
-from bot.snapshot import store_libyaml
+from bot.snapshot import store_libyaml, store_words
 from bot.snapshot.model import Snapshot, entity_label
 from bot.snapshot.store_libyaml import load_data
 
@@ -76,6 +76,10 @@ _Constructor.add_constructor(TIMESTAMP_TAG, _Constructor.construct_plain_date)
 _Representer.add_representer(PlainDate, _Representer.represent_plain_date)
 
 
+class _Refusal(ComposerError):
+    """Valid YAML a snapshot never needs, refused in perfbot's own words (said as they are)."""
+
+
 class _Composer(Composer):
     """Composes the node tree, refusing what a snapshot never needs before anything is built."""
 
@@ -85,12 +89,12 @@ class _Composer(Composer):
         event = self.parser.peek_event()
         if event.anchor is not None:  # an anchor, or an alias to one
             message = "anchors and aliases are not allowed; write the value out"
-            raise ComposerError(None, None, message, event.start_mark)
+            raise _Refusal(None, None, message, event.start_mark)
         if getattr(event, "ctag", None) or getattr(event, "tag", None):
-            raise ComposerError(None, None, "tags (!...) are not allowed; write the plain value", event.start_mark)
+            raise _Refusal(None, None, "tags (!...) are not allowed; write the plain value", event.start_mark)
         self.nesting += 1
         if self.nesting > MAX_DEPTH:
-            raise ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels", event.start_mark)
+            raise _Refusal(None, None, f"nested deeper than {MAX_DEPTH} levels", event.start_mark)
         try:
             node = super().compose_node(parent, index)
         finally:
@@ -104,15 +108,15 @@ def _refuse_unsafe(node: Any) -> None:
     if isinstance(node, MappingNode):
         for key, _ in node.value:
             if str(getattr(key.tag, "value", key.tag)) == "tag:yaml.org,2002:merge":
-                raise ComposerError(None, None, "merge keys (<<) are not allowed; write the keys out", key.start_mark)
+                raise _Refusal(None, None, "merge keys (<<) are not allowed; write the keys out", key.start_mark)
     elif isinstance(node, ScalarNode):
         digits = len(node.value.lstrip("+-"))
         if tag == "tag:yaml.org,2002:int" and digits > MAX_INTEGER_DIGITS:
             message = f"an integer of {digits} characters (at most {MAX_INTEGER_DIGITS})"
-            raise ComposerError(None, None, message, node.start_mark)
+            raise _Refusal(None, None, message, node.start_mark)
         if _LONE_SURROGATE.search(node.value):
             message = "a lone UTF-16 surrogate escape; write the character itself"
-            raise ComposerError(None, None, message, node.start_mark)
+            raise _Refusal(None, None, message, node.start_mark)
 
 
 def yaml_for(mapping: int = 2, sequence: int = 4, offset: int = 2, width: int = 4096) -> YAML:
@@ -195,12 +199,16 @@ def parse_tree(text: str, file: str) -> Any:
     try:
         return yaml_for().load(text)
     except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        message = " ".join(str(x) for x in (exc.context, exc.problem) if x) or str(exc)
-        message = message.replace("\n", " ")
+        said = (
+            store_words.Plain(str(exc.problem))
+            if isinstance(exc, _Refusal)
+            else store_words.plain(exc.context, exc.problem)
+        )
+        start = exc.context_mark if said.at_start else None
+        mark = start or exc.problem_mark or exc.context_mark
         if mark is None:
-            raise input_error(file, message) from exc
-        raise input_error(file, message, mark.line + 1, mark.column + 1) from exc
+            raise input_error(file, said.message) from exc
+        raise input_error(file, said.message, mark.line + 1, mark.column + 1) from exc
     except YAMLError as exc:
         raise input_error(file, str(exc).replace("\n", " ")) from exc
 

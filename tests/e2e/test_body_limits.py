@@ -26,7 +26,8 @@ from bot.github.actions import TOPICS, CommentAction, Topic
 from bot.github.markers import header, markers_in
 from bot.github.observed import Comment, Issue, Observed
 from bot.reconcile import gather
-from bot.reconcile.decide import lease_report, pull_request
+from bot.reconcile.changes import Change, PacketChange
+from bot.reconcile.decide import Story, lease_report, pull_request
 from bot.reconcile.labels_and_links import plan_native
 from bot.reconcile.links import RECORD_TOPIC, implied, link_key, recorded
 from bot.reconcile.nudges import Nudges, overdue_reviews
@@ -260,13 +261,14 @@ def test_a_pr_body_over_thousands_of_commands_and_changes(settings: Settings, se
     inputs = gather.inputs(settings, Observed(repository="o/r", bot_login="perfbot[bot]"), NOW)
     packet = seed.work_packets[0]
     long_reason = Reason(kind="condition", subject="c" * 250)
-    changes = [
-        derivation(packet, "waiting-coordination", [long_reason] * 20).model_copy(update={"id": f"p{n}"})
+    derivations = [derivation(packet, "waiting-coordination", [long_reason] * 20)]
+    changes: list[Change] = [
+        PacketChange("packet", f"p{n}", 1, state=("ready", "waiting-coordination"), reasons=(long_reason,) * 20)
         for n in range(300)
     ]
     applied = [(the_comment(cid=1000 + n), "e" * 290) for n in range(3500)]
     files = {"config/snapshot.yaml": "changed\n"}
-    action = pull_request(inputs, changes, files, applied, lease_report(inputs), [])
+    action = pull_request(inputs, derivations, files, Story(changes, applied, []), lease_report(inputs))
     fits(action.body, settings.config)
     assert "more changes: see the snapshot's diff" in action.body
 

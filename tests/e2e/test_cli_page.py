@@ -59,8 +59,17 @@ def test_github_actions_annotations(
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("    lane: metal\n", "    lane: metal\n    lane: again\n", 'found duplicate key "lane"'),
+        (
+            "    lane: metal\n",
+            "    lane: metal\n    lane: again\n",
+            "duplicate key 'lane': a key appears once in a mapping",
+        ),
         ("as_of: 2026-08-27", "as_of: 27/08/2026", "as_of: '27/08/2026' is not a valid date"),
+        (
+            "    lane: metal\n",
+            "    lane: metal\n   lane2: x\n",
+            "a new key here does not line up with the lines above it",
+        ),
         ("    issue: 9216\n", "    issue: [9216]\n", "issue: Input should be a valid integer"),
     ],
 )
@@ -129,7 +138,7 @@ def test_a_tab_libyaml_would_take_is_refused_where_it_stands(
     assert run(repo, "validate") == 1
     err = capsys.readouterr().err
     assert f"snapshot.yaml:{line}:" in err
-    assert "'\\t'" in err
+    assert "a tab character where YAML takes only spaces" in err
 
 
 def test_validate_counts_in_words() -> None:

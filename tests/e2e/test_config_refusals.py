@@ -73,3 +73,16 @@ def test_a_templates_folder_that_is_not_there_is_refused(sandbox: Repo, capsys: 
     missing.unlink()
     missing.mkdir()  # an empty folder: every template comes from the shipped set
     assert main(["validate", "--config", config]) == 0
+
+
+def test_a_yaml_syntax_error_is_said_in_plain_words_with_its_place(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue #25: not the parser's "expected <block end>, but found '<block mapping start>'"."""
+    config = edited(sandbox, "  prefix: /perf\n", "  prefix: /perf\n extra: 1\n")
+    assert main(["validate", "--config", config]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{config}:{line_of(sandbox, 'extra:')}:2: a new key here does not line up"), err
+    assert "check this line's indentation" in err
+    assert "<block" not in err
+    assert "expected" not in err

@@ -103,7 +103,7 @@ def test_an_unobserved_issue_and_an_unknown_packet(sandbox: Repo, capsys: pytest
     out = run(sandbox, capsys, "mac.m2-whole-sequence-prefill")
     assert "- Issue #9230 was not observed, so the recorded state stands." in out
     assert out.endswith(
-        "It becomes ready when:\n- issue #9230 is observed;\n- `mac.m1-streamed-q4k-no-copy` (#8325) completes.\n"
+        "It becomes ready when:\n- `mac.m1-streamed-q4k-no-copy` (#8325) completes;\n- issue #9230 is observed.\n"
     )
     argv = ["explain", "cuda.q8_1-gate", "--config", str(sandbox.config), "--offline", str(sandbox.state_path)]
     assert main(argv) == 1

@@ -13,6 +13,7 @@ from cmarkgfm.cmark import Options
 
 from bot.cli import main
 from tests.harness import Repo
+from tests.one_state import walk_after_run
 
 LATE_DAY = "2026-09-15T12:00:00Z"  # every seed constraint is past its review date
 # Text from outside perfbot that tries every trick a sink could fall for.
@@ -73,10 +74,12 @@ def assert_tables_whole(reading: _Reading) -> int:
 
 def summarise(sandbox: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
     """Run reconcile on the sandbox with GITHUB_STEP_SUMMARY set; the summary it wrote."""
-    summary = tmp_path / "summary.md"
+    summary, plan = tmp_path / "summary.md", tmp_path / "plan.json"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     argv = ["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path), *args]
-    assert main(argv) == 0
+    assert main([*argv, "--plan-json", str(plan)]) == 0
+    if "--dry-run" not in args:  # one state, one rule (tests/one_state.py)
+        walk_after_run(sandbox, args, json.loads(plan.read_text(encoding="utf-8")))
     text = summary.read_text(encoding="utf-8")
     summary.unlink()
     return text
@@ -244,3 +247,49 @@ def test_a_published_readback_shows_its_own_time_and_a_stale_one_warns(
     for trick in ("<img", "@everyone", "**bold**", "::error", "pwned", "issue-1-", "perfbot/leases:leases.json"):
         assert trick not in outside
     assert "<strong>Warning: a stale readback.</strong>" in cmarkgfm.github_flavored_markdown_to_html(stale)
+
+
+def test_the_summary_tells_the_runs_story_on_either_adapter(
+    either: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue #25, build item 5: the commands, the packets whose state changed and why, what is
+    pending in the PR (named and linked on both adapters) and every change the PR makes."""
+    m1 = "mac.m1-streamed-q4k-no-copy"
+    either.edit_state(permissions={"alice": "write"})
+    either.add_comment(102, 8325, "alice", f"/perf complete {m1} result: accepted. receipt: #9482")
+    either.add_comment(105, 8324, "alice", "/perf review metal-resident-decode by 2026-09-04")
+    released = tmp_path / "released.json"
+    released.write_text("[]\n", encoding="utf-8")  # #9420 holds nothing any more
+    summary = tmp_path / "summary.md"
+    environ = {"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_SERVER_URL": "https://github.com"}
+    either.reconcile(capsys, "--now", "2026-08-27T18:00:00Z", "--leases", str(released), environ=environ)
+    text = summary.read_text(encoding="utf-8")
+    reading = read(text)
+    assert assert_tables_whole(reading) >= 3  # commands, packets, actions
+    (number,) = [p["number"] for p in either.state()["pulls"] if p["state"] == "open"]
+    link = f"[#{number}](https://github.com/anthony-chaudhary/fak/pull/{number})"
+    # The merged state moved where the evidence moved it: the labels show it now.
+    gate = "| `cuda.q8_1-numerical-gate` | #8635 | `waiting-coordination` | `ready` | "
+    assert gate in text
+    assert "blocker `cuda.cache-weight-residency` no longer holds an overlapping lease" in text
+    # The completion waits for the PR, which is named and linked.
+    assert f"Pending in {link}: each becomes its new state when the PR merges." in text
+    assert f"- `{m1}` becomes `complete`\n- `mac.m2-whole-sequence-prefill` becomes `ready`\n" in text
+    # What the PR changes, from the two snapshots: the command's and the evidence's.
+    story = text[text.index("### What the PR changes") : text.index("### Actions")]
+    assert f"- packet `{m1}` (#8325)\n  - state `ready` → `complete`: by a command (see Commands)\n" in story
+    assert f"  - satisfied dependency: `{m1}` (complete, moved from the hard dependencies)" in story
+    assert "  - review by `2026-08-27` → `2026-09-04`" in story
+    assert "  - blocker cleared: `cuda.cache-weight-residency`" in story
+    assert f"`create` {link} from `perfbot/update`" in text or f"`update` {link} from `perfbot/update`" in text
+    assert "Every packet's state is the one the default branch records" not in text
+
+
+def test_a_quiet_run_says_nothing_changes(
+    sandbox: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = summarise(sandbox, tmp_path, monkeypatch, "--now", "2026-08-27T17:00:00Z")
+    capsys.readouterr()
+    assert "Every packet's state is the one the default branch records (17 packets)." in text
+    assert "### What the PR changes\n\nNothing: the default branch's snapshot is the one this run decided.\n" in text
+    assert "Pending in" not in text

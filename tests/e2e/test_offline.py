@@ -105,7 +105,7 @@ def test_readme_first_command_runs_the_offline_reconcile(
     assert main(command[1:]) == 0
     out = capsys.readouterr().out
     assert "Packets:" in out
-    assert "pull request: none on perfbot/update" in out
+    assert "no pull request: the default branch's snapshot and page are current" in out
 
 
 def test_the_triggering_event_is_named_in_the_plan(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,30 +2,24 @@
 
 Through a run of six commands (two `why`s around a `complete` in one run), the runs while the
 regeneration PR is open, its merge, and issues closed afterwards, each packet's label, `why`
-answer, `perfbot explain`, graph colour, dashboard section (issue #29), ready nudge and
-issue-mismatch line name the same state: the default branch's snapshot with the live leases and
-issues. What the PR would change is said as pending, with the PR named.
+answer, `perfbot explain`, graph colour, dashboard section (issue #29), place in `status`, ready
+nudge and issue-mismatch line name the same state: the default branch's snapshot with the live
+leases and issues. What the PR would change
+is said as pending, with the PR named. The walk itself is `tests/one_state.py`, which
+`tests/harness.Repo.reconcile` also takes after every run of every other e2e scenario.
 """
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-from typing import Any
-
 import pytest
 
 from bot.cli import main
-from bot.config import load_settings
-from bot.evidence.explain import explain
-from bot.github.markers import markers_in
-from bot.github.observed import Observed
-from bot.reconcile import gather
-from bot.reconcile.view import render_explanation, view
 from tests.harness import Repo, comments, pull
+from tests.one_state import MISMATCH_LINE, PENDING, READY_SAID, STATE_SAID, Seen, hold_every_surface_to_one_state
 
 NOW = "2026-08-27T18:00:00Z"
 M1, M2, CUDA = "mac.m1-streamed-q4k-no-copy", "mac.m2-whole-sequence-prefill", "profile.real-cuda"
+METAL = "profile.real-metal"
 SIX = [
     (101, 9230, "bob", f"/perf why {M2}"),
     (102, 8325, "alice", f"/perf complete {M1} result: accepted. receipt: #9482"),
@@ -34,131 +28,11 @@ SIX = [
     (105, 8324, "alice", "/perf review metal-resident-decode by 2026-09-04"),
     (106, 8635, "bob", "/perf why cuda.q8_1-numerical-gate"),
 ]
-STATE_SAID = re.compile(
-    r"`([^`]+)` \([^\n]*?, #\d+\) is recorded as `[a-z-]+`; the evidence (?:agrees: |says )`([a-z-]+)`"
-)
-PENDING = re.compile(r"Pending: `([^`]+)` becomes `([a-z-]+)` when (#\d+|perfbot's pull request from `[^`]+`) merges")
-NODE = re.compile(r'^\s*(p\d+)\["([^"<]+)<br/>([a-z-]+) - #35;\d+', re.M)
-CLASSES = re.compile(r"^\s*class ([p\d,]+) ([a-z]+)$", re.M)
-MISMATCH_LINE = re.compile(r"^- `([^`]+)` \([^\n]*\): `([a-z-]+)`$", re.M)
-# A packet's line on the dashboard: its id, the state it is listed with (waiting and pending lines),
-# and for a pending line the state it takes when the PR merges.
-DASHBOARD_LINE = re.compile(r"^- #\d+ `([^`]+)`(?: `([a-z-]+)`)?(?: → `([a-z-]+)`)?")
-DASHBOARD_SECTIONS = {
-    "### Ready now": "ready",
-    "### Running": "running",
-    "### Waiting": "waiting",
-    "### Pending in the regeneration PR": "pending",
-    "<details><summary>Complete": "complete",
-}
 
 
-def tone(state: str) -> str:
-    """The graph's colour family of a state (a class of its own, not bot.evidence.graph's)."""
-    return state if state in ("ready", "running", "complete") else "hold" if state == "capacity-hold" else "waiting"
-
-
-class Seen:
-    """What a repository shows after a run: the merged states, and each surface's word for them."""
-
-    def __init__(self, repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-        settings = load_settings(repo.config)
-        observed = Observed.model_validate(repo.state())
-        inputs = gather.inputs(settings, observed, gather_now())
-        seen = view(inputs)
-        self.states = {d.id: d.derived_state for d in seen.derivations}
-        self.pending = dict(seen.pending)
-        self.snapshot = seen.snapshot
-        self.issues = {i.number: i for i in observed.issues}
-        self.explained = {
-            p.id: render_explanation(
-                inputs, explain(p.id, seen.snapshot, seen.derivations, seen.evidence, inputs.now), seen.pending
-            )
-            for p in seen.snapshot.work_packets
-        }
-        offline = ["--offline", str(repo.state_path)]
-        assert main(["graph", "--config", str(repo.config), "--now", NOW, *offline]) == 0
-        self.graph = capsys.readouterr().out
-        status = ["status", "--format", "markdown", "--config", str(repo.config), "--now", NOW, *offline]
-        assert main(status) == 0
-        self.dashboard = dashboard_lines(capsys.readouterr().out)
-
-    def labels(self, issue: int) -> set[str]:
-        return {name.removeprefix("perf/") for name in self.issues[issue].labels if name.startswith("perf/")}
-
-
-def dashboard_lines(body: str) -> dict[str, list[tuple[str, str, str]]]:
-    """Each packet's lines on the dashboard: (section, the state listed with it, what it becomes)."""
-    found: dict[str, list[tuple[str, str, str]]] = {}
-    section = ""
-    for line in body.splitlines():
-        heading = next((name for start, name in DASHBOARD_SECTIONS.items() if line.startswith(start)), None)
-        if heading is not None or line.startswith(("### ", "<details>")):
-            section = heading or ""
-        elif section and (match := DASHBOARD_LINE.match(line)):
-            found.setdefault(match.group(1), []).append((section, match.group(2) or "", match.group(3) or ""))
-    return found
-
-
-def dashboard_section(state: str) -> str:
-    return state if state in ("ready", "running", "complete") else "waiting"
-
-
-def gather_now() -> Any:
-    import datetime as dt
-
-    return dt.datetime.fromisoformat(NOW.replace("Z", "+00:00"))
-
-
-def hold_every_surface_to_one_state(plan: dict[str, Any], seen: Seen) -> None:
-    """Every packet, every surface of the run and of the repository after it."""
-    by_issue = Counter(p.issue for p in seen.snapshot.work_packets)
-    nodes = {key: packet for key, packet, _ in NODE.findall(seen.graph)}
-    tones = {nodes[key]: name for keys, name in CLASSES.findall(seen.graph) for key in keys.split(",")}
-    for packet in seen.snapshot.work_packets:
-        state = seen.states[packet.id]
-        # The graph: its words and its colour.
-        assert (packet.id, state) in {(p, s) for _, p, s in NODE.findall(seen.graph)}, packet.id
-        assert tones[packet.id] == tone(state), packet.id
-        # The dashboard: the one section of its merged state (waiting lines name the state), and
-        # a pending line, with the merged state and the PR's, when the PR changes it.
-        listed = seen.dashboard[packet.id]
-        placed = [(section, said) for section, said, _ in listed if section != "pending"]
-        assert placed == [(dashboard_section(state), state if dashboard_section(state) == "waiting" else "")]
-        assert [(said, becomes) for section, said, becomes in listed if section == "pending"] == (
-            [(state, seen.pending[packet.id])] if packet.id in seen.pending else []
-        ), packet.id
-        # `perfbot explain`, and what it says is pending.
-        said = dict(STATE_SAID.findall(seen.explained[packet.id]))
-        assert said == {packet.id: state}, packet.id
-        pending = PENDING.findall(seen.explained[packet.id])
-        assert [(p, s) for p, s, _ in pending] == (
-            [(packet.id, seen.pending[packet.id])] if packet.id in seen.pending else []
-        )
-        # The label: a packet alone on its open issue shows its state there; a closed issue keeps
-        # only `complete`, and only when all of its packets are.
-        issue = seen.issues.get(packet.issue)
-        if issue is None:
-            continue
-        if issue.state == "closed":
-            everyone = {seen.states[p.id] for p in seen.snapshot.work_packets if p.issue == packet.issue}
-            assert seen.labels(packet.issue) == ({"complete"} if everyone == {"complete"} else set()), packet.id
-        elif by_issue[packet.issue] == 1:
-            assert seen.labels(packet.issue) == {state}, packet.id
-        else:
-            assert seen.labels(packet.issue) <= {
-                seen.states[p.id] for p in seen.snapshot.work_packets if p.issue == packet.issue
-            }
-    for comment in comments(plan):
-        body = comment["body"]
-        for packet_id, state in STATE_SAID.findall(body):  # every `why` answer of the run
-            assert state == seen.states[packet_id], (packet_id, body)
-        for topic, key in markers_in(body):
-            if topic == "packet-ready":
-                assert seen.states[key.split(":")[0]] == "ready", key
-        if comment["topic"] == "issue-mismatch":
-            for packet_id, state in MISMATCH_LINE.findall(body):
-                assert state == seen.states[packet_id], (packet_id, body)
+def look(repo: Repo, capsys: pytest.CaptureFixture[str]) -> Seen:
+    """What the repository shows now, at the runs' clock; the graph and status as the CLI prints them."""
+    return Seen(repo, NOW, through_cli=True)
 
 
 def test_every_surface_names_the_merged_state_in_every_run(either: Repo, capsys: pytest.CaptureFixture[str]) -> None:
@@ -166,7 +40,7 @@ def test_every_surface_names_the_merged_state_in_every_run(either: Repo, capsys:
     for cid, issue, user, body in SIX:
         either.add_comment(cid, issue, user, body)
     first = either.reconcile(capsys, "--now", NOW)
-    seen = Seen(either, capsys)
+    seen = look(either, capsys)
     hold_every_surface_to_one_state(first, seen)
     # M1's completion is pending in the PR: M1 and its dependents keep their merged state and labels.
     assert seen.states[M1] == "ready"
@@ -183,7 +57,7 @@ def test_every_surface_names_the_merged_state_in_every_run(either: Repo, capsys:
 
     either.add_comment(120, 9230, "bob", f"/perf why {M2}", at="2026-08-27T12:00:00Z")
     second = either.reconcile(capsys, "--now", NOW)
-    seen = Seen(either, capsys)
+    seen = look(either, capsys)
     hold_every_surface_to_one_state(second, seen)
     number = pull(first).get("number") or next(p["number"] for p in either.state()["pulls"] if p["state"] == "open")
     (answer,) = [c["body"] for c in comments(second) if c["topic"] == "command-reply"]
@@ -191,7 +65,7 @@ def test_every_surface_names_the_merged_state_in_every_run(either: Repo, capsys:
 
     either.merge(first)  # the second run left the PR as it was
     merged = either.reconcile(capsys, "--now", NOW)
-    seen = Seen(either, capsys)
+    seen = look(either, capsys)
     hold_every_surface_to_one_state(merged, seen)
     assert seen.states[M1] == "complete"
     assert seen.labels(8325) == {"complete"}
@@ -204,7 +78,7 @@ def test_every_surface_names_the_merged_state_in_every_run(either: Repo, capsys:
     either.set_issue(8325, state="closed")
     either.set_issue(9230, state="closed")
     closed = either.reconcile(capsys, "--now", NOW)
-    seen = Seen(either, capsys)
+    seen = look(either, capsys)
     hold_every_surface_to_one_state(closed, seen)
     assert seen.labels(8325) == {"complete"}
     assert seen.labels(9230) == set()
@@ -212,5 +86,43 @@ def test_every_surface_names_the_merged_state_in_every_run(either: Repo, capsys:
     assert mismatch["issue"] == 9230
     assert MISMATCH_LINE.findall(mismatch["body"]) == [(M2, "ready")]
     quiet = either.reconcile(capsys, "--now", NOW)
-    hold_every_surface_to_one_state(quiet, Seen(either, capsys))
+    hold_every_surface_to_one_state(quiet, look(either, capsys))
     assert [a for a in quiet["actions"] if a["kind"] != "pull_request"] == []
+
+
+@pytest.mark.parametrize("missing", [9497, 9495])
+def test_a_packet_waits_on_its_open_dependency_whatever_issue_is_missing(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str], missing: int
+) -> None:
+    """Found item 9: real-cuda, recorded `ready`, depends on real-metal, which is not complete.
+    With real-cuda's own issue (#9497) or its dependency's (#9495) not observed, every surface
+    says `waiting-dependency`: no explanation says both "not complete" and "ready", and the graph
+    does not draw it green. Offline only: a live run refuses a snapshot naming an issue GitHub does
+    not have, before it derives anything."""
+    sandbox.edit_snapshot(
+        "    paths: [docs/_witnesses/**]\n    next_action: 'Assign #9497",
+        f"    paths: [docs/_witnesses/**]\n    hard_dependency_ids: [{METAL}]\n    next_action: 'Assign #9497",
+    )
+    # Native links are left off: a link to an issue that is not observed stops the run today
+    # ("issue #N is not in the state file"), which is the links' concern, not this one's.
+    config = sandbox.config.read_text(encoding="utf-8")
+    sandbox.config.write_text(
+        config.replace("  blocked_by: true\n  sub_issues: true", "  blocked_by: false\n  sub_issues: false"),
+        encoding="utf-8",
+    )
+    state = sandbox.state()
+    state["issues"] = [i for i in state["issues"] if i["number"] != missing]
+    sandbox.write_state(state)
+    plan = sandbox.reconcile(capsys, "--now", NOW)  # the harness walks every surface after it
+    seen = look(sandbox, capsys)
+    hold_every_surface_to_one_state(plan, seen)
+    assert seen.states[CUDA] == "waiting-dependency"
+    text = seen.explained[CUDA]
+    assert f"- Hard dependency `{METAL}` (#9495, owner unassigned) is `waiting-dependency`, not complete." in text
+    assert READY_SAID not in text
+    assert text.endswith(f"It becomes ready when:\n- `{METAL}` (#9495) completes.\n")
+    assert next(p for p in plan["packets"] if p["id"] == CUDA)["derived_state"] == "waiting-dependency"
+    argv = ["graph", "--config", str(sandbox.config), "--now", NOW, "--offline", str(sandbox.state_path)]
+    assert main(argv) == 0
+    graph = capsys.readouterr().out
+    assert f"{CUDA}<br/>waiting-dependency" in graph

@@ -13,6 +13,7 @@ import pytest
 from bot.cli import main
 from bot.workflow import NUDGE_TOPICS
 from tests.harness import Repo
+from tests.one_state import walk_after_run
 
 LATE = "2026-09-20T12:00:00Z"  # past every review_by of the seed
 
@@ -28,7 +29,10 @@ def run(
     out.unlink(missing_ok=True)
     argv = ["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path), "--max-writes", "1000"]
     assert main([*argv, "--outputs", str(out), "--plan-json", str(plan), *args], environ=environ or {}) == 0
-    return outputs(out), json.loads(plan.read_text(encoding="utf-8"))
+    decided = json.loads(plan.read_text(encoding="utf-8"))
+    if "--dry-run" not in args:
+        walk_after_run(sandbox, args, decided)  # one state, one rule (tests/one_state.py)
+    return outputs(out), decided
 
 
 def test_nudged_issues_are_the_issues_this_run_nudged(

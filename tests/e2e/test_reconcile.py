@@ -164,7 +164,7 @@ def test_dry_run_writes_nothing_and_prints_a_readable_plan(sandbox: Repo, capsys
     out = capsys.readouterr().out
     assert "dry run: nothing written" in out
     assert "comment on #9420 (review-overdue)" in out
-    assert "pull request: none on perfbot/update" in out
+    assert "no pull request: the default branch's snapshot and page are current" in out
     assert sandbox.state_path.read_bytes() == before
 
 
@@ -259,5 +259,29 @@ def test_the_printed_plan_names_an_open_pr_as_a_person_would(sandbox: Repo, caps
     assert main([*args, "--dry-run"]) == 0
     out = capsys.readouterr().out
     (number,) = [p["number"] for p in sandbox.state()["pulls"] if p["state"] == "open"]
-    assert f"pull request #{number} on perfbot/update: left as it is" in out
+    assert f"pull request #{number} from perfbot/update: left as it is" in out
     assert "none #" not in out
+
+
+def test_the_printed_plan_says_what_happens_to_the_pr_and_prints_an_answer_line_by_line(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue #25 (words): the PR as a person says it (open, close, left), and the help table a
+    `/perf help` is answered with on its own lines, not flattened onto one."""
+    from bot.cli import main
+
+    sandbox.add_comment(101, 9230, "bob", "/perf help")
+    sandbox.set_issue(9420, assignees=[])
+    args = ["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path), "--now", SEED_DAY]
+    assert main([*args, "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "  open a pull request from perfbot/update: config/snapshot.yaml, docs/current-constraints.md\n" in out
+    assert "  comment 101 line 1 on #9230 by bob: accepted\n      Commands (one per line," in out
+    assert "\n      | `/perf help` | reply with this table | anyone |\n" in out
+    assert "| command | effect | who | |---|" not in out
+    sandbox.reconcile(capsys, "--now", SEED_DAY)  # opens the PR
+    (number,) = [p["number"] for p in sandbox.state()["pulls"] if p["state"] == "open"]
+    sandbox.set_issue(9420, assignees=["anthony-chaudhary"])  # what the PR recorded is undone
+    assert main([*args, "--dry-run"]) == 0
+    closing = f"  close pull request #{number} from perfbot/update: the default branch is current\n"
+    assert closing in capsys.readouterr().out

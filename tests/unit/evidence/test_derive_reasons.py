@@ -66,6 +66,28 @@ def test_an_unobserved_issue_keeps_the_recorded_state_and_owner() -> None:
     assert not d.changed
 
 
+@pytest.mark.parametrize("recorded", ["ready", "running"])
+def test_an_unobserved_issue_still_waits_for_an_open_dependency_or_a_lease(recorded: str) -> None:
+    """Found item 9 of issue #25: the recorded state stands only where the issue would decide it;
+    a dependency that is not complete, or a foreign overlapping lease, decides without it."""
+    snapshot = Snapshot.model_validate({"schema": SCHEMA_ID, "as_of": "2026-08-27", "definition": "d"})
+    packets = (
+        packet("dep", 1, "waiting-evidence"),
+        packet("a", 7, recorded, hard_dependency_ids=("dep",)),
+        packet("b", 8, recorded),
+        packet("c", 9, recorded),
+    )
+    snapshot = snapshot.model_copy(update={"work_packets": packets})
+    foreign = lease("someone-else", "src/b/**")
+    evidence = Evidence(leases=(foreign,), released=(), issues={}, rules=LeaseRules(), owner=OwnerWording())
+    derived = {d.id: d for d in derive_all(snapshot, evidence)}
+    assert reasons(derived["a"]) == [("dependency-open", "dep", "waiting-evidence")]
+    assert derived["a"].derived_state == "waiting-dependency"
+    assert derived["b"].derived_state == "waiting-coordination"
+    assert [r.kind for r in derived["b"].reasons] == ["lease-overlap"]
+    assert (derived["c"].derived_state, reasons(derived["c"])) == (recorded, [("issue-unobserved", "#9", "")])
+
+
 def test_open_dependencies_are_named_with_their_state_and_complete_ones_are_newly_satisfied() -> None:
     derived = derive(
         packet("done", 1, "complete", result="r"),

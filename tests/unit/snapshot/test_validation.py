@@ -348,7 +348,7 @@ CASES = [
         "load-duplicate-key",
         "    name: Live model/compute lane collision\n",
         "    name: Live model/compute lane collision\n    name: again\n",
-        'found duplicate key "name"',
+        "duplicate key 'name'",
         "name: again",
     ),
     (
