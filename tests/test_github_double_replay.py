@@ -132,13 +132,14 @@ def test_a_plan_applied_over_http_leaves_the_offline_state() -> None:
     state = double.state()
     git = state.pop("git")
 
-    assert len(report.done) == offline.writes == 8  # as in test_exactly_once: 5, then 3 links records
+    assert len(report.done) == offline.writes == 9  # as in test_exactly_once: 6, then 3 links records
     assert state == offline.raw
     (pull,) = state["pulls"]
     assert double.files(pull["head"]) == double.files() | pull["files"]
     assert git["refs"] == {pull["head"]: double.tip(pull["head"])}
-    # three 🚀, an assignment, the PR's writes, 3 records (labels and links wait for the merge)
-    assert double.kinds()["rest_write"] == 3 + 1 + 4 + 3
+    # a reply (103: a claim beside a block), three 🚀, an assignment, the PR's writes, 3 records
+    # (labels and links wait for the merge)
+    assert double.kinds()["rest_write"] == 1 + 3 + 1 + 4 + 3
 
 
 def test_a_second_offline_run_over_the_doubles_state_changes_nothing(tmp_path: Path) -> None:
