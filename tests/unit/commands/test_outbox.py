@@ -228,3 +228,13 @@ def test_a_quiet_answer_records_its_changes_of_the_snapshot_for_the_pr(voice: Vo
     claims = Handled(ASKED, True, (claim,))
     assert pull_records(claims) == []
     assert quiet(claims, voice)
+
+
+def test_with_replies_all_a_replayed_comment_gets_eyes_only_while_unanswered(voice: Voice) -> None:
+    loud = voice._replace(replies="all")
+    claim = answered().lines[0]
+    done = Handled(ASKED, False, (dataclasses.replace(claim, assignment=None),))
+    assert kinds(actions(done, loud)) == ["eyes", "rocket"]
+    for verdict in ("rocket", "confused"):
+        answered_already = loud._replace(reacted=frozenset({(101, verdict)}))
+        assert "eyes" not in kinds(actions(done, answered_already))

@@ -417,3 +417,31 @@ def test_a_why_replayed_or_refused_keeps_its_words(config: BotConfig, renderer: 
     later = after(observed(why), first.actions)
     again = Box(process(valid(), later, config, renderer, _explain))
     assert [(r["decision"], r["reason"]) for r in again.reports] == [("answered", "answered earlier")]
+
+
+@pytest.mark.parametrize(
+    ("rocket", "edited", "gone", "decision"),
+    [
+        (False, False, False, "accepted"),  # still as posted, no 🚀: decided again, the record set aside
+        (True, False, False, "replayed"),
+        (False, True, False, "replayed"),
+        (False, False, True, "replayed"),
+    ],
+)
+def test_a_pr_body_record_counts_only_for_a_finished_or_changed_comment(
+    quiet_inbox: Reader, rocket: bool, edited: bool, gone: bool, decision: str
+) -> None:
+    records = quiet_inbox(observed(BLOCK)).pull_records
+    seen = _in_pull(observed(BLOCK), records, edited=edited, gone=gone)
+    if not rocket:
+        seen = seen.model_copy(update={"reactions": ()})
+    assert decisions(quiet_inbox(seen)) == [(201, 1, decision)]
+
+
+def test_a_finished_comments_record_in_the_pr_body_is_what_is_replayed(quiet_inbox: Reader) -> None:
+    """The record, not the comment's text, is the decision (the two differ only by someone's hand)."""
+    other = Record(BLOCK, 1, "accepted", "/perf block w2 another window")
+    box = quiet_inbox(_in_pull(observed(BLOCK), [other]))
+    packet = box.snapshot.packet("w2")
+    assert packet is not None
+    assert packet.blocked_by_condition == "another window"
