@@ -39,3 +39,13 @@ def test_many_renders_in_a_row_each_render_their_own_text() -> None:
 
 def test_the_platforms_cmark_gfm_exports_what_frees_a_render() -> None:
     assert github_markdown._releaser() is not None
+
+
+def test_each_render_hands_its_tree_and_its_text_to_be_freed(monkeypatch: pytest.MonkeyPatch) -> None:
+    freed: list[tuple[int, int]] = []
+    monkeypatch.setattr(github_markdown, "_releaser", lambda: lambda root, text: freed.append((root, text)))
+    assert github_markdown.to_html("*a*") == rendered("*a*")
+    assert github_markdown.to_html("b") == rendered("b")
+    assert len(freed) == 2
+    assert all(isinstance(address, int) and address > 0 for pair in freed for address in pair)
+    assert all(root != text for root, text in freed)  # the tree, then the text, not one of them twice
