@@ -247,10 +247,10 @@ def _passing(paragraph: bool, link: bool) -> re.Pattern[str]:
     """What `Page` may pass over at once, nothing waiting to reopen and no `<select>` open: text,
     unmarked breaks, void elements, and whole elements whose start and end, in `Page`, undo each
     other. With a paragraph open, those are inline elements and table parts (a block element
-    would close it); outside one, blocks and rules too; a link where no link is open (one in a
-    link ends the other). A table part outside a table is dropped, its end tag too. Only tags in lower
-    case with no attribute or double-quoted values are taken (as cmark-gfm writes its own), and
-    only end tags written `</name>`: anything else is read a step at a time."""
+    would close it; a table part outside a table is dropped, its end tag too); outside one,
+    blocks and rules too; a link where no link is open (one in a link ends the other). Only tags
+    in lower case with no attribute or double-quoted values are taken (as cmark-gfm writes its
+    own), and only end tags written `</name>`: anything else is read a step at a time."""
     top = [_TEXT, "<br />\n(?!\ue000)", _VOIDS, *_elements(PASSED_DEPTH, paragraph, link, inner=False)]
     if not paragraph:
         top.append(_RULE)
