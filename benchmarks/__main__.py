@@ -12,9 +12,9 @@ the children run without PYTHONDONTWRITEBYTECODE, as an installed perfbot would.
 - 1,000, 5,000 and 10,000 comments added to the settled seed (and none), one in ten a command,
   before the bot answered (a run with the default write budget) and after (the first run answers
   everything; the second is timed);
-- 15, 75 and 150 comments of 65,536 characters (and none), a `/perf help` line then one line
-  repeated (`worlds.LONG_LINES`: prose, short lines, and each construct a Markdown reader may spend
-  most on), before the bot answered: a case per kind of line, "long comments, <kind>".
+- 15, 75 and 150 comments of 65,536 characters (and none), a `/perf help` line, one line repeated
+  (`worlds.LONG_LINES`: ordinary lines, and each construct a Markdown reader may spend most on),
+  and a `/perf help` line, before the bot answered: a case per kind of line, "long comments, <kind>".
 
 `--repeat` rounds (default 5) each run every case at every size once, in a shuffled order; every
 timed run starts from the same state file. A case's verdict compares its per-unit marginal CPU

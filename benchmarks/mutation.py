@@ -28,8 +28,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / ".cache" / "mutation"
-# mutmut's statuses that mean a test noticed the mutant (a mutant that hangs the tests is caught).
-CAUGHT = frozenset({"killed", "timeout"})
+# mutmut's statuses that mean a test noticed the mutant (a mutant that hangs the tests, or crashes
+# the interpreter running them, as a null pointer handed to cmark-gfm does, is caught).
+CAUGHT = frozenset({"killed", "timeout", "segfault"})
 _RESULT_LINE = re.compile(r"^\s+(\S+): (.+)$")
 _IGNORED = shutil.ignore_patterns("__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache")
 

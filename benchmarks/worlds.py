@@ -89,31 +89,43 @@ def add_comments(state_path: Path, count: int) -> None:
 
 
 # Comments as long as GitHub allows (and perfbot reads: `commands.max_comment_chars`): a
-# `/perf help` line, then one line repeated. Ordinary text first, then each construct a reader of
-# Markdown may spend most on: unclosed brackets, comments, emphasis, strikethrough, code spans,
-# nested quotes, inline HTML, footnotes, table pipes, tags left open, raw HTML blocks.
+# `/perf help` line, one line repeated, and a `/perf help` line again, so the reading goes through
+# the whole comment to tell whether GitHub shows the last. Ordinary text first (prose, lines of
+# two letters, of one letter, and with CRLF line ends), then each construct a reader of Markdown
+# may spend most on: unclosed brackets, comments, emphasis, strikethrough, code spans, fences,
+# quotes nested and line by line, list items, headings, inline HTML, footnotes, table pipes, tags
+# left open, raw HTML blocks, autolinks.
 LONG_COMMENT = 65_536
 LONG_LINES = {
     "prose": "The quick brown fox jumps over the lazy dog, and a remark follows it.\n",
     "short lines": "ok\n",
+    "one-letter lines": "a\n",
+    "CRLF lines": "ok\r\n",
     "[ lines": "[\n",
     "<!-- lines": "<!--\n",
     "* lines": "*a\n",
     "~ lines": "~a\n",
     "` lines": "`\n",
+    "``` fences": "```\n",
     "> nesting": "> ",
+    "> lines": "> a\n",
+    "- items": "- a\n",
+    "# headings": "# a\n",
     "<span> lines": "x <span>\n",
     "footnote lines": "[^1]: a\n",
     "| lines": "|\n",
     "<a lines": "<a\n",
     "<div> lines": "<div>\n",
+    "www. autolinks": "www.a\n",
 }
+LAST = "\n/perf help\n"
 
 
 def long_comment(line: str) -> str:
-    """A `/perf help` line, then `line` repeated, `LONG_COMMENT` characters in all."""
+    """A `/perf help` line, then `line` repeated, then a `/perf help` line: `LONG_COMMENT` characters in all."""
     head = "/perf help\n"
-    return (head + line * ((LONG_COMMENT - len(head)) // len(line) + 1))[:LONG_COMMENT]
+    body = line * ((LONG_COMMENT - len(head) - len(LAST)) // len(line) + 1)
+    return head + body[: LONG_COMMENT - len(head) - len(LAST)] + LAST
 
 
 def add_long_comments(state_path: Path, count: int, line: str) -> None:

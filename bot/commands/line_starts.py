@@ -17,13 +17,18 @@ would put its text straight into that paragraph, and the paragraph straight into
 Where the browser's repairs are harder than that (an end tag across a block element, the
 adoption of a formatting element by a block, foreign content's breakouts), the element is kept
 open: text is taken as hidden, never as shown. One pass, left to right, no backtracking.
+Runs of markup that change nothing once they end (a list of items holding text, headings, a
+quote's paragraphs, links, emphasis, cmark-gfm's own markup) are passed over in one regex match
+(`_passing`) instead of a Python step per tag: the same line starts, found faster.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import string
 from collections.abc import Iterator
+from functools import cache
 
 # How `Page` names a paragraph cmark-gfm wrote (no tag name holds a space), beside raw HTML's `p`.
 PARAGRAPH = "p data-sourcepos"
@@ -69,13 +74,23 @@ _PARAGRAPH = re.compile(r'<p data-sourcepos="[0-9]+:[0-9]+-[0-9]+:[0-9]+">')
 # A start or end tag with no attribute, in lower case, as cmark-gfm writes its own: read at once.
 _PLAIN_TAG = re.compile(r"<(/?)([a-z][a-z0-9]*)>")
 _BREAK = "<br />\n"
-# What reading may pass over at once: text, a `<br />` and its line break before a line that
-# starts without a mark (`\ue000`, what `visible` puts at a candidate line), and, when nothing
-# waits to reopen and no `<select>` is open, an inline element that holds only text.
+# What reading may pass over at once: text, and a `<br />` and its line break before a line that
+# starts without a mark (`\ue000`, what `visible` puts at a candidate line).
 _NEXT = re.compile("<(?!br />\n(?!\ue000))")
-_INLINE = "b|code|del|em|i|ins|kbd|mark|q|s|samp|small|span|strike|strong|sub|sup|tt|u|var"
-_PAST_INLINE = re.compile(f"(?:[^<]+|<br />\n(?!\ue000)|<({_INLINE})>[^<]*</\\1>)*")
+# When nothing waits to reopen and no `<select>` is open, also whole elements that change nothing
+# on the page once they end (`_passing`): one regex match over a list, a heading, a quote, code,
+# links and emphasis, however many, instead of a step per tag.
+INLINE: tuple[str, ...] = (
+    "b", "code", "del", "em", "i", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub",
+    "sup", "tt", "u", "var",
+)  # fmt: skip
+BLOCKS: tuple[str, ...] = (
+    "blockquote", "dd", "div", "dl", "dt", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ol", "pre", "ul",
+)  # fmt: skip
+ROWS: tuple[str, ...] = ("caption", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr")
+PASSED_DEPTH = 3  # elements nested in one passed over, itself included
 _NAME = re.compile(r"[^\t\n\f\r />]*")
+_GROUPS = itertools.count()  # names of the groups of `_passing`'s patterns
 # One step through a tag's attributes, as HTML's tokenizer reads them: spaces (and a `/` not
 # before `>`), then the tag's end, or a name (which may start with `=`) and perhaps `=` and a
 # value: quoted, a quote never closed (group 3), or unquoted.
@@ -135,8 +150,9 @@ class Page:
     def next_markup(self, html: str, at: int) -> int:
         """The next `<` from `at` whose reading can change what shows (-1 if none); text passed
         over is put in."""
-        if not self.reopen and "select" not in self.open:
-            at = _matched(_PAST_INLINE, html, at).end()
+        if not self.reopen and "select" not in self.open and len(self.open) + PASSED_DEPTH <= DEEPEST:
+            paragraph = "p" in self.open or PARAGRAPH in self.open
+            at = _matched(_passing(paragraph, "a" in self.open), html, at).end()
             return at if at < len(html) else -1
         found = _NEXT.search(html, at)
         if found is None:
@@ -224,6 +240,56 @@ class Page:
         markers = [at for at, name in enumerate(closed) if name in MARKERS]
         inside = closed[1 : markers[-1]] if markers else closed[1:]
         self.reopen = [name for name in inside if name in FORMATTING] + self.reopen
+
+
+@cache
+def _passing(paragraph: bool, link: bool) -> re.Pattern[str]:
+    """What `Page` may pass over at once, nothing waiting to reopen and no `<select>` open: text,
+    unmarked breaks, void elements, and whole elements whose start and end, in `Page`, undo each
+    other. With a paragraph open, those are inline elements and table parts (a block element
+    would close it; a table part outside a table is dropped, its end tag too); outside one,
+    blocks and rules too; a link where no link is open (one in a link ends the other). Only tags
+    in lower case with no attribute or double-quoted values are taken (as cmark-gfm writes its
+    own), and only end tags written `</name>`: anything else is read a step at a time."""
+    top = [_TEXT, "<br />\n(?!\ue000)", _VOIDS, *_elements(PASSED_DEPTH, paragraph, link, inner=False)]
+    if not paragraph:
+        top.append(_RULE)
+    return re.compile(_any_of(top))
+
+
+def _any_of(patterns: list[str]) -> str:
+    """Any number of `patterns`, taken as many as match and never given back: atomic groups,
+    so a match that fails is never tried again cut otherwise (possessive repeats of groups that
+    capture are wrong in Python 3.11's `re`)."""
+    return f"(?>(?:{'|'.join(patterns)})*)"
+
+
+_TEXT = "(?>[^<]+)"
+_ATTRIBUTES = r'(?>(?: [a-z][a-z-]*="[^"]*")*)'
+_VOIDS = f"<(?:img|input|wbr){_ATTRIBUTES}(?: /)?>"
+_BREAKS = f"<br{_ATTRIBUTES}(?: /)?>\n?"  # a break inside an element passed over starts no line at the top
+_RULE = f"<hr{_ATTRIBUTES}(?: /)?>"
+
+
+def _elements(depth: int, paragraph: bool, link: bool, inner: bool) -> list[str]:
+    """Patterns of the elements `_passing` takes, each with what it holds, `depth` levels deep.
+    A paragraph is never passed over at the top (its lines may start lines), only inside another."""
+    names = INLINE + ROWS + (() if paragraph else BLOCKS)
+    found = [_element("|".join(names), depth, paragraph, link)]
+    if not link:
+        found.append(_element("a", depth, paragraph, True))
+    if inner and not paragraph:
+        found.append(_element("p", depth, True, link))
+    return found
+
+
+def _element(names: str, depth: int, paragraph: bool, link: bool) -> str:
+    """A start tag of one of `names`, what it holds, and its end tag."""
+    held = [_TEXT, _BREAKS, _VOIDS, *(() if paragraph else (_RULE,))]
+    if depth > 1:
+        held += _elements(depth - 1, paragraph, link, inner=True)
+    group = f"e{next(_GROUPS)}"
+    return f"<(?P<{group}>{names}){_ATTRIBUTES}>{_any_of(held)}</(?P={group})>"
 
 
 def _barrier(name: str) -> frozenset[str]:

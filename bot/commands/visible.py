@@ -32,7 +32,6 @@ _MARK = re.compile("\ue000([\ue010-\ue01f]+)\ue001")
 _PRIVATE = re.compile("[\ue000-\ue01f]")
 _REFERENCE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));")
 _SOURCE_POSITION = re.compile(' data-sourcepos="[^"]*"')
-_LINE_END = re.compile(r"\r\n|\r|\n")
 # What cmark-gfm reads otherwise than Python: NUL as U+FFFD; a lone surrogate cannot be UTF-8.
 _UNREADABLE = re.compile("[\x00\ud800-\udfff]")
 # First characters of a prefix that mean nothing more after a letter than at a line's start.
@@ -49,16 +48,35 @@ def paragraph_lines(body: str, prefix: str) -> list[tuple[int, str]]:
     if prefix not in body:
         return []
     text = _UNREADABLE.sub("\ufffd", body)
-    lines = _LINE_END.split(text)
-    candidates = [number for number, line in enumerate(lines) if starts_command(line.strip(), prefix)]
+    if "\r" in text:  # cmark-gfm's line ends, each one `\n`: the lines, their numbers and their text stay
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    candidates = _candidates(text, prefix)
     if not candidates:
         return []
-    unmarked = _LINE_END.split(_unforgeable(text))  # the same lines: no line end is written or removed
-    html = to_html(_with_marks(unmarked, candidates, prefix))
-    if prefix[:1] not in SAFE_START and _without_marks(html) != _without_marks(to_html("\n".join(unmarked))):
+    html = to_html(_with_marks(text, candidates, prefix))
+    if prefix[:1] not in SAFE_START and _without_marks(html) != _without_marks(to_html(_unforgeable(text))):
         return []
     shown = _shown_marks(html, _escaped(prefix))
-    return [(number + 1, lines[number].strip()) for index, number in enumerate(candidates) if index in shown]
+    return [(line + 1, text[start:end].strip()) for i, (line, start, end) in enumerate(candidates) if i in shown]
+
+
+def _candidates(text: str, prefix: str) -> list[tuple[int, int, int]]:
+    """(line index, start, end) of each line of `text` (`\n`-separated) that starts with the prefix
+    as a word. Only the lines holding the prefix are looked at, each once: a comment of many short
+    lines costs a search of its text, not a step per line."""
+    found: list[tuple[int, int, int]] = []
+    number = counted = 0
+    at = text.find(prefix)
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if starts_command(text[start:end].strip(), prefix):
+            number += text.count("\n", counted, start)
+            counted = start
+            found.append((number, start, end))
+        at = text.find(prefix, end + 1)
+    return found
 
 
 def _without_marks(html: str) -> str:
@@ -67,7 +85,8 @@ def _without_marks(html: str) -> str:
 
 
 def _unforgeable(text: str) -> str:
-    """The text with no mark of its own and no `data-sourcepos` attribute, to the same Markdown."""
+    """The text with no mark of its own and no `data-sourcepos` attribute, to the same Markdown.
+    Each change is inside a line, so the text may be made so a piece at a time, cut at line ends."""
     text = _PRIVATE.sub("\uf8ff", text).replace("data-sourcepos", "data-sourcepoS")
     return _REFERENCE.sub(_harmless_reference, text) if "&#" in text else text
 
@@ -82,14 +101,18 @@ def _mark(index: int) -> str:
     return _OPEN + "".join(chr(_DIGIT0 + int(d, 16)) for d in f"{index:x}") + _CLOSE
 
 
-def _with_marks(lines: Sequence[str], candidates: Sequence[int], prefix: str) -> str:
-    out = list(lines)
-    for index, number in enumerate(candidates):
-        line = out[number]
+def _with_marks(text: str, candidates: Sequence[tuple[int, int, int]], prefix: str) -> str:
+    """The unforgeable text with each candidate's mark before its prefix."""
+    pieces: list[str] = []
+    done = 0
+    for index, (_, start, end) in enumerate(candidates):
+        line = _unforgeable(text[start:end])
         at = line.find(prefix)  # the first non-blank text of a candidate line is the prefix ...
         if at >= 0:  # ... unless the prefix holds what no comment may (a mark, `data-sourcepos`)
-            out[number] = line[:at] + _mark(index) + line[at:]
-    return "\n".join(out)
+            pieces += (_unforgeable(text[done:start]), line[:at], _mark(index), line[at:])
+            done = end
+    pieces.append(_unforgeable(text[done:]))
+    return "".join(pieces)
 
 
 def _escaped(text: str) -> str:

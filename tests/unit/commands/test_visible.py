@@ -236,3 +236,25 @@ def test_perfbot_reads_exactly_the_lines_github_shows_as_top_level_paragraph_tex
 @example("<div>\n<li>\n\n</div>\n\n/perf claim c001")
 def test_perfbot_never_reads_a_line_github_does_not_show_as_top_level_paragraph_text(body: str) -> None:
     assert read_by_perfbot(body) <= shown_by_github(body)
+
+
+def test_a_command_on_the_second_line_after_an_empty_first_is_read_at_line_two() -> None:
+    assert paragraph_lines("\n/perf help", P) == [(2, "/perf help")]
+
+
+def test_a_one_character_prefix_that_also_ends_its_line_marks_the_line_once() -> None:
+    assert paragraph_lines("! go!\n! b", "!") == [(1, "! go!"), (2, "! b")]
+
+
+def test_references_to_other_characters_are_kept_so_link_labels_stay_apart() -> None:
+    # `[&#65;]` and `[&#66;]` are different labels: no link, so the line shows.
+    body = "[x\n/perf help\n][&#65;]\n\n[&#66;]: /url"
+    assert shows(body, "/perf help")
+    assert [line for line, _ in command_lines(body, P)] == [2]
+
+
+def test_a_reference_to_a_mark_becomes_one_to_another_character_which_emphasis_reads_alike() -> None:
+    # The `;` of the reference before `_` lets the emphasis open on GitHub, as it must here.
+    body = "&#xE000;_a\n/perf help\nb_"
+    assert not shows(body, "/perf help")
+    assert command_lines(body, P) == []
