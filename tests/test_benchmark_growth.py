@@ -117,7 +117,9 @@ def test_the_real_harness_fails_a_planted_2x_slowdown_at_100x(capsys: pytest.Cap
     """The real processes, measured: only the planted case's verdict is asserted. Whether the plain
     case passes depends on the machine's load while the suite runs beside it, which the simulated
     noise above covers without timing anything."""
-    status = benchmark.main(["--case", "validate", "--plant", "double-at-100", "--repeat", "3", "--json"])
+    # Five rounds, not three: the suite runs beside it, and a median of three was once moved enough
+    # by a neighbour to hide the planted doubling.
+    status = benchmark.main(["--case", "validate", "--plant", "double-at-100", "--repeat", "5", "--json"])
     found = {v["case"]: v["too_fast"] for v in json.loads(capsys.readouterr().out)["verdicts"]}
     assert set(found) == {"validate", "validate, planted double-at-100"}
     assert found["validate, planted double-at-100"] is True
