@@ -63,7 +63,7 @@ class Processed(NamedTuple):
         comment is answered with a reply that records it."""
         voice = self.voice._replace(carrier=carrier)
         room = voice.limit // 2
-        carried = [r for done in self.handled if done.comment.id in self.quiet for r in _carried(done)]
+        carried = [r for done in self.handled if done.comment.id in self.quiet for r in outbox.pull_records(done)]
         room -= sum(len(r.marker()) for r in carried)
         actions: list[Action] = []
         fresh: list[Record] = []
@@ -77,11 +77,6 @@ class Processed(NamedTuple):
             actions += outbox.actions(done, voice, quiet=quiet)
         records = [r for r in (*carried, *fresh) if r.comment.id > self.settled_through]
         return Answers(actions, sorted(records, key=lambda r: (r.comment.id, r.line)))
-
-
-def _carried(done: Handled) -> list[Record]:
-    """The records a quiet comment's replay read, for the next PR body (`outbox.pull_records`)."""
-    return outbox.pull_records(done)
 
 
 class Recall(NamedTuple):
