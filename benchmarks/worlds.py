@@ -117,6 +117,13 @@ LONG_LINES = {
     "<a lines": "<a\n",
     "<div> lines": "<div>\n",
     "www. autolinks": "www.a\n",
+    "paragraphs": "a\n\n",
+    "loose items": "- a\n\n",
+    "quoted paragraphs": "> a\n\n",
+    "emphasis runs": "*a" * 35 + "\n",
+    "links in links": "<a>" * 20 + "\n",
+    "stray end tags": "</b>" * 15 + "\n",
+    "raw paragraphs": "x <p>\n",
 }
 LAST = "\n/perf help\n"
 

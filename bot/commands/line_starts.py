@@ -1,7 +1,7 @@
 """Where, in cmark-gfm's HTML, a line of top-level paragraph text starts, as a browser builds the page.
 
-A line starts right after a paragraph's `<p data-sourcepos="…">` (the paragraph cmark-gfm wrote,
-raw HTML cannot forge the attribute: `visible` spells it otherwise in a comment) or after a
+A line starts right after a paragraph's `<p>` (the paragraph cmark-gfm wrote: raw HTML cannot
+write it so, `visible` writes a comment's `<p` as `<P`) or after a
 `<br />` and its line break inside it. It is a line of top-level paragraph text when the browser
 would put its text straight into that paragraph, and the paragraph straight into the page:
 
@@ -18,8 +18,12 @@ Where the browser's repairs are harder than that (an end tag across a block elem
 adoption of a formatting element by a block, foreign content's breakouts), the element is kept
 open: text is taken as hidden, never as shown. One pass, left to right, no backtracking.
 Runs of markup that change nothing once they end (a list of items holding text, headings, a
-quote's paragraphs, links, emphasis, cmark-gfm's own markup) are passed over in one regex match
-(`_passing`) instead of a Python step per tag: the same line starts, found faster.
+quote's paragraphs, links, emphasis, paragraphs with no marked line, comments, void elements,
+cmark-gfm's own markup) are passed over in one regex match (`_passing`) instead of a Python step
+per tag: the same line starts, found faster. What is left is read a step at a time, at most
+`STEPS` of them: a comment that needs more (raw HTML that is one long repair for the browser,
+thousands of stray tags) is not read past that point, and `line_starts` says so (`UNREAD`), so
+that no comment costs more than an ordinary one of its length and none is silently misread.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from collections.abc import Iterator
 from functools import cache
 
 # How `Page` names a paragraph cmark-gfm wrote (no tag name holds a space), beside raw HTML's `p`.
-PARAGRAPH = "p data-sourcepos"
+PARAGRAPH = "p (cmark-gfm's)"
 # HTML's formatting elements (reopened by the browser), void elements (never open), elements that
 # close an open paragraph, the boundaries of a paragraph's "button scope", and special elements
 # (an end tag for another element does not close past one).
@@ -70,7 +74,9 @@ RAW_TEXT = frozenset({"iframe", "noembed", "noframes", "noscript", "style", "tex
 ENDLESS = frozenset({"plaintext", "script"})
 FOREIGN = frozenset({"svg", "math"})
 
-_PARAGRAPH = re.compile(r'<p data-sourcepos="[0-9]+:[0-9]+-[0-9]+:[0-9]+">')
+# The first character of the mark `visible` puts at each candidate line.
+MARKED = "\ue000"
+_PARAGRAPH = "<p>"
 # A start or end tag with no attribute, in lower case, as cmark-gfm writes its own: read at once.
 _PLAIN_TAG = re.compile(r"<(/?)([a-z][a-z0-9]*)>")
 _BREAK = "<br />\n"
@@ -124,6 +130,10 @@ def tag_end(html: str, at: int) -> tuple[int, bool]:
 # the reading costs more than a walk of so many elements. The adoption agency's own bound.
 DEEPEST = 64
 ADOPTIONS = 8
+# The most markup read a step at a time before the last candidate line (about 2 ms of Python);
+# `UNREAD` is yielded where reading stopped at this bound or at `DEEPEST`.
+STEPS = 1024
+UNREAD = -1
 
 
 class Page:
@@ -251,10 +261,17 @@ def _passing(paragraph: bool, link: bool) -> re.Pattern[str]:
     blocks and rules too; a link where no link is open (one in a link ends the other). Only tags
     in lower case with no attribute or double-quoted values are taken (as cmark-gfm writes its
     own), and only end tags written `</name>`: anything else is read a step at a time."""
-    top = [_TEXT, "<br />\n(?!\ue000)", _VOIDS, *_elements(PASSED_DEPTH, paragraph, link, inner=False)]
-    if not paragraph:
-        top.append(_RULE)
+    top = [_TEXT, "<br />\n(?!\ue000)", *_elements(PASSED_DEPTH, paragraph, link, inner=False), _VOIDS, _COMMENTS]
+    if not paragraph:  # the most frequent first: each alternative is tried in turn at each tag
+        top = [_TEXT, _unmarked_paragraph(link), *top[1:], _RULE]
     return re.compile(_any_of(top))
+
+
+def _unmarked_paragraph(link: bool) -> str:
+    """A paragraph cmark-gfm wrote, outside any other, none of whose lines starts with a mark:
+    its lines start no line `line_starts` reports, and its start and end undo each other."""
+    held = [_TEXT, "<br />\n(?!\ue000)", _VOIDS, _COMMENTS, *_elements(PASSED_DEPTH - 1, True, link, inner=True)]
+    return f"<p>(?!\ue000){_any_of(held)}</p>"
 
 
 def _any_of(patterns: list[str]) -> str:
@@ -266,7 +283,11 @@ def _any_of(patterns: list[str]) -> str:
 
 _TEXT = "(?>[^<]+)"
 _ATTRIBUTES = r'(?>(?: [a-z][a-z-]*="[^"]*")*)'
-_VOIDS = f"<(?:img|input|wbr){_ATTRIBUTES}(?: /)?>"
+# Void elements but `<hr>` (which ends a paragraph), never just before a marked line's start.
+_VOID_NAMES = "|".join(sorted(VOID - {"hr"}, key=len, reverse=True))
+_VOIDS = f"<(?:{_VOID_NAMES}){_ATTRIBUTES}(?: ?/)?>(?!\n\ue000)"
+# A comment (ended as `_comment_end` ends it) and a bogus comment (`<?…>`, `<!…>` but `<![`).
+_COMMENTS = "<!--(?:-?>|(?s:.*?)--!?>)|<(?:[?]|!(?!--|\\[))[^>]*>"
 _BREAKS = f"<br{_ATTRIBUTES}(?: /)?>\n?"  # a break inside an element passed over starts no line at the top
 _RULE = f"<hr{_ATTRIBUTES}(?: /)?>"
 
@@ -301,19 +322,22 @@ def _barrier(name: str) -> frozenset[str]:
 
 
 def line_starts(html: str, until: int) -> Iterator[int]:
-    """Each index of `html`, up to `until`, where a line of top-level paragraph text starts."""
+    """Each index of `html`, up to `until`, where a line of top-level paragraph text starts with
+    a mark (`MARKED`), then `UNREAD` if reading stopped at one of its bounds before `until`."""
     page, at = Page(), 0
-    while at < until and (lt := page.next_markup(html, at)) >= 0:
-        if html.startswith("<p ", lt) and (paragraph := _PARAGRAPH.match(html, lt)) is not None:
+    for _ in range(STEPS):
+        if at >= until or (lt := page.next_markup(html, at)) < 0:
+            return
+        if html.startswith(_PARAGRAPH, lt):
             page.start(PARAGRAPH, False)
-            at = paragraph.end()
-            if page.at_top:
+            at = lt + len(_PARAGRAPH)
+            if page.at_top and html.startswith(MARKED, at):
                 yield at
             continue
         if html.startswith(_BREAK, lt):
             page.start("br", True)
             at = lt + len(_BREAK) - 1
-            if page.at_top:
+            if page.at_top and html.startswith(MARKED, at + 1):
                 yield at + 1
             continue
         plain = _PLAIN_TAG.match(html, lt)
@@ -325,8 +349,12 @@ def line_starts(html: str, until: int) -> Iterator[int]:
             at = plain.end()
         else:
             at = _markup(html, lt, page)
-        if at < 0 or page.lost:
-            return  # a comment, tag or raw text that never ends, or too deep a page: nothing after is shown
+        if at < 0:
+            return  # a comment, tag or raw text that never ends: nothing after is shown
+        if page.lost:
+            break
+    if at < until:
+        yield UNREAD
 
 
 def _markup(html: str, lt: int, page: Page) -> int:

@@ -32,22 +32,25 @@ class ParseError(CommandLine):
 
 
 class Parsed(NamedTuple):
-    """A comment's commands and malformed lines; `too_long` when it was too long to read at all."""
+    """A comment's commands and malformed lines; `too_long` when it was too long to read at all,
+    `too_intricate` when it holds more markup before its last command line than perfbot reads."""
 
     commands: tuple[Command, ...] = ()
     errors: tuple[ParseError, ...] = ()
     too_long: bool = False
+    too_intricate: bool = False
 
     @property
     def empty(self) -> bool:
-        return not self.commands and not self.errors and not self.too_long
+        return not self.commands and not self.errors and not self.too_long and not self.too_intricate
 
 
-def command_lines(body: str, prefix: str) -> list[tuple[int, str]]:
+def command_lines(body: str, prefix: str) -> list[tuple[int, str]] | None:
     """(line number, text) of each line that GitHub shows as paragraph text and that starts with the prefix.
 
     See `visible`: lines in code, HTML, quotes, headings, tables, tight list items, or inside a
     span that hides or restyles them (code spans, image alt text, links, HTML) are not commands.
+    None when the comment is too intricate to read (see `visible.paragraph_lines`).
     """
     return paragraph_lines(body, prefix)
 
@@ -61,9 +64,12 @@ def parse(body: str, prefix: str, max_comment: int, max_argument: int) -> Parsed
     """Every command and every malformed command line of a comment."""
     if len(body) > max_comment:
         return Parsed(too_long=has_raw_command_line(body, prefix))
+    lines = command_lines(body, prefix)
+    if lines is None:
+        return Parsed(too_intricate=True)
     commands: list[Command] = []
     errors: list[ParseError] = []
-    for number, text in command_lines(body, prefix):
+    for number, text in lines:
         read = _read_line(text, prefix, max_argument, number)
         if isinstance(read, str):
             errors.append(ParseError(number, text, read))

@@ -126,6 +126,8 @@ def _too_big(comment: Comment, parsed: Parsed, limits: CommandSettings) -> str:
     """Why a comment's commands cannot be answered one by one (an empty string when they can)."""
     if parsed.too_long:
         return f"this comment is longer than {limits.max_comment_chars} characters"
+    if parsed.too_intricate:
+        return "this comment holds more HTML, or HTML nested deeper, before its last command line than perfbot reads"
     if len(parsed.commands) + len(parsed.errors) > limits.max_commands_per_comment:
         return f"this comment has more than {limits.max_commands_per_comment} commands"
     records = [Record(comment, c.line, "accepted", c.text).encode() for c in parsed.commands]

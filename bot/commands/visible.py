@@ -15,8 +15,8 @@ U+E001: cmark-gfm reads them as it reads letters, and a letter at the start of a
 starts otherwise than with one of `SAFE_START` is checked: the comment is rendered unmarked too,
 and when the two differ but for the marks, no line counts.) The comment cannot forge a mark or
 a paragraph: the private-use characters it holds, written or as character references, are read
-as U+F8FF, and `data-sourcepos`, by which cmark-gfm's own paragraphs are known, is spelt
-`data-sourcepoS`, the same to every rule of Markdown.
+as U+F8FF, and a `<p` that would end a tag's name there is written `<P`, the same to every rule
+of Markdown and of HTML, so that a `<p>` in lower case is one of cmark-gfm's own paragraphs.
 """
 
 from __future__ import annotations
@@ -25,13 +25,14 @@ import re
 from collections.abc import Sequence
 
 from bot.commands.github_markdown import to_html
-from bot.commands.line_starts import line_starts
+from bot.commands.line_starts import MARKED, UNREAD, line_starts
 
-_OPEN, _CLOSE, _DIGIT0 = "\ue000", "\ue001", 0xE010
+_OPEN, _CLOSE, _DIGIT0 = MARKED, "\ue001", 0xE010
 _MARK = re.compile("\ue000([\ue010-\ue01f]+)\ue001")
 _PRIVATE = re.compile("[\ue000-\ue01f]")
 _REFERENCE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));")
-_SOURCE_POSITION = re.compile(' data-sourcepos="[^"]*"')
+# `<p` where HTML's tokenizer and cmark-gfm's end a tag's name: a paragraph's start tag in raw HTML.
+_RAW_PARAGRAPH = re.compile("<p(?=[\t\n\v\f\r />])")
 # What cmark-gfm reads otherwise than Python: NUL as U+FFFD; a lone surrogate cannot be UTF-8.
 _UNREADABLE = re.compile("[\x00\ud800-\udfff]")
 # First characters of a prefix that mean nothing more after a letter than at a line's start.
@@ -43,8 +44,10 @@ def starts_command(line: str, prefix: str) -> bool:
     return line == prefix or line.startswith((prefix + " ", prefix + "\t"))
 
 
-def paragraph_lines(body: str, prefix: str) -> list[tuple[int, str]]:
-    """(line number from 1, stripped text) of each line GitHub shows as paragraph text starting with `prefix`."""
+def paragraph_lines(body: str, prefix: str) -> list[tuple[int, str]] | None:
+    """(line number from 1, stripped text) of each line GitHub shows as paragraph text starting with `prefix`;
+    None when the comment holds more markup before its last candidate line than perfbot reads
+    (`line_starts.STEPS`, `line_starts.DEEPEST`)."""
     if prefix not in body:
         return []
     text = _UNREADABLE.sub("\ufffd", body)
@@ -57,6 +60,8 @@ def paragraph_lines(body: str, prefix: str) -> list[tuple[int, str]]:
     if prefix[:1] not in SAFE_START and _without_marks(html) != _without_marks(to_html(_unforgeable(text))):
         return []
     shown = _shown_marks(html, _escaped(prefix))
+    if shown is None:
+        return None
     return [(line + 1, text[start:end].strip()) for i, (line, start, end) in enumerate(candidates) if i in shown]
 
 
@@ -80,14 +85,14 @@ def _candidates(text: str, prefix: str) -> list[tuple[int, int, int]]:
 
 
 def _without_marks(html: str) -> str:
-    """The HTML without the marks and the source positions, which the marks move."""
-    return _SOURCE_POSITION.sub("", _MARK.sub("", html))
+    """The HTML without the marks."""
+    return _MARK.sub("", html)
 
 
 def _unforgeable(text: str) -> str:
-    """The text with no mark of its own and no `data-sourcepos` attribute, to the same Markdown.
+    """The text with no mark of its own and no `<p` tag in lower case, to the same Markdown.
     Each change is inside a line, so the text may be made so a piece at a time, cut at line ends."""
-    text = _PRIVATE.sub("\uf8ff", text).replace("data-sourcepos", "data-sourcepoS")
+    text = _RAW_PARAGRAPH.sub("<P", _PRIVATE.sub("\uf8ff", text))
     return _REFERENCE.sub(_harmless_reference, text) if "&#" in text else text
 
 
@@ -108,7 +113,7 @@ def _with_marks(text: str, candidates: Sequence[tuple[int, int, int]], prefix: s
     for index, (_, start, end) in enumerate(candidates):
         line = _unforgeable(text[start:end])
         at = line.find(prefix)  # the first non-blank text of a candidate line is the prefix ...
-        if at >= 0:  # ... unless the prefix holds what no comment may (a mark, `data-sourcepos`)
+        if at >= 0:  # ... unless the prefix holds what no comment may (a mark, `<p `)
             pieces += (_unforgeable(text[done:start]), line[:at], _mark(index), line[at:])
             done = end
     pieces.append(_unforgeable(text[done:]))
@@ -120,10 +125,13 @@ def _escaped(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
-def _shown_marks(html: str, prefix: str) -> set[int]:
-    """Indices of the marks that start a line of top-level paragraph text, directly followed by the prefix."""
+def _shown_marks(html: str, prefix: str) -> set[int] | None:
+    """Indices of the marks that start a line of top-level paragraph text, directly followed by the
+    prefix; None when `line_starts` stopped at one of its bounds before the last mark."""
     shown: set[int] = set()
     for at in line_starts(html, html.rfind(_OPEN) + 1):
+        if at == UNREAD:
+            return None
         mark = _MARK.match(html, at)
         if mark is not None and html.startswith(prefix, mark.end()):
             shown.add(int("".join(f"{ord(c) - _DIGIT0:x}" for c in mark.group(1)), 16))

@@ -132,7 +132,7 @@ def test_fences_quotes_and_lookalikes_are_not_commands() -> None:
             "/perf claim m1",
         ]
     )
-    assert [text for _, text in command_lines(body, P)] == ["/perf claim m1"]
+    assert [text for _, text in command_lines(body, P) or [(0, "unread")]] == ["/perf claim m1"]
 
 
 def test_inline_html_spanning_lines_hides_them() -> None:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands.line_starts import DEEPEST, Page, line_starts, tag_end
+from bot.commands.line_starts import DEEPEST, PARAGRAPH, Page, line_starts, tag_end
 
 M = "\ue000"
 
 
 def p(body: str) -> str:
-    return f'<p data-sourcepos="1:1-9:9">{body}</p>\n'
+    return f"<p>{body}</p>\n"
 
 
 def starts(html: str) -> list[str]:
@@ -25,7 +25,11 @@ def starts(html: str) -> list[str]:
 
 def test_a_paragraphs_first_line_and_each_line_after_a_break_start_lines() -> None:
     assert starts(p(f"{M}a<br />\n{M}b<br />\nc<br />\n{M}d")) == [f"{M}a", f"{M}b", f"{M}d"]
-    assert starts(p("a") + p(f"{M}b")) == ["a", f"{M}b"]
+    assert starts(p("a") + p(f"{M}b")) == [f"{M}b"]
+
+
+def test_a_line_that_starts_without_a_mark_is_not_reported() -> None:
+    assert starts(p("a<br />\nb") + p(f"c<br />\n{M}d")) == [f"{M}d"]
 
 
 def test_only_lines_before_the_bound_are_read() -> None:
@@ -119,13 +123,13 @@ def test_a_line_the_browser_puts_in_a_top_level_paragraph_is_a_line_start(html: 
 
 
 def test_raw_html_imitating_a_paragraph_starts_no_line() -> None:
-    assert starts(f'<p data-sourcepos="1:1">{M}a</p><p>{M}b</p><P data-sourcepos="1:1-1:1">{M}c</P>') == []
+    assert starts(f"<P>{M}a</P><p data-x>{M}b</p><p >{M}c</p><p/>{M}d") == []
 
 
 def test_what_waits_to_be_reopened_is_opened_by_the_next_text() -> None:
     page = Page()
     page.start("b", False)
-    page.start("p data-sourcepos", False)  # the paragraph closes nothing: `b` is not a paragraph
+    page.start(PARAGRAPH, False)  # the paragraph closes nothing: `b` is not a paragraph
     page.end("p")
     assert (page.open, page.reopen) == (["b"], [])
     page.start("div", False)

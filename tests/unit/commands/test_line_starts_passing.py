@@ -50,6 +50,8 @@ def runs() -> Iterator[str]:
         "- a", "1. a", "# a", "---", "```", "> a", "| a |", "www.x.org", "a@b.org", "http://x", "[a](b)",
         "*a*", "`a`", "~a~", "<b>a</b>", "<a>a</a>", "<span>a</span>", "<p>", "</p>", "<div>", "</b>",
         "- [ ] a", "  - a", "    a", "a  ", "<br>", "<img src=x>", "[^1]: a", "x[^1]", "<details>",
+        "a\n", "<!---->", "x <!-- a -->", "<?x>", "x <?x>", "<!x>", "x <br/>", "x <area>", "<col>", "x <embed>",
+        "x </b>", "x <a>", "<p>a", "x <svg/>", "<!-- a", "x <![CDATA[ a ]]>", "<svg><![CDATA[ a ]]>",
     )  # fmt: skip
     for line in lines:
         yield f"/perf help\n{line}\n{line}\n/perf help\n{line}\n\n{line}\n/perf help"
@@ -91,7 +93,7 @@ def inside_divs(count: int, html: str) -> str:
 
 
 def p(body: str) -> str:
-    return f'<p data-sourcepos="1:1-9:9">{body}</p>\n'
+    return f"<p>{body}</p>\n"
 
 
 EDGES = [
@@ -116,6 +118,16 @@ EDGES = [
     pytest.param("<div>" * (DEEPEST - 1) + "<b>a</b>" + p(M + "b"), id="at the deepest"),
     pytest.param("<ul><li><ul><li><ul><li><em>a</em></li></ul></li></ul></li></ul>" + p(M + "b"), id="too deep"),
     pytest.param("<ul><li><ul><li>a<br />\n" + M + "b</li></ul></li></ul>" + p(M + "b"), id="a marked break deep"),
+    pytest.param(p("a") + p(f"b<br />\n{M}c") + p(f"{M}d") + p("e"), id="paragraphs with and without marks"),
+    pytest.param(p(f"a<em>b<br />\n{M}c</em>") + p(f"{M}d"), id="a mark inside emphasis in a paragraph"),
+    pytest.param(p(f"a<br>\n{M}b") + p(f"c<br />{M}d") + p(f"{M}e"), id="raw breaks before marks"),
+    pytest.param(p("a<!-- b <br />\n") + p(f"{M}c"), id="a comment that never ends"),
+    pytest.param(p(f"a<!--><br />\n{M}b<!---><br />\n{M}c<!-- --!><br />\n{M}d"), id="comments that end at once"),
+    pytest.param(p(f"a<![CDATA[ x ]]><br />\n{M}b") + f"<svg><![CDATA[ <p> ]]></svg>{p(M + 'c')}", id="CDATA"),
+    pytest.param(p(f"a<?x <br />\n{M}b ><br />\n{M}c"), id="a bogus comment across a break"),
+    pytest.param(f"<table><col><col/></table>{p(M + 'b')}", id="void table columns"),
+    pytest.param(f"<div>{p('a')}</div>{p(M + 'b')}", id="an unmarked paragraph inside a block"),
+    pytest.param(f"<b>{p('a')}</b>{p(M + 'b')}", id="an unmarked paragraph inside formatting"),
 ]
 
 

@@ -18,6 +18,7 @@ def read(body: str, max_comment: int = 1000, max_argument: int = 100, prefix: st
 def test_nothing_is_empty_and_anything_read_is_not() -> None:
     assert Parsed().empty
     assert not Parsed(too_long=True).empty
+    assert not Parsed(too_intricate=True).empty
     assert not read("/perf help").empty
     assert not read("/perf nope").empty
     assert read("no command").empty

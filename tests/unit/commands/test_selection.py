@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.commands.line_starts import STEPS
 from bot.commands.reading import Parsed, parse
 from bot.commands.records import DECISION_TOPIC, Record
 from bot.commands.selection import Fresh, Recalled, reread, take
@@ -114,6 +115,17 @@ def test_errors_count_toward_the_commands_of_a_comment() -> None:
     (at,) = take([comment(101, "a", "/perf help\n/perf x")], {}, 0, BOT, limits).queue
     assert isinstance(at, Fresh)
     assert at.whole == ""
+
+
+def test_a_comment_with_more_html_than_perfbot_reads_before_a_command_is_refused_whole() -> None:
+    body = "/perf help\n\nx" + "</b>" * (STEPS + 1) + "\n\n/perf help"
+    (refused,) = take([comment(101, "a", body)], {}, 0, BOT, LIMITS).queue
+    assert isinstance(refused, Fresh)
+    assert refused.whole.startswith("this comment holds more HTML")
+    assert refused.parsed == Parsed(too_long=True)
+    (read,) = take([comment(101, "a", body.removesuffix("/perf help"))], {}, 0, BOT, LIMITS).queue
+    assert isinstance(read, Fresh)
+    assert (read.whole, [c.line for c in read.parsed.commands]) == ("", [1])
 
 
 def record_size(body: str) -> int:

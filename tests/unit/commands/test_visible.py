@@ -17,10 +17,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bot.commands import github_markdown
+from bot.commands.line_starts import STEPS
 from bot.commands.reading import command_lines
 from bot.commands.visible import paragraph_lines, starts_command
 from tests.property_budget import examples
-from tests.unit.commands.github_page import rendered, shows
+from tests.unit.commands.github_page import WITHOUT_POSITIONS, rendered, shows
 
 P = "/perf"
 INLINE = ("span", "b", "sup", "sub", "ins", "var", "q", "small", "del", "code", "em", "s", "a", "details")
@@ -102,29 +103,55 @@ SHOWN = [
 ]
 
 
+def read(body: str) -> list[tuple[int, str]]:
+    """The command lines perfbot reads in `body`, which must be read at all."""
+    lines = command_lines(body, P)
+    assert lines is not None
+    return lines
+
+
 @pytest.mark.parametrize("body", SHOWN)
 def test_a_top_level_paragraph_line_is_a_command(body: str) -> None:
     assert shows(body, "/perf help")
-    assert [text.split(" ", 2)[:2] for _, text in command_lines(body, P)] == [["/perf", "help"]]
+    assert [text.split(" ", 2)[:2] for _, text in read(body)] == [["/perf", "help"]]
 
 
-CAUTIOUS = [
-    # Raw HTML that imitates cmark-gfm's paragraph is shown as one, but it is not Markdown's.
-    pytest.param('<p data-sourcepos="1:1-1:9">x<br />\n/perf help', id="raw HTML imitating a paragraph"),
-    # Past 64 open elements, nothing is read (each step of the reading stays a short walk).
-    pytest.param("> " * 65 + "a\n\n/perf help", id="after quotes nested deeper than perfbot reads"),
-]
-
-
-@pytest.mark.parametrize("body", CAUTIOUS)
-def test_where_perfbot_is_cautious_a_line_github_shows_is_not_a_command(body: str) -> None:
+def test_raw_html_imitating_a_paragraph_is_shown_as_one_but_is_not_a_command() -> None:
+    body = '<p data-sourcepos="1:1-1:9">x<br />\n/perf help'
     assert shows(body, "/perf help")
     assert command_lines(body, P) == []
 
 
+# Past 64 open elements, or more than `STEPS` tags read one by one, the comment is not read (each
+# step of the reading stays a short walk, and a comment costs what an ordinary one costs): its
+# lines after that point are neither commands nor dropped in silence, the comment is answered.
+BEYOND_BOUNDS = [
+    pytest.param("> " * 65 + "a\n\n/perf help", id="quotes nested deeper than perfbot reads"),
+    pytest.param("x" + "</b>" * (STEPS + 1) + "\n\n/perf help", id="more stray end tags than perfbot reads"),
+    pytest.param("x <a>" + "<a>" * STEPS + "\n/perf help", id="more links in links than perfbot reads"),
+    pytest.param("<div>\n\n" * (STEPS + 1) + "/perf help", id="more blocks than perfbot reads"),
+]
+
+
+@pytest.mark.parametrize("body", BEYOND_BOUNDS)
+def test_a_command_line_after_more_markup_than_perfbot_reads_makes_the_comment_unread(body: str) -> None:
+    assert command_lines(body, P) is None
+    assert command_lines("/perf help\n\n" + body, P) is None
+
+
+@pytest.mark.parametrize("body", BEYOND_BOUNDS)
+def test_a_command_line_before_the_markup_perfbot_does_not_read_is_read(body: str) -> None:
+    last = body.rindex("/perf help")
+    assert command_lines("/perf help\n\n" + body[:last], P) == [(1, "/perf help")]
+
+
+def test_as_many_tags_as_perfbot_reads_one_by_one_leave_the_comment_read() -> None:
+    assert command_lines("x" + "</b>" * (STEPS - 8) + "\n\n/perf help", P) == [(3, "/perf help")]
+
+
 def test_github_markdown_renders_as_cmarkgfm_does_with_githubs_options() -> None:
     body = "a ~b~ www.x.org\n\n| c |\n|---|\n\n- [x] d\n\n<script>\n\nsee[^1]\n\n[^1]: e"
-    assert github_markdown.to_html(body) == rendered(body)
+    assert github_markdown.to_html(body) == rendered(body, WITHOUT_POSITIONS)
     assert github_markdown._releaser() is not None  # this platform's cmark-gfm frees what it renders
 
 
@@ -147,8 +174,21 @@ def test_the_mark_goes_before_the_prefix_that_starts_the_line() -> None:
     assert paragraph_lines("/perf block m1 see /perf", P) == [(1, "/perf block m1 see /perf")]
 
 
-def test_data_sourcepos_is_spelt_otherwise_with_the_same_link_labels() -> None:
-    body = "x [a\n/perf help\n][DATA-SOURCEPOS]\n\n[data-sourcepos]: /url"
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param("x <p>\n/perf help", id="a paragraph opened by raw HTML"),
+        pytest.param("x <p\nclass=a>\n/perf help", id="a paragraph's tag across lines"),
+        pytest.param("x <p/>\n/perf help", id="a paragraph's tag closed at once"),
+    ],
+)
+def test_a_paragraph_raw_html_opens_is_not_cmark_gfms(body: str) -> None:
+    assert not shows(body, "/perf help")
+    assert command_lines(body, P) == []
+
+
+def test_raw_paragraphs_are_written_otherwise_with_the_same_link_labels() -> None:
+    body = "x [a\n/perf help\n][<P >]\n\n[<p >]: /url"
     assert not shows(body, "/perf help")
     assert command_lines(body, P) == []
 
@@ -208,7 +248,7 @@ def numbered(texts: list[str]) -> set[int]:
 
 
 def read_by_perfbot(body: str) -> set[int]:
-    return numbered([text for _, text in command_lines(body, P)])
+    return numbered([text for _, text in read(body)])
 
 
 def shown_by_github(body: str) -> set[int]:
@@ -250,7 +290,7 @@ def test_references_to_other_characters_are_kept_so_link_labels_stay_apart() -> 
     # `[&#65;]` and `[&#66;]` are different labels: no link, so the line shows.
     body = "[x\n/perf help\n][&#65;]\n\n[&#66;]: /url"
     assert shows(body, "/perf help")
-    assert [line for line, _ in command_lines(body, P)] == [2]
+    assert [line for line, _ in read(body)] == [2]
 
 
 def test_a_reference_to_a_mark_becomes_one_to_another_character_which_emphasis_reads_alike() -> None:
