@@ -86,12 +86,13 @@ _NEXT = re.compile("<(?!br />\n(?!\ue000))")
 # When nothing waits to reopen and no `<select>` is open, also whole elements that change nothing
 # on the page once they end (`_passing`): one regex match over a list, a heading, a quote, code,
 # links and emphasis, however many, instead of a step per tag.
+# Each name of an alternation is tried in turn at each tag: cmark-gfm's own come first.
 INLINE: tuple[str, ...] = (
-    "b", "code", "del", "em", "i", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub",
-    "sup", "tt", "u", "var",
+    "em", "strong", "code", "del", "b", "i", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike",
+    "sub", "sup", "tt", "u", "var",
 )  # fmt: skip
 BLOCKS: tuple[str, ...] = (
-    "blockquote", "dd", "div", "dl", "dt", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ol", "pre", "ul",
+    "li", "ul", "ol", "blockquote", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "div", "dd", "dl", "dt",
 )  # fmt: skip
 ROWS: tuple[str, ...] = ("caption", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr")
 PASSED_DEPTH = 3  # elements nested in one passed over, itself included
@@ -295,12 +296,12 @@ _RULE = f"<hr{_ATTRIBUTES}(?: /)?>"
 def _elements(depth: int, paragraph: bool, link: bool, inner: bool) -> list[str]:
     """Patterns of the elements `_passing` takes, each with what it holds, `depth` levels deep.
     A paragraph is never passed over at the top (its lines may start lines), only inside another."""
-    names = INLINE + ROWS + (() if paragraph else BLOCKS)
+    names = (() if paragraph else BLOCKS) + INLINE + ROWS
     found = [_element("|".join(names), depth, paragraph, link)]
     if not link:
         found.append(_element("a", depth, paragraph, True))
     if inner and not paragraph:
-        found.append(_element("p", depth, True, link))
+        found.insert(0, _element("p", depth, True, link))  # what a quote or a loose item holds most
     return found
 
 

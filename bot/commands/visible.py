@@ -31,8 +31,9 @@ _OPEN, _CLOSE, _DIGIT0 = MARKED, "\ue001", 0xE010
 _MARK = re.compile("\ue000([\ue010-\ue01f]+)\ue001")
 _PRIVATE = re.compile("[\ue000-\ue01f]")
 _REFERENCE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));")
-# `<p` where HTML's tokenizer and cmark-gfm's end a tag's name: a paragraph's start tag in raw HTML.
-_RAW_PARAGRAPH = re.compile("<p(?=[\t\n\v\f\r />])")
+# `<p` where HTML's tokenizer and cmark-gfm's end a tag's name, or where a piece of the text ends
+# (before a line end): a paragraph's start tag in raw HTML.
+_RAW_PARAGRAPH = re.compile("<p(?![^\t\n\v\f\r />])")
 # What cmark-gfm reads otherwise than Python: NUL as U+FFFD; a lone surrogate cannot be UTF-8.
 _UNREADABLE = re.compile("[\x00\ud800-\udfff]")
 # First characters of a prefix that mean nothing more after a letter than at a line's start.
