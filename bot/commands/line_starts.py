@@ -262,24 +262,25 @@ def _passing(paragraph: bool, link: bool) -> re.Pattern[str]:
     blocks and rules too; a link where no link is open (one in a link ends the other). Only tags
     in lower case with no attribute or double-quoted values are taken (as cmark-gfm writes its
     own), and only end tags written `</name>`: anything else is read a step at a time."""
-    top = [_TEXT, "<br />\n(?!\ue000)", *_elements(PASSED_DEPTH, paragraph, link, inner=False), _VOIDS, _COMMENTS]
+    top = ["<br />\n(?!\ue000)", *_elements(PASSED_DEPTH, paragraph, link, inner=False), _VOIDS, _COMMENTS]
     if not paragraph:  # the most frequent first: each alternative is tried in turn at each tag
-        top = [_TEXT, _unmarked_paragraph(link), *top[1:], _RULE]
+        top = [_unmarked_paragraph(link), *top, _RULE]
     return re.compile(_any_of(top))
 
 
 def _unmarked_paragraph(link: bool) -> str:
     """A paragraph cmark-gfm wrote, outside any other, none of whose lines starts with a mark:
     its lines start no line `line_starts` reports, and its start and end undo each other."""
-    held = [_TEXT, "<br />\n(?!\ue000)", _VOIDS, _COMMENTS, *_elements(PASSED_DEPTH - 1, True, link, inner=True)]
+    held = ["<br />\n(?!\ue000)", _VOIDS, _COMMENTS, *_elements(PASSED_DEPTH - 1, True, link, inner=True)]
     return f"<p>(?!\ue000){_any_of(held)}</p>"
 
 
-def _any_of(patterns: list[str]) -> str:
-    """Any number of `patterns`, taken as many as match and never given back: atomic groups,
-    so a match that fails is never tried again cut otherwise (possessive repeats of groups that
-    capture are wrong in Python 3.11's `re`)."""
-    return f"(?>(?:{'|'.join(patterns)})*)"
+def _any_of(markup: list[str]) -> str:
+    """Any number of runs of text and of `markup` (patterns that each start with `<` but not
+    `</`), taken as many as match and never given back: atomic groups, so a match that fails is
+    never tried again cut otherwise (possessive repeats of groups that capture are wrong in
+    Python 3.11's `re`). At an end tag the run stops at once, no pattern of `markup` tried."""
+    return f"(?>(?:{_TEXT}|(?!</)(?:{'|'.join(markup)}))*)"
 
 
 _TEXT = "(?>[^<]+)"
@@ -307,7 +308,7 @@ def _elements(depth: int, paragraph: bool, link: bool, inner: bool) -> list[str]
 
 def _element(names: str, depth: int, paragraph: bool, link: bool) -> str:
     """A start tag of one of `names`, what it holds, and its end tag."""
-    held = [_TEXT, _BREAKS, _VOIDS, *(() if paragraph else (_RULE,))]
+    held = [_BREAKS, _VOIDS, *(() if paragraph else (_RULE,))]
     if depth > 1:
         held += _elements(depth - 1, paragraph, link, inner=True)
     group = f"e{next(_GROUPS)}"
