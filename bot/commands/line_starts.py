@@ -311,6 +311,8 @@ def _element(names: str, depth: int, paragraph: bool, link: bool) -> str:
     held = [_BREAKS, _VOIDS, *(() if paragraph else (_RULE,))]
     if depth > 1:
         held += _elements(depth - 1, paragraph, link, inner=True)
+    if "|" not in names:  # one name: its end tag is known, and a group would slow every step of the match
+        return f"<{names}{_ATTRIBUTES}>{_any_of(held)}</{names}>"
     group = f"e{next(_GROUPS)}"
     return f"<(?P<{group}>{names}){_ATTRIBUTES}>{_any_of(held)}</(?P={group})>"
 
