@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands.line_starts import DEEPEST, PARAGRAPH, Page, line_starts, tag_end
+from bot.commands.line_starts import DEEPEST, PARAGRAPH, STEPS, UNREAD, Page, line_starts, tag_end
 
 M = "\ue000"
 
@@ -138,3 +138,9 @@ def test_what_waits_to_be_reopened_is_opened_by_the_next_text() -> None:
     assert (page.open, page.reopen) == (["b"], ["i"])
     page.text()
     assert (page.open, page.reopen) == (["b", "i"], [])
+
+
+def test_reading_that_ends_with_its_last_step_is_whole_and_one_step_more_is_unread() -> None:
+    for steps, found in ((STEPS, []), (STEPS + 1, [UNREAD])):
+        html = "</x>" * steps  # a stray end tag is read a step at a time
+        assert list(line_starts(html, len(html))) == found

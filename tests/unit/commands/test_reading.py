@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.commands.grammar import Blocking
+from bot.commands.line_starts import STEPS
 from bot.commands.reading import Parsed, ParseError, command_lines, has_raw_command_line, parse
 from bot.commands.registry import VERBS
 
@@ -86,6 +87,12 @@ def test_a_comment_over_the_limit_is_not_read() -> None:
     assert read("x" * 40, max_comment=39) == Parsed(too_long=False)
     at_limit = read(body, max_comment=len(body))
     assert (len(at_limit.commands), at_limit.too_long) == (1, False)
+
+
+def test_a_comment_with_more_html_than_perfbot_reads_before_a_command_is_not_read() -> None:
+    tags = "x" + "</b>" * (STEPS + 1) + "\n\n"
+    assert read("/perf help\n\n" + tags + "/perf help", max_comment=10_000) == Parsed(too_intricate=True)
+    assert read("/perf help\n\n" + tags, max_comment=10_000).commands[0].line == 1
 
 
 def test_arguments_at_the_limit_are_read_and_longer_ones_are_refused() -> None:
