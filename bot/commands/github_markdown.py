@@ -2,9 +2,10 @@
 
 GitHub renders a comment with cmark-gfm's `table`, `strikethrough`, `autolink`, `tagfilter` and
 `tasklist` extensions and its footnotes, passes raw HTML through (and sanitises it afterwards), and
-shows each line break as a break (`<br />`). `to_html` renders a text that way (without source
-positions, which would triple the HTML of a comment of short lines for nothing: `visible` keeps
-raw HTML from writing a `<p>` as cmark-gfm writes its paragraphs).
+shows each line break as a break (`<br />`). `to_html` renders a text that way, with each block's
+source lines (`data-sourcepos`): that attribute is how a reader of the HTML tells the paragraphs
+cmark-gfm wrote from raw HTML that looks like one, and its quotes end a quoted attribute value
+that raw HTML left open where they end it in GitHub's own rendering (which carries them too).
 
 cmarkgfm's own helper frees neither the tree it parses nor the HTML it renders: about 200 bytes
 for each byte of a comment of short lines, so 150 such comments of 65,536 characters would hold
@@ -28,7 +29,12 @@ def _renderer() -> tuple[Any, Any, int, tuple[Any, ...]]:
     from cmarkgfm import _cmark, cmark
 
     options = cmark.Options
-    flags = options.CMARK_OPT_UNSAFE | options.CMARK_OPT_HARDBREAKS | options.CMARK_OPT_FOOTNOTES
+    flags = (
+        options.CMARK_OPT_UNSAFE
+        | options.CMARK_OPT_HARDBREAKS
+        | options.CMARK_OPT_FOOTNOTES
+        | options.CMARK_OPT_SOURCEPOS
+    )
     cmark.core_extensions_ensure_registered()
     extensions = tuple(cmark.find_syntax_extension(name) for name in EXTENSIONS)
     return _cmark.lib, _cmark.ffi, flags, extensions

@@ -1,7 +1,7 @@
 """Where, in cmark-gfm's HTML, a line of top-level paragraph text starts, as a browser builds the page.
 
-A line starts right after a paragraph's `<p>` (the paragraph cmark-gfm wrote: raw HTML cannot
-write it so, `visible` writes a comment's `<p` as `<P`) or after a
+A line starts right after a paragraph's `<p data-sourcepos="…">` (the paragraph cmark-gfm wrote,
+raw HTML cannot forge the attribute: `visible` spells it otherwise in a comment) or after a
 `<br />` and its line break inside it. It is a line of top-level paragraph text when the browser
 would put its text straight into that paragraph, and the paragraph straight into the page:
 
@@ -76,7 +76,7 @@ FOREIGN = frozenset({"svg", "math"})
 
 # The first character of the mark `visible` puts at each candidate line.
 MARKED = "\ue000"
-_PARAGRAPH = "<p>"
+_PARAGRAPH = re.compile(r'<p data-sourcepos="[0-9]+:[0-9]+-[0-9]+:[0-9]+">')
 # A start or end tag with no attribute, in lower case, as cmark-gfm writes its own: read at once.
 _PLAIN_TAG = re.compile(r"<(/?)([a-z][a-z0-9]*)>")
 _BREAK = "<br />\n"
@@ -163,7 +163,7 @@ class Page:
         over is put in."""
         if not self.reopen and "select" not in self.open and len(self.open) + PASSED_DEPTH <= DEEPEST:
             paragraph = "p" in self.open or PARAGRAPH in self.open
-            at = _matched(_passing(paragraph, "a" in self.open), html, at).end()
+            at = _matched(_passing(paragraph, "a" in self.open, "table" in self.open), html, at).end()
             return at if at < len(html) else -1
         found = _NEXT.search(html, at)
         if found is None:
@@ -254,25 +254,25 @@ class Page:
 
 
 @cache
-def _passing(paragraph: bool, link: bool) -> re.Pattern[str]:
+def _passing(paragraph: bool, link: bool, table: bool) -> re.Pattern[str]:
     """What `Page` may pass over at once, nothing waiting to reopen and no `<select>` open: text,
     unmarked breaks, void elements, and whole elements whose start and end, in `Page`, undo each
-    other. With a paragraph open, those are inline elements and table parts (a block element
-    would close it; a table part outside a table is dropped, its end tag too); outside one,
+    other. With a paragraph open, those are inline elements, and table parts in a table (a block
+    element would close it; a table part outside a table is dropped, its end tag too); outside one,
     blocks and rules too; a link where no link is open (one in a link ends the other). Only tags
     in lower case with no attribute or double-quoted values are taken (as cmark-gfm writes its
     own), and only end tags written `</name>`: anything else is read a step at a time."""
-    top = ["<br />\n(?!\ue000)", *_elements(PASSED_DEPTH, paragraph, link, inner=False), _VOIDS, _COMMENTS]
+    top = ["<br />\n(?!\ue000)", *_elements(PASSED_DEPTH, paragraph, link, inner=False, rows=table), _VOIDS, _COMMENTS]
     if not paragraph:  # the most frequent first: each alternative is tried in turn at each tag
-        top = [_unmarked_paragraph(link), *top, _RULE]
+        top = [_unmarked_paragraph(link, table), *top, _RULE]
     return re.compile(_any_of(top))
 
 
-def _unmarked_paragraph(link: bool) -> str:
+def _unmarked_paragraph(link: bool, table: bool) -> str:
     """A paragraph cmark-gfm wrote, outside any other, none of whose lines starts with a mark:
     its lines start no line `line_starts` reports, and its start and end undo each other."""
-    held = ["<br />\n(?!\ue000)", _VOIDS, _COMMENTS, *_elements(PASSED_DEPTH - 1, True, link, inner=True)]
-    return f"<p>(?!\ue000){_any_of(held)}</p>"
+    held = ["<br />\n(?!\ue000)", _VOIDS, _COMMENTS, *_elements(PASSED_DEPTH - 1, True, link, inner=True, rows=table)]
+    return f'<p data-sourcepos="[^"]*">(?!\ue000){_any_of(held)}</p>'
 
 
 def _any_of(markup: list[str]) -> str:
@@ -294,10 +294,12 @@ _BREAKS = f"<br{_ATTRIBUTES}(?: /)?>\n?"  # a break inside an element passed ove
 _RULE = f"<hr{_ATTRIBUTES}(?: /)?>"
 
 
-def _elements(depth: int, paragraph: bool, link: bool, inner: bool) -> list[str]:
+def _elements(depth: int, paragraph: bool, link: bool, inner: bool, rows: bool = True) -> list[str]:
     """Patterns of the elements `_passing` takes, each with what it holds, `depth` levels deep.
-    A paragraph is never passed over at the top (its lines may start lines), only inside another."""
-    names = (() if paragraph else BLOCKS) + INLINE + ROWS
+    A paragraph is never passed over at the top (its lines may start lines), only inside another;
+    table parts at the top only inside a table (outside one the browser drops their tags, and
+    what they hold is where they are)."""
+    names = (() if paragraph else BLOCKS) + INLINE + (ROWS if rows else ())
     found = [_element("|".join(names), depth, paragraph, link)]
     if not link:
         found.append(_element("a", depth, paragraph, True))
@@ -332,9 +334,9 @@ def line_starts(html: str, until: int) -> Iterator[int]:
     for _ in range(STEPS):
         if at >= until or (lt := page.next_markup(html, at)) < 0:
             return
-        if html.startswith(_PARAGRAPH, lt):
+        if html.startswith("<p ", lt) and (paragraph := _PARAGRAPH.match(html, lt)) is not None:
             page.start(PARAGRAPH, False)
-            at = lt + len(_PARAGRAPH)
+            at = paragraph.end()
             if page.at_top and html.startswith(MARKED, at):
                 yield at
             continue

@@ -15,8 +15,8 @@ U+E001: cmark-gfm reads them as it reads letters, and a letter at the start of a
 starts otherwise than with one of `SAFE_START` is checked: the comment is rendered unmarked too,
 and when the two differ but for the marks, no line counts.) The comment cannot forge a mark or
 a paragraph: the private-use characters it holds, written or as character references, are read
-as U+F8FF, and a `<p` that would end a tag's name there is written `<P`, the same to every rule
-of Markdown and of HTML, so that a `<p>` in lower case is one of cmark-gfm's own paragraphs.
+as U+F8FF, and `data-sourcepos`, by which cmark-gfm's own paragraphs are known, is spelt
+`data-sourcepoS`, the same to every rule of Markdown.
 """
 
 from __future__ import annotations
@@ -31,9 +31,7 @@ _OPEN, _CLOSE, _DIGIT0 = MARKED, "\ue001", 0xE010
 _MARK = re.compile("\ue000([\ue010-\ue01f]+)\ue001")
 _PRIVATE = re.compile("[\ue000-\ue01f]")
 _REFERENCE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));")
-# `<p` where HTML's tokenizer and cmark-gfm's end a tag's name, or where a piece of the text ends
-# (before a line end): a paragraph's start tag in raw HTML.
-_RAW_PARAGRAPH = re.compile("<p(?![^\t\n\v\f\r />])")
+_SOURCE_POSITION = re.compile(' data-sourcepos="[^"]*"')
 # What cmark-gfm reads otherwise than Python: NUL as U+FFFD; a lone surrogate cannot be UTF-8.
 _UNREADABLE = re.compile("[\x00\ud800-\udfff]")
 # First characters of a prefix that mean nothing more after a letter than at a line's start.
@@ -86,14 +84,14 @@ def _candidates(text: str, prefix: str) -> list[tuple[int, int, int]]:
 
 
 def _without_marks(html: str) -> str:
-    """The HTML without the marks."""
-    return _MARK.sub("", html)
+    """The HTML without the marks and the source positions, which the marks move."""
+    return _SOURCE_POSITION.sub("", _MARK.sub("", html))
 
 
 def _unforgeable(text: str) -> str:
-    """The text with no mark of its own and no `<p` tag in lower case, to the same Markdown.
+    """The text with no mark of its own and no `data-sourcepos` attribute, to the same Markdown.
     Each change is inside a line, so the text may be made so a piece at a time, cut at line ends."""
-    text = _RAW_PARAGRAPH.sub("<P", _PRIVATE.sub("\uf8ff", text))
+    text = _PRIVATE.sub("\uf8ff", text).replace("data-sourcepos", "data-sourcepoS")
     return _REFERENCE.sub(_harmless_reference, text) if "&#" in text else text
 
 
@@ -114,7 +112,7 @@ def _with_marks(text: str, candidates: Sequence[tuple[int, int, int]], prefix: s
     for index, (_, start, end) in enumerate(candidates):
         line = _unforgeable(text[start:end])
         at = line.find(prefix)  # the first non-blank text of a candidate line is the prefix ...
-        if at >= 0:  # ... unless the prefix holds what no comment may (a mark, `<p `)
+        if at >= 0:  # ... unless the prefix holds what no comment may (a mark, `data-sourcepos`)
             pieces += (_unforgeable(text[done:start]), line[:at], _mark(index), line[at:])
             done = end
     pieces.append(_unforgeable(text[done:]))

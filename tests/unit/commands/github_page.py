@@ -19,12 +19,10 @@ GITHUB = (
     Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_HARDBREAKS | Options.CMARK_OPT_FOOTNOTES | Options.CMARK_OPT_SOURCEPOS
 )
 EXTENSIONS = ["table", "strikethrough", "autolink", "tagfilter", "tasklist"]
-# What `github_markdown` renders: the same, without the source positions this reading goes by.
-WITHOUT_POSITIONS = GITHUB & ~Options.CMARK_OPT_SOURCEPOS
 
 
-def rendered(body: str, options: int = GITHUB) -> str:
-    return str(cmark.markdown_to_html_with_extensions(body, options=options, extensions=EXTENSIONS))
+def rendered(body: str) -> str:
+    return str(cmark.markdown_to_html_with_extensions(body, options=GITHUB, extensions=EXTENSIONS))
 
 
 def page(body: str) -> ET.Element:

@@ -15,7 +15,7 @@ M = "\ue000"
 
 
 def p(body: str) -> str:
-    return f"<p>{body}</p>\n"
+    return f'<p data-sourcepos="1:1-9:9">{body}</p>\n'
 
 
 def starts(html: str) -> list[str]:
@@ -123,7 +123,7 @@ def test_a_line_the_browser_puts_in_a_top_level_paragraph_is_a_line_start(html: 
 
 
 def test_raw_html_imitating_a_paragraph_starts_no_line() -> None:
-    assert starts(f"<P>{M}a</P><p data-x>{M}b</p><p >{M}c</p><p/>{M}d") == []
+    assert starts(f'<p data-sourcepos="1:1">{M}a</p><p>{M}b</p><P data-sourcepos="1:1-1:1">{M}c</P>') == []
 
 
 def test_what_waits_to_be_reopened_is_opened_by_the_next_text() -> None:

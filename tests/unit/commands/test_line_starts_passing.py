@@ -93,7 +93,7 @@ def inside_divs(count: int, html: str) -> str:
 
 
 def p(body: str) -> str:
-    return f"<p>{body}</p>\n"
+    return f'<p data-sourcepos="1:1-9:9">{body}</p>\n'
 
 
 EDGES = [
@@ -126,6 +126,11 @@ EDGES = [
     pytest.param(p(f"a<![CDATA[ x ]]><br />\n{M}b") + f"<svg><![CDATA[ <p> ]]></svg>{p(M + 'c')}", id="CDATA"),
     pytest.param(p(f"a<?x <br />\n{M}b ><br />\n{M}c"), id="a bogus comment across a break"),
     pytest.param(f"<table><col><col/></table>{p(M + 'b')}", id="void table columns"),
+    pytest.param(f"<tr>\n{p(M + 'a')}</tr>\n{p(M + 'b')}", id="a paragraph inside a row outside a table"),
+    pytest.param(p(f"x <td><br />\n{M}a </td><br />\n{M}b"), id="a marked break inside a cell outside a table"),
+    pytest.param(
+        f"<table><tr><td>{p(M + 'a')}</td></tr></table>{p(M + 'b')}", id="a paragraph inside a cell of a table"
+    ),
     pytest.param(f"<div>{p('a')}</div>{p(M + 'b')}", id="an unmarked paragraph inside a block"),
     pytest.param(f"<b>{p('a')}</b>{p(M + 'b')}", id="an unmarked paragraph inside formatting"),
 ]

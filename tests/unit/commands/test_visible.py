@@ -21,7 +21,7 @@ from bot.commands.line_starts import STEPS
 from bot.commands.reading import command_lines
 from bot.commands.visible import paragraph_lines, starts_command
 from tests.property_budget import examples
-from tests.unit.commands.github_page import WITHOUT_POSITIONS, rendered, shows
+from tests.unit.commands.github_page import rendered, shows
 
 P = "/perf"
 INLINE = ("span", "b", "sup", "sub", "ins", "var", "q", "small", "del", "code", "em", "s", "a", "details")
@@ -116,6 +116,12 @@ def test_a_top_level_paragraph_line_is_a_command(body: str) -> None:
     assert [text.split(" ", 2)[:2] for _, text in read(body)] == [["/perf", "help"]]
 
 
+@pytest.mark.parametrize("body", ["<tr>\n\n/perf help\n\n</tr>", "x <td>\n/perf help </td>", "<th>\n\n/perf help"])
+def test_a_line_inside_a_table_part_outside_a_table_is_a_command(body: str) -> None:
+    assert shows(body, "/perf help")
+    assert [text.split(" ", 2)[:2] for _, text in read(body)] == [["/perf", "help"]]
+
+
 def test_raw_html_imitating_a_paragraph_is_shown_as_one_but_is_not_a_command() -> None:
     body = '<p data-sourcepos="1:1-1:9">x<br />\n/perf help'
     assert shows(body, "/perf help")
@@ -151,7 +157,7 @@ def test_as_many_tags_as_perfbot_reads_one_by_one_leave_the_comment_read() -> No
 
 def test_github_markdown_renders_as_cmarkgfm_does_with_githubs_options() -> None:
     body = "a ~b~ www.x.org\n\n| c |\n|---|\n\n- [x] d\n\n<script>\n\nsee[^1]\n\n[^1]: e"
-    assert github_markdown.to_html(body) == rendered(body, WITHOUT_POSITIONS)
+    assert github_markdown.to_html(body) == rendered(body)
     assert github_markdown._releaser() is not None  # this platform's cmark-gfm frees what it renders
 
 
@@ -180,6 +186,8 @@ def test_the_mark_goes_before_the_prefix_that_starts_the_line() -> None:
         pytest.param("x <p>\n/perf help", id="a paragraph opened by raw HTML"),
         pytest.param("x <p\nclass=a>\n/perf help", id="a paragraph's tag across lines"),
         pytest.param("x <p/>\n/perf help", id="a paragraph's tag closed at once"),
+        pytest.param('<hr a="\n\nq\n\n<hr b=">\n\n/perf help', id="a quoted value left open across blocks"),
+        pytest.param('<div a="\n\n- q\n\n<div>"></div>\n\n/perf help', id="a quoted value left open across a list"),
     ],
 )
 def test_a_paragraph_raw_html_opens_is_not_cmark_gfms(body: str) -> None:
@@ -187,8 +195,8 @@ def test_a_paragraph_raw_html_opens_is_not_cmark_gfms(body: str) -> None:
     assert command_lines(body, P) == []
 
 
-def test_raw_paragraphs_are_written_otherwise_with_the_same_link_labels() -> None:
-    body = "x [a\n/perf help\n][<P >]\n\n[<p >]: /url"
+def test_data_sourcepos_is_spelt_otherwise_with_the_same_link_labels() -> None:
+    body = "x [a\n/perf help\n][DATA-SOURCEPOS]\n\n[data-sourcepos]: /url"
     assert not shows(body, "/perf help")
     assert command_lines(body, P) == []
 
