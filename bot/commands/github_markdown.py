@@ -4,8 +4,10 @@ GitHub renders a comment with cmark-gfm's `table`, `strikethrough`, `autolink`, 
 `tasklist` extensions and its footnotes, passes raw HTML through (and sanitises it afterwards), and
 shows each line break as a break (`<br />`). `to_html` renders a text that way, with each block's
 source lines (`data-sourcepos`): that attribute is how a reader of the HTML tells the paragraphs
-cmark-gfm wrote from raw HTML that looks like one, and its quotes end a quoted attribute value
-that raw HTML left open where they end it in GitHub's own rendering (which carries them too).
+cmark-gfm wrote from raw HTML that looks like one; and its quotes end a quoted attribute value
+that raw HTML left open, where they end it in cmark-gfm's rendering with source positions, the
+page perfbot's reading is tested against (without them, such a value would end later, and a line
+hidden there would be read).
 
 cmarkgfm's own helper frees neither the tree it parses nor the HTML it renders: about 200 bytes
 for each byte of a comment of short lines, so 150 such comments of 65,536 characters would hold
