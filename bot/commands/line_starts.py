@@ -23,7 +23,7 @@ cmark-gfm's own markup) are passed over in one regex match (`_passing`) instead 
 per tag: the same line starts, found faster. What is left is read a step at a time, at most
 `STEPS` of them: a comment that needs more (raw HTML that is one long repair for the browser,
 thousands of stray tags) is not read past that point, and `line_starts` says so (`UNREAD`), so
-that no comment costs more than an ordinary one of its length and none is silently misread.
+that no comment costs more than `STEPS` Python steps and none is silently misread.
 """
 
 from __future__ import annotations
@@ -262,7 +262,7 @@ def _passing(paragraph: bool, link: bool, table: bool) -> re.Pattern[str]:
     blocks and rules too; a link where no link is open (one in a link ends the other). Only tags
     in lower case with no attribute or double-quoted values are taken (as cmark-gfm writes its
     own), and only end tags written `</name>`: anything else is read a step at a time."""
-    top = ["<br />\n(?!\ue000)", *_elements(PASSED_DEPTH, paragraph, link, inner=False, rows=table), _VOIDS, _COMMENTS]
+    top = [_UNMARKED_BREAK, *_elements(PASSED_DEPTH, paragraph, link, inner=False, rows=table), _VOIDS, _COMMENTS]
     if not paragraph:  # the most frequent first: each alternative is tried in turn at each tag
         top = [_unmarked_paragraph(link, table), *top, _RULE]
     return re.compile(_any_of(top))
@@ -271,7 +271,7 @@ def _passing(paragraph: bool, link: bool, table: bool) -> re.Pattern[str]:
 def _unmarked_paragraph(link: bool, table: bool) -> str:
     """A paragraph cmark-gfm wrote, outside any other, none of whose lines starts with a mark:
     its lines start no line `line_starts` reports, and its start and end undo each other."""
-    held = ["<br />\n(?!\ue000)", _VOIDS, _COMMENTS, *_elements(PASSED_DEPTH - 1, True, link, inner=True, rows=table)]
+    held = [_UNMARKED_BREAK, _VOIDS, _COMMENTS, *_elements(PASSED_DEPTH - 1, True, link, inner=True, rows=table)]
     return f'<p data-sourcepos="[^"]*">(?!\ue000){_any_of(held)}</p>'
 
 
@@ -284,6 +284,7 @@ def _any_of(markup: list[str]) -> str:
 
 
 _TEXT = "(?>[^<]+)"
+_UNMARKED_BREAK = "<br />\n(?!\ue000)"  # cmark-gfm's break before a line that starts without a mark
 _ATTRIBUTES = r'(?>(?: [a-z][a-z-]*="[^"]*")*)'
 # Void elements but `<hr>` (which ends a paragraph), never just before a marked line's start.
 _VOID_NAMES = "|".join(sorted(VOID - {"hr"}, key=len, reverse=True))
