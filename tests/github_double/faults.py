@@ -3,7 +3,7 @@
 The bodies and headers are GitHub's: a secondary limit is 403 or 429, with `retry-after` or with
 no header naming a wait; a primary limit
 is 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset`, and for GraphQL HTTP 200
-with a `RATE_LIMITED` error; a lost response applies the write, then answers 502. A malformed
+with a `RATE_LIMITED` error; GraphQL's secondary limit may also come as HTTP 200 with an error; a lost response applies the write, then answers 502. A malformed
 answer is GitHub's, handled (a write lands) and then broken on its way back, as a proxy or a load
 balancer in between breaks it: its status stays, its body is not the JSON GitHub sent.
 """
@@ -155,6 +155,18 @@ class Faults:
             "errors": [{"type": "RATE_LIMITED", "message": "API rate limit already exceeded for installation ID 1."}]
         }
         return self.add(Fault(*GRAPHQL, 200, body, self._exhausted(reset_in)))
+
+    def graphql_secondary_rate_limit(self, retry_after: int | None = 60, *, after: int = 0) -> Fault:
+        """GraphQL's secondary limit as HTTP 200 with an error that says so (GitHub's GraphQL docs,
+        "Rate limits and query limits for the GraphQL API", "Exceeding the rate limit": status `200`
+        or `403`, an error message that indicates a secondary rate limit, `retry-after` when GitHub
+        names the wait). The error's `type` is not documented, so none is sent."""
+        message = (
+            "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. "
+            "If you reach out to GitHub Support for help, please include the request ID."
+        )
+        headers = {} if retry_after is None else {"retry-after": str(retry_after)}
+        return self.add(Fault(*GRAPHQL, 200, {"data": None, "errors": [{"message": message}]}, headers, after=after))
 
     def graphql_partial(self, path: tuple[str | int, ...], kind: str, message: str) -> Fault:
         """Answer the query, but with `null` at `path` (aliases as sent) and an error of type `kind`."""

@@ -15,12 +15,13 @@ from typing import Any
 
 import httpx
 from githubkit import GitHub, Response, TokenAuthStrategy
+from githubkit.graphql import GraphQLResponse
 from githubkit.utils import UNSET
 
 from bot.github.live import bodies
-from bot.github.live.limits import LimitBudget
+from bot.github.live.limits import GraphQLSecondaryLimit, LimitBudget, graphql_says_secondary
 from bot.github.live.retry import RetryPolicy
-from bot.github.live.traffic import Traffic
+from bot.github.live.traffic import Traffic, kind_of
 from bot.github.port import GitHubError
 
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
@@ -60,7 +61,8 @@ class CheckedGitHub(GitHub[TokenAuthStrategy]):
     its retry loop, so the retry policy sees a broken answer as it sees a server error. (githubkit
     itself parses a body only when it is first used, after the loop; it is pinned to 0.16, and
     `tests/unit/github/test_bodies.py` and `tests/test_live_malformed.py` fail if this hook is not
-    reached.)"""
+    reached.) A GraphQL answer of 200 that says a secondary limit refused the query is raised here
+    as `GraphQLSecondaryLimit`, inside the loop, so the retry policy waits it out (`limits.py`)."""
 
     def _check(
         self,
@@ -70,6 +72,9 @@ class CheckedGitHub(GitHub[TokenAuthStrategy]):
     ) -> Response[Any]:
         checked = super()._check(response, response_model, error_models)
         bodies.check(checked, response_model)
+        answer = checked.parsed_data if kind_of(response.request) == "graphql" else None
+        if isinstance(answer, GraphQLResponse) and answer.errors and graphql_says_secondary(answer):
+            raise GraphQLSecondaryLimit(checked, self._extract_retry_after(checked))
         return checked
 
 

@@ -10,7 +10,7 @@ from githubkit.graphql import GraphQLResponse
 
 from bot.github.live.client import Session
 from bot.github.live.failures import failure, rate_limited
-from bot.github.live.limits import limited
+from bot.github.live.limits import GraphQLSecondaryLimit, limited
 from bot.github.port import GitHubError
 from bot.untrusted import neutral
 
@@ -28,7 +28,9 @@ class FieldsRefused(GitHubError):
 
 def query(session: Session, document: str, variables: dict[str, Any], what: str) -> dict[str, Any]:
     """The `data` of a query. GitHub reports a primary limit as a 200 with an error, which the
-    retry policy never sees: it is waited out here once, within the run's budget for limits."""
+    retry policy never sees: it is waited out here once, within the run's budget for limits. A
+    secondary limit answered with 200 is raised inside the client's retry loop instead
+    (`limits.GraphQLSecondaryLimit`) and waited out there; here it only becomes the run's error."""
     for attempt in range(2):
         try:
             data = session.github.graphql.request(
@@ -38,6 +40,8 @@ def query(session: Session, document: str, variables: dict[str, Any], what: str)
             return data
         except GraphQLFailed as exc:
             raise _errors(exc.response, session.conn.repository, what) from exc
+        except GraphQLSecondaryLimit as exc:  # the retry policy waited as long as the budget allows
+            raise failure(exc, what, session) from exc
         except RateLimitExceeded as exc:
             limit = limited(exc)
             delay = session.limits.take(limit) if limit is not None and attempt == 0 else None
