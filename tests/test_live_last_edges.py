@@ -28,11 +28,13 @@ def replies(run: Run) -> list[str]:
 
 
 @pytest.mark.parametrize(("retry_after", "wait"), [(45, 45.0), (None, 60.0)])
-def test_a_graphql_secondary_limit_answered_with_200_is_waited_out(live: Run, retry_after: int | None, wait: float) -> None:
+def test_a_graphql_secondary_limit_answered_with_200_is_waited_out(
+    live: Run, retry_after: int | None, wait: float
+) -> None:
     live.sandbox.reply_to_all()
     with_comments(live.sandbox, (101, 8325, "alice", COMPLETE))
     live.double.faults.graphql_secondary_rate_limit(retry_after=retry_after)
-    code, plan, err = live.run()
+    code, _, err = live.run()
     assert code == 0, err
     assert wait in live.clock.waits
     assert [r["status"] for r in live.double.requests if r["path"] == "/graphql"][:2] == [200, 200]

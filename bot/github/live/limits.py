@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-
 from typing import Any
 
 from githubkit import Response
