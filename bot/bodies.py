@@ -2,7 +2,8 @@
 
 GitHub refuses a comment or pull request body over 65,536 characters, so a text perfbot cannot
 shorten would fail its write on every run. Every text perfbot posts passes through here, kept
-under `commands.max_body_chars`:
+under the smaller of `commands.max_body_chars` and that limit (the config refuses a larger
+setting, and the limit holds here too for a caller that passes one):
 
 - `fitted`: a text with a list shows as many of its items as fit; its template says how many
   more there are (reply lines, derivation reasons, packets, PR changes);
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bot.github.actions import GITHUB_BODY_LIMIT
 from bot.github.markers import split_header
 from bot.render import Renderer
 
@@ -25,6 +27,7 @@ def fitted(render: Callable[[int], str], count: int, limit: int, renderer: Rende
 
     A longer list renders longer, so a binary search finds the most that fit in log2(count) renders.
     """
+    limit = min(limit, GITHUB_BODY_LIMIT)
     whole = render(count)
     if len(whole) <= limit:
         return whole
@@ -40,6 +43,7 @@ def fitted(render: Callable[[int], str], count: int, limit: int, renderer: Rende
 
 def capped(text: str, limit: int, renderer: Renderer) -> str:
     """`text` if it fits, else its header, the lines of the rest that fit, and a line saying what was cut."""
+    limit = min(limit, GITHUB_BODY_LIMIT)
     if len(text) <= limit:
         return text
     header, rest = split_header(text)

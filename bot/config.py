@@ -8,6 +8,7 @@ from typing import Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator, model_validator
 
 from bot.errors import InputError, Problem
+from bot.github.actions import GITHUB_BODY_LIMIT
 from bot.github.branch_file import branch_file, branch_name_problem
 from bot.snapshot.model import WorkState
 from bot.snapshot.store import load_model
@@ -160,9 +161,13 @@ class CommandSettings(Strict):
     max_comments_per_user: StrictInt = Field(
         default=5, gt=0, description="New comments answered per person per run; the rest wait for the next run."
     )
-    # GitHub refuses bodies over 65,536 characters; replies and PR bodies stay below this.
+    # GitHub refuses bodies over 65,536 characters: a larger setting would fail a write on every run.
     max_body_chars: StrictInt = Field(
-        default=60000, gt=1000, description="Longest reply or PR body perfbot writes (GitHub refuses over 65,536)."
+        default=60000,
+        gt=1000,
+        le=GITHUB_BODY_LIMIT,
+        description="Longest body perfbot writes: replies, nudges, records, the dashboard and the PR body "
+        "(GitHub refuses over 65,536).",
     )
     # Prow and triagebot stay quiet on success: a reply is a notification to everyone watching.
     replies: Literal["errors", "all"] = Field(

@@ -119,6 +119,7 @@ def _type(prop: Mapping[str, Any], defs: Mapping[str, Any]) -> str:
         return "map to " + _type(target["additionalProperties"], defs)
     bounds = [f"> {target['exclusiveMinimum']}"] if "exclusiveMinimum" in target else []
     bounds += [f">= {target['minimum']}"] if "minimum" in target else []
+    bounds += [f"<= {target['maximum']}"] if "maximum" in target else []
     words = {"string": "text", "integer": "integer", "boolean": "true or false", "null": "null", "object": "object"}
     text: str = words.get(kind, kind) + (f" ({target['format']})" if "format" in target else "")
     return text + (f" ({', '.join(bounds)})" if bounds else "")

@@ -101,9 +101,10 @@ def test_the_first_live_run_writes_the_same_actions_as_the_offline_run(
 def test_a_second_run_makes_one_request_and_no_write(live: Live) -> None:
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
     first = live.plan()
-    # rocket; tree, commit, ref, PR (ready nudges, labels and links wait for its merge)
-    assert first["api"]["rest_write"] == 5
-    assert first["api"]["graphql"] == 1  # the read (nothing is commented, so no markers are re-read)
+    # rocket; tree, commit, PR (ready nudges, labels and links wait for its merge)
+    assert first["api"]["rest_write"] == 4
+    # the read (nothing is commented, so no markers are re-read) and the branch made (`updateRefs`)
+    assert first["api"]["graphql"] == 2
     second = live.plan()
     assert second["api"] == {"graphql": 1, "rest_read": 0, "rest_write": 0, "graphql_points": 1}
     assert live.double.kinds() | {"graphql_points": 1} == second["api"]  # counted as the server saw them
@@ -141,8 +142,9 @@ def test_an_issue_with_more_than_100_comments_is_read_to_the_end(live: Live) -> 
     chatter = [(1000 + n, 8325, "bob", f"remark {n}") for n in range(230)]
     with_commands(live.sandbox, *chatter, (5000, 8325, "alice", COMPLETE))
     plan = live.plan()
-    # the first query and two more pages of #8325's comments (no comment is written: no re-read)
-    assert plan["api"]["graphql"] == 3
+    # the first query, two more pages of #8325's comments (no comment is written: no re-read), and
+    # the branch made (`updateRefs`)
+    assert plan["api"]["graphql"] == 4
     assert [c["comment_id"] for c in plan["commands"]] == [5000]
 
 

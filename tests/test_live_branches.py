@@ -120,16 +120,20 @@ def test_a_pr_branch_moved_between_read_and_write_is_not_force_moved(live: Live)
     original = live.double.handle
     moved: list[str] = []
 
-    def push_before_the_branch_check(request: Any) -> Any:
-        if request.method == "GET" and request.path.endswith("/git/ref/heads/perfbot/update") and not moved:
+    def push_just_before_the_move(request: Any) -> Any:
+        if request.path == "/graphql" and b"updateRefs" in request.body and not moved:
             moved.append(live.double.push("perfbot/update", {"notes.md": "mine\n"}))
         return original(request)
 
-    live.double.handle = push_before_the_branch_check  # type: ignore[method-assign]
+    live.double.handle = push_just_before_the_move  # type: ignore[method-assign]
+    before = live.double.tip("perfbot/update")
     status, _, err = live.run()
     assert status == 1
-    assert "branch perfbot/update moved from" in err
+    assert (
+        f"branch perfbot/update moved from {before[:12]} to {moved[0][:12]} while perfbot ran; nothing was moved" in err
+    )
     assert live.double.tip("perfbot/update") == moved[0]
+    assert live.double.files("perfbot/update")["notes.md"] == "mine\n"
 
 
 def test_only_the_body_changed_so_no_commit_is_made(live: Live) -> None:
@@ -174,10 +178,16 @@ def test_export_state_replayed_offline_gives_the_live_plan(live: Live) -> None:
     assert offline_plan == live_plan
 
 
-@pytest.mark.parametrize("path", [rf"/repos/{REPO}/git/refs", rf"/repos/{REPO}/pulls"], ids=["branch", "pull"])
-def test_a_lost_answer_to_a_branch_or_pr_creation_leaves_one_pr_after_the_rerun(live: Live, path: str) -> None:
+@pytest.mark.parametrize(
+    ("path", "holding"),
+    [("/graphql", b"updateRefs"), (rf"/repos/{REPO}/pulls", b"")],
+    ids=["branch", "pull"],
+)
+def test_a_lost_answer_to_a_branch_or_pr_creation_leaves_one_pr_after_the_rerun(
+    live: Live, path: str, holding: bytes
+) -> None:
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
-    live.double.faults.lost_response("POST", path)
+    live.double.faults.lost_response("POST", path, holding=holding)
     status, _, err = live.run()
     assert status == 1
     assert "GitHub's answer was lost (502" in err

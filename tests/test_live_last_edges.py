@@ -9,10 +9,16 @@ over loopback HTTP, every exchange held to GitHub's OpenAPI description and Grap
 
 from __future__ import annotations
 
+from typing import Any
+
+import httpx
 import pytest
 
-from tests.harness import Repo
-from tests.test_live_github_as_it_is import COMPLETE, Run, with_comments
+from bot.cli import main
+from tests.backends import API_URL
+from tests.github_double import DEFAULT_TOKEN, branches
+from tests.harness import Repo, pull
+from tests.test_live_github_as_it_is import COMPLETE, REPO, Run, with_comments
 
 
 @pytest.fixture(params=["transport", "server"])
@@ -51,3 +57,102 @@ def test_graphql_secondary_limits_past_the_runs_budget_stop_the_run_as_a_limit(l
     assert "answered with errors" not in err
     assert [w for w in live.clock.waits if w >= 60] == [300.0, 300.0]
     assert [r for r in live.double.requests if r["method"] != "POST" or r["path"] != "/graphql"] == []
+
+
+# --- the PR branch moved in one compare-and-swap (`updateRefs` with the oid the run read)
+
+BRANCH = "perfbot/update"
+REVIEW_LATER = "/perf review metal-resident-decode by 2026-09-04"
+
+
+def pushed_meanwhile(run: Run, files: dict[str, str]) -> list[str]:
+    """A person's commit on the PR branch, landing just before perfbot's move of it."""
+    pushed: list[str] = []
+
+    def push(world: Any) -> None:
+        pushed.append(branches.push(world, BRANCH, files, branches.PERSON, "Mine"))
+
+    run.double.faults.meanwhile("POST", "/graphql", push, holding=b"updateRefs")
+    return pushed
+
+
+def test_a_push_just_before_the_branch_moves_is_kept_and_the_run_says_the_branch_moved(live: Run) -> None:
+    with_comments(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    before = live.double.tip(BRANCH)
+    assert before is not None
+    live.sandbox.add_comment(900, 8324, "alice", REVIEW_LATER, at="2026-08-27T11:00:00Z")
+    pushed = pushed_meanwhile(live, {"notes.md": "mine\n"})
+    code, _, err = live.run()
+    assert code == 1
+    assert (
+        f"branch {BRANCH} moved from {before[:12]} to {pushed[0][:12]} while perfbot ran; nothing was moved, "
+        "and the next run starts over from there\n"
+    ) in err
+    assert live.double.tip(BRANCH) == pushed[0]
+    assert live.double.files(BRANCH)["notes.md"] == "mine\n"
+    # The next run finds a commit perfbot did not make, and leaves it.
+    code, plan, err = live.run()
+    assert code == 0, err
+    assert plan is not None
+    assert pull(plan)["note"] == "the branch carries commits perfbot did not make; it is left as it is"
+    assert live.double.tip(BRANCH) == pushed[0]
+
+
+def test_a_branch_made_by_a_person_just_before_perfbot_makes_it_is_kept(live: Run) -> None:
+    with_comments(live.sandbox, (101, 8325, "alice", COMPLETE))
+    pushed = pushed_meanwhile(live, {"notes.md": "theirs\n"})
+    code, _, err = live.run()
+    assert code == 1
+    assert f"branch {BRANCH} moved from nothing to {pushed[0][:12]} while perfbot ran; nothing was moved" in err
+    assert live.double.tip(BRANCH) == pushed[0]
+    assert not [p for p in live.state()["pulls"] if p["head"] == BRANCH]
+
+
+def test_the_branch_move_is_one_graphql_mutation_naming_the_oid_read(live: Run) -> None:
+    with_comments(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    assert not [r for r in live.double.requests if "/git/refs" in r["path"]]
+    first = live.double.tip(BRANCH)
+    live.sandbox.add_comment(900, 8324, "alice", REVIEW_LATER, at="2026-08-27T11:00:00Z")
+    code, _, err = live.run()
+    assert code == 0, err
+    after = live.double.tip(BRANCH)
+    assert after != first
+    assert after is not None
+    assert live.double.world.git.commits[after].parents == (live.double.tip(),)
+    assert not [r for r in live.double.requests if "/git/refs" in r["path"]]
+
+
+# --- bodies within GitHub's 65,536 characters
+
+
+def test_a_body_limit_over_githubs_is_refused_where_the_config_says_it(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = sandbox.config.read_text(encoding="utf-8")
+    sandbox.config.write_text(text.replace("  max_body_chars: 60000\n", "  max_body_chars: 65537\n"), encoding="utf-8")
+    line = next(n for n, ln in enumerate(text.splitlines(), start=1) if "max_body_chars:" in ln)
+    assert main(["validate", "--config", str(sandbox.config)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{sandbox.config}:{line}:3: commands.max_body_chars: ")
+    assert "65536" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("size", [65536, 65537])
+def test_the_double_refuses_a_pr_body_over_githubs_limit_as_github_does(live: Run, size: int) -> None:
+    with_comments(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    (record,) = [p for p in live.state()["pulls"] if p["head"] == BRANCH]
+    with httpx.Client(transport=live.double.transport(), base_url=API_URL) as client:
+        answer = client.patch(
+            f"/repos/{REPO}/pulls/{record['number']}",
+            json={"body": "x" * size},
+            headers={"authorization": f"token {DEFAULT_TOKEN}"},
+        )
+    if size <= 65536:
+        assert answer.status_code == 200
+    else:
+        assert answer.status_code == 422
+        assert answer.json()["errors"][0]["message"] == "body is too long (maximum is 65536 characters)"

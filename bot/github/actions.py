@@ -6,6 +6,10 @@ from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# GitHub refuses an issue, comment or pull request body longer than this ("Validation Failed: body
+# is too long (maximum is 65536 characters)"); every body perfbot writes stays within it.
+GITHUB_BODY_LIMIT = 65_536
+
 # Every topic of perfbot's comments; `TOPICS` below holds what each one is (a test holds the two equal).
 Topic = Literal[
     "packet-ready",

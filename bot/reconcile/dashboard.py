@@ -19,7 +19,14 @@ from bot.bodies import capped
 from bot.config import BotConfig
 from bot.evidence import graph as packet_graph
 from bot.evidence.derive import Derivation
-from bot.github.actions import Action, CreateIssueAction, DashboardReport, EditIssueAction, PullRequestAction
+from bot.github.actions import (
+    GITHUB_BODY_LIMIT,
+    Action,
+    CreateIssueAction,
+    DashboardReport,
+    EditIssueAction,
+    PullRequestAction,
+)
 from bot.github.markers import marker, markers_in
 from bot.github.observed import Comment, Issue, Observed
 from bot.reconcile.dashboard_view import Content, content
@@ -34,8 +41,6 @@ TEMPLATE = "dashboard.md.j2"
 SEPARATOR = "<!-- perfbot:dashboard-updated -->"
 # No mermaid block draws more packets than this: a larger program is drawn in parts.
 GRAPH_NODES = 12
-# GitHub refuses an issue body over this many characters.
-GITHUB_BODY_LIMIT = 65_536
 
 
 class ProgramGraph(NamedTuple):

@@ -46,7 +46,7 @@ def test_the_committed_reference_is_what_perfbot_reference_writes(capsys: pytest
 def test_the_reference_names_every_config_key_and_state_field() -> None:
     for key in ("commands.prefix", "commands.review_days", "commands.max_body_chars", "leases_rules.ttl_minutes"):
         assert f"| `{key}` |" in REFERENCE
-    assert "| `commands.max_body_chars` | integer (> 1000) | `60000` |" in REFERENCE
+    assert "| `commands.max_body_chars` | integer (> 1000, <= 65536) | `60000` |" in REFERENCE
     for key in ("owner.unassigned", "pull_request.branch", "templates", "page_text.dependency_graph"):
         assert f"| `{key}` |" in REFERENCE
     for field in ("issues[].assignees", "comments[].created_at", "permissions", "pulls[].files"):

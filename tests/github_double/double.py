@@ -140,6 +140,9 @@ class GitHubDouble:
         self.world.refresh()
         self.world.notice()
         fault = self.faults.take(request)
+        if fault is not None and fault.meanwhile is not None:
+            fault.meanwhile(self.world)
+            fault = None
         if fault is not None and not fault.apply_first and fault.partial is None and fault.mangle is None:
             return None if fault.timeout else self._finish(Response(fault.status, fault.body), resource, fault)
         known = self.world.lag.before(self.world.raw) if kind == "rest_write" else {}

@@ -38,10 +38,14 @@ class Fault:
     partial: tuple[tuple[str | int, ...], dict[str, Any]] | None = None  # GraphQL: null this path, add this error
     after: int = 0  # matching requests to let through first
     mangle: Callable[[Response], Response] | None = None  # handle the request, then send this of its answer
+    holding: bytes = b""  # only a request whose body holds this (a GraphQL mutation's name)
+    meanwhile: Callable[[Any], None] | None = None  # done to the world first, then the request is handled
 
     def matches(self, request: Request) -> bool:
         return (
-            re.fullmatch(self.method, request.method) is not None and re.fullmatch(self.path, request.path) is not None
+            re.fullmatch(self.method, request.method) is not None
+            and re.fullmatch(self.path, request.path) is not None
+            and self.holding in request.body
         )
 
 
@@ -110,10 +114,10 @@ class Faults:
         """Answer with this status, headers and body instead of handling the request."""
         return self.add(Fault(method, path, status, body, dict(headers or {})))
 
-    def lost_response(self, method: str, path: str, status: int = 502) -> Fault:
+    def lost_response(self, method: str, path: str, status: int = 502, *, holding: bytes = b"") -> Fault:
         """Apply the request, then answer a server error: the client cannot tell it landed."""
         body = error_body(status, "Server Error") if status != 502 else None
-        return self.add(Fault(method, path, status, body, apply_first=True))
+        return self.add(Fault(method, path, status, body, apply_first=True, holding=holding))
 
     def timeout(self, method: str, path: str, *, apply: bool = False, after: int = 0) -> Fault:
         """Send no answer (the in-process transport raises a read timeout); `apply` lands it first.
@@ -126,6 +130,11 @@ class Faults:
         """Handle the request (a write lands), then answer with its body broken as `MALFORMED[kind]`
         says; `malformed(kind, after=k)` breaks the answer to the run's (k+1)-th request."""
         return self.add(Fault(method, path, after=after, mangle=MALFORMED[kind]))
+
+    def meanwhile(self, method: str, path: str, change: Callable[[Any], None], *, holding: bytes = b"") -> Fault:
+        """Just before this request is handled, `change(world)` lands (a person's push between the
+        run's read and its write); the request is then answered as usual."""
+        return self.add(Fault(method, path, holding=holding, meanwhile=change))
 
     def secondary_rate_limit(
         self, method: str, path: str, retry_after: int | None = 60, *, status: int = 403, after: int = 0

@@ -1,8 +1,15 @@
-"""The GraphQL roots: `viewer`, `repository(...)`, `rateLimit` and `createCommitOnBranch`.
+"""The GraphQL roots: `viewer`, `repository(...)`, `rateLimit`, `createCommitOnBranch` and `updateRefs`.
 
 `object(expression: "REV:PATH")` takes REV as `HEAD`, a branch (with or without `refs/heads/`) or
 a full oid. A missing repository or issue is `null` plus a `NOT_FOUND` error, as on GitHub; a
 stale `expectedHeadOid` is a `STALE_DATA` error and writes nothing.
+
+`updateRefs` is GitHub's schema description of it (`.cache/graphql-schema/schema.graphql`, npm
+@octokit/graphql-schema): every update applies or none does; `beforeOid` is where the ref must point
+first (forty zeros: it must not exist), `afterOid` where it points after (forty zeros: deleted), and a
+non-fast-forward needs `force`. GitHub documents no error type or wording for a refused update, so
+the double's (`UNPROCESSABLE`, in git's words) are its own, and perfbot reads neither: it reads the
+ref again to tell a moved branch from another refusal.
 """
 
 from __future__ import annotations
@@ -32,9 +39,20 @@ from tests.github_double.graphql_nodes import (
 )
 from tests.github_double.world import World
 
+ZERO_OID = "0" * 40
+
+
+def repository_id(repository: str) -> str:
+    """The repository's node id: opaque, as GitHub's are, and the same on every read."""
+    return "R_" + base64.b64encode(repository.lower().encode()).decode().rstrip("=")
+
 
 @dataclass(frozen=True)
 class RepositoryNode(Node):
+    @property
+    def id(self) -> str:
+        return repository_id(self.world.repository)
+
     @property
     def name(self) -> str:
         return self.world.repository.split("/")[1]
@@ -195,6 +213,41 @@ class Root:
             "commit": CommitNode(world, self.login, oid),
             "ref": RefNode(world, self.login, branch),
         }
+
+    def update_refs(self, info: GraphQLResolveInfo[Any], input: dict[str, Any]) -> dict[str, Any]:
+        world = self.world
+        if input["repositoryId"] != repository_id(world.repository):
+            raise error("NOT_FOUND", f"Could not resolve to a node with the global id of '{input['repositoryId']}'")
+        moves = [_checked_update(world, update) for update in input["refUpdates"]]
+        for branch, after in moves:  # all checked first: every update applies, or none does
+            if after == ZERO_OID:
+                world.git.refs.pop(branch, None)
+                world.git_changed()
+                world.save()
+            else:
+                branches.move(world, branch, after)
+        return {"clientMutationId": input.get("clientMutationId")}
+
+
+def _checked_update(world: World, update: dict[str, Any]) -> tuple[str, str]:
+    """The branch and its new oid, when GitHub would apply this update; else the error it refuses with."""
+    name, after, before = update["name"], update["afterOid"], update.get("beforeOid")
+    if not name.startswith("refs/heads/") or name == "refs/heads/":
+        raise error("UNPROCESSABLE", f"{name}: the double holds branches (refs/heads/...) only")
+    branch = name.removeprefix("refs/heads/")
+    current = world.git.refs.get(branch)
+    if before is not None and (current or ZERO_OID) != before:
+        raise error("UNPROCESSABLE", f"cannot lock ref '{name}': is at {current or ZERO_OID} but expected {before}")
+    if after != ZERO_OID and after not in world.git.commits:
+        raise error("UNPROCESSABLE", f"{name}: object {after} does not exist")
+    if (
+        current is not None
+        and after != ZERO_OID
+        and not update.get("force")
+        and not world.git.is_ancestor(current, after)
+    ):
+        raise error("UNPROCESSABLE", f"{name}: update is not a fast forward")
+    return branch, after
 
 
 def _additions(changes: dict[str, Any]) -> dict[str, str]:

@@ -2,7 +2,8 @@
 
 Creating, updating and closing go through `OfflineGitHub.pull_request`, so the PR record reads as
 an offline run writes it; GitHub's refusals come first (422 for a second PR from one head, a head
-without commits, or reopening a PR whose branch was force-pushed while it was closed). Reopening
+without commits, a body over GitHub's 65,536 characters, or reopening a PR whose branch was
+force-pushed while it was closed). Reopening
 and retitling a closed PR, which the offline adapter never does, change the record directly.
 """
 
@@ -14,6 +15,7 @@ from bot.github.actions import PullRequestAction
 from tests.github_double import branches, pull_bodies
 from tests.github_double.context import Context
 from tests.github_double.protocol import Response, invalid, not_found, page, required, validation_failed
+from tests.github_double.rest_issues import MAX_BODY
 
 STATES = ("open", "closed", "all")
 
@@ -59,6 +61,18 @@ def _already(ctx: Context, branch: str, docs: str) -> None:
         raise validation_failed(docs, {"resource": "PullRequest", "code": "custom", "message": message})
 
 
+def _body(data: dict[str, Any], docs: str, before: str) -> str:
+    """The body sent, else `before`; GitHub refuses one over its limit as it refuses a comment's
+    ("Validation Failed: body is too long (maximum is 65536 characters)", `rest_issues.MAX_BODY`)."""
+    body = data["body"] if isinstance(data.get("body"), str) else before
+    if len(body) > MAX_BODY:
+        message = f"body is too long (maximum is {MAX_BODY} characters)"
+        raise validation_failed(
+            docs, {"resource": "PullRequest", "code": "custom", "field": "body", "message": message}
+        )
+    return body
+
+
 def create_pull(ctx: Context) -> Response:
     docs = ctx.docs("pulls/pulls#create-a-pull-request")
     data = ctx.request.object()
@@ -77,7 +91,7 @@ def create_pull(ctx: Context) -> Response:
         message = f"No commits between {base} and {branch}"
         raise validation_failed(docs, {"resource": "PullRequest", "code": "custom", "message": message})
     files = branches.branch_files(world, branch, base) or {}
-    body: str = data["body"] if isinstance(data.get("body"), str) else ""
+    body = _body(data, docs, "")
     action = PullRequestAction(operation="create", branch=branch, title=title, body=body, files=files)
     world.apply(ctx.viewer, lambda offline: offline.pull_request(action))
     record = max(
@@ -129,7 +143,7 @@ def update_pull(ctx: Context, number: str) -> Response:
     if state == "open" and record["state"] != "open":
         _reopen(ctx, record, docs)
     title = data["title"] if isinstance(data.get("title"), str) else record["title"]
-    body = data["body"] if isinstance(data.get("body"), str) else record["body"]
+    body = _body(data, docs, record["body"])
     if (title, body) != (record["title"], record["body"]) and record["state"] == "open":
         files = branches.pull_files(world, record)
         action = PullRequestAction(

@@ -53,6 +53,23 @@ def query(session: Session, document: str, variables: dict[str, Any], what: str)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def mutate(session: Session, document: str, variables: dict[str, Any], what: str) -> dict[str, Any]:
+    """The `data` of a mutation. A mutation is a write: never sent twice by the retry policy, and an
+    answer that was lost may have landed (`failures.failure`, not repeatable). GitHub's refusal
+    comes back as `MutationRefused`, with its messages, for the caller to tell apart."""
+    try:
+        return session.github.graphql.request(document, variables)
+    except GraphQLFailed as exc:
+        said = "; ".join(neutral(error.message, 300) for error in exc.response.errors or [])
+        raise MutationRefused(f"{what}: GitHub refused ({said})") from exc
+    except GitHubException as exc:
+        raise failure(exc, what, session, repeatable=False) from exc
+
+
+class MutationRefused(GitHubError):
+    """GitHub answered a mutation with errors: nothing of it was applied."""
+
+
 def _unknown_fields(response: GraphQLResponse) -> frozenset[str]:
     """The fields GitHub says do not exist, when that is all its errors say."""
     found = set()

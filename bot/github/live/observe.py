@@ -57,6 +57,7 @@ class BranchState:
     default_branch: str
     tip: str
     tip_tree: str = ""
+    repository_id: str = ""  # the repository's node id, which `updateRefs` names
     head: str | None = None  # the PR branch's commit, None when the branch does not exist
     head_is_ours: bool = True
     head_files: dict[str, str] = field(default_factory=dict)
@@ -75,7 +76,9 @@ def default_branch(repo: dict[str, Any], repository: str) -> BranchState:
             f"{FIRST}: GitHub's answer names no default branch with a commit for {repository}; perfbot proposes "
             "its changes on top of it (an empty repository needs a first commit)"
         )
-    return BranchState(default_branch=str(name), tip=str(tip), tip_tree=str(tree))
+    return BranchState(
+        default_branch=str(name), tip=str(tip), tip_tree=str(tree), repository_id=str(repo.get("id") or "")
+    )
 
 
 def batches(numbers: Iterable[int], size: int = ISSUES_PER_QUERY) -> list[list[int]]:

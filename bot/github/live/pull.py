@@ -1,9 +1,12 @@
 """The regeneration PR through the git data API: one bot commit on top of the default branch's tip.
 
-The commit's parent is the tip the run read and decided on. Before a ref moves, the tip (and
-the PR branch, when it exists) are read again: if either moved, nothing is moved and the next
-run starts over from what is there then. A branch holding a commit perfbot did not make is
-never force-moved.
+The commit's parent is the tip the run read and decided on. Before the PR branch moves, the tip
+is read again: if it moved, nothing is moved and the next run starts over from what is there
+then. The PR branch itself moves in one compare-and-swap, GraphQL's `updateRefs` with the oid the
+run read as `beforeOid` (forty zeros when it read no branch): GitHub applies it only while the
+branch is still there (GraphQL reference, mutation `updateRefs`), so a push between the read and
+the move is never overwritten, and the run ends with the same "moved while perfbot ran" outcome
+as a moved tip. A branch holding a commit perfbot did not make is never force-moved.
 
 The open PR is the one from this repository's branch: a fork's PR from a branch of the same name
 is someone else's (`Observed.open_pull`). The writer answers with the PR's number, so the
@@ -23,6 +26,7 @@ from bot.github.actions import PullRequestAction
 from bot.github.live.bodies import parsed
 from bot.github.live.client import Session
 from bot.github.live.failures import failure, github_details
+from bot.github.live.graphql import MutationRefused, mutate
 from bot.github.live.observe import BranchState
 from bot.github.port import GitHubError
 
@@ -30,6 +34,21 @@ T = TypeVar("T")
 # Reads of the PR list when GitHub says a PR is open that the list does not show yet.
 LIST_TRIES = 3
 LIST_PAUSE_SECONDS = 2.0
+# `beforeOid` for a ref that must not exist yet (GraphQL reference, `updateRefs`).
+NO_BRANCH = "0" * 40
+MOVE_BRANCH = """mutation MoveBranch(
+  $repositoryId: ID!, $name: GitRefname!, $before: GitObjectID!, $after: GitObjectID!
+) {
+  updateRefs(
+    input: {
+      repositoryId: $repositoryId
+      refUpdates: [{name: $name, beforeOid: $before, afterOid: $after, force: true}]
+    }
+  ) {
+    clientMutationId
+  }
+}
+"""
 
 
 class PullWriter:
@@ -108,31 +127,43 @@ class PullWriter:
             ),
         ).sha
         self._expect(f"heads/{state.default_branch}", state.tip, f"the default branch {state.default_branch}")
-        if state.head is None:
-            self._call(
-                f"creating branch {self.branch}",
-                lambda: self._rest.git.create_ref(self._owner, self._name, ref=f"refs/heads/{self.branch}", sha=commit),
-                repeatable=False,
-            )
-        else:
-            self._expect(f"heads/{self.branch}", state.head, f"branch {self.branch}")
-            self._call(
-                f"moving branch {self.branch}",
-                lambda: self._rest.git.update_ref(
-                    self._owner, self._name, f"heads/{self.branch}", sha=commit, force=True
-                ),
-            )
+        self.move(state.head, commit)
         state.head, state.head_files = commit, dict(files)
 
-    def _expect(self, ref: str, oid: str, what: str) -> None:
-        """Refuse to move a ref when `ref` no longer points where this run read it."""
-        found = self._call(f"reading {what}", lambda: parsed(self._rest.git.get_ref(self._owner, self._name, ref)))
-        now = found.object_.sha
+    def move(self, before: str | None, after: str) -> None:
+        """Point the PR branch at `after` only while it is at `before` (None: while it does not exist)."""
+        what = f"{'creating' if before is None else 'moving'} branch {self.branch}"
+        variables = {
+            "repositoryId": self.state.repository_id,
+            "name": f"refs/heads/{self.branch}",
+            "before": before or NO_BRANCH,
+            "after": after,
+        }
+        try:
+            mutate(self.session, MOVE_BRANCH, variables, what)
+        except MutationRefused:
+            self._expect(f"heads/{self.branch}", before, f"branch {self.branch}")
+            raise
+
+    def _expect(self, ref: str, oid: str | None, what: str) -> None:
+        """Refuse to move a ref when `ref` no longer points where this run read it (None: nowhere)."""
+        now = self._points_at(ref, what)
         if now != oid:
+            was, is_now = (oid or "")[:12] or "nothing", (now or "")[:12] or "nothing"
             raise GitHubError(
-                f"{what} moved from {oid[:12]} to {now[:12]} while perfbot ran; nothing was moved, and the next run "
+                f"{what} moved from {was} to {is_now} while perfbot ran; nothing was moved, and the next run "
                 "starts over from there"
             )
+
+    def _points_at(self, ref: str, what: str) -> str | None:
+        try:
+            return parsed(self._rest.git.get_ref(self._owner, self._name, ref)).object_.sha
+        except RequestFailed as exc:
+            if exc.response.status_code == 404:
+                return None
+            raise failure(exc, f"reading {what}", self.session) from exc
+        except GitHubException as exc:
+            raise failure(exc, f"reading {what}", self.session) from exc
 
     def _create(self, action: PullRequestAction) -> int:
         state = self.state

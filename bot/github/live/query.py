@@ -241,6 +241,7 @@ def first_query(
     )
     document = f"""query Observe({variables}) {{
 {RATE_LIMIT}{viewer}  repository(owner: $owner, name: $name) {{
+    id
     nameWithOwner
     defaultBranchRef {{ name target {{ oid ... on Commit {{ tree {{ oid }} }} }} }}
 {blobs}

@@ -1,9 +1,10 @@
 """Request accounting and pacing at the HTTP layer (httpx event hooks): what a run asked of GitHub.
 
 Every request is counted as it is sent, retries included, as `graphql`, `rest_read` or
-`rest_write`, with the points GitHub charged for the GraphQL ones (`rateLimit.cost`). Writes
-are spaced at least a second apart: GitHub's secondary limits punish bursts of content-creating
-requests. The `Date` of each GraphQL answer is kept: GitHub's own clock, which
+`rest_write`, with the points GitHub charged for the GraphQL ones (`rateLimit.cost`). Writes (a
+REST write or a GraphQL mutation) are spaced at least a second apart: GitHub's secondary limits
+punish bursts of content-creating requests ("pause at least 1 second between mutative requests").
+The `Date` of each GraphQL answer is kept: GitHub's own clock, which
 dates the observation cache's watermark (never the local clock, which may be skewed).
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -20,14 +22,25 @@ WRITE_SPACING_SECONDS = 1.0
 
 
 def kind_of(request: httpx.Request) -> str:
-    """`graphql` (perfbot only queries there), `rest_read` (GET) or `rest_write` (anything else)."""
+    """`graphql` (a query or a mutation), `rest_read` (GET) or `rest_write` (anything else)."""
     if request.url.path.endswith("/graphql"):
         return "graphql"
     return "rest_read" if request.method in ("GET", "HEAD") else "rest_write"
 
 
+def is_mutation(request: httpx.Request) -> bool:
+    """A GraphQL request whose document is a mutation (perfbot sends one operation per document)."""
+    try:
+        document = json.loads(request.content).get("query")
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(document, str) and document.lstrip().startswith("mutation")
+
+
 def is_read(request: httpx.Request) -> bool:
-    return kind_of(request) != "rest_write"
+    """A request that changes nothing, so it may be sent again: a GET or a GraphQL query."""
+    kind = kind_of(request)
+    return kind == "rest_read" or (kind == "graphql" and not is_mutation(request))
 
 
 @dataclass
@@ -44,7 +57,7 @@ class Traffic:
 
     def on_request(self, request: httpx.Request) -> None:
         kind = kind_of(request)
-        if kind == "rest_write":
+        if not is_read(request):
             if self.last_write is not None:
                 gap = self.monotonic() - self.last_write
                 if gap < WRITE_SPACING_SECONDS:

@@ -36,3 +36,13 @@ def test_fitted_shows_the_most_items_that_fit() -> None:
 
     out = fitted(render, 100, 2000, RENDERER)
     assert out == render(20)  # 20 items of 96 characters and the count line fit in 2,000; 21 do not
+
+
+def test_a_limit_past_githubs_still_cuts_at_githubs_65536_characters() -> None:
+    def render(shown: int) -> str:
+        return "\n".join(["item " + "x" * 995] * shown + [f"and {100 - shown} more"])
+
+    listed = fitted(render, 100, 100_000, RENDERER)
+    assert listed == render(65)  # 65 items of 1,001 characters and the count line fit in 65,536; 66 do not
+    text = f"{HEADER}\n" + "line\n" * 20_000
+    assert len(capped(text, 100_000, RENDERER)) <= 65_536 < len(text)
