@@ -127,6 +127,7 @@ def test_a_pr_branch_moved_between_read_and_write_is_not_force_moved(live: Live)
 
     live.double.handle = push_just_before_the_move  # type: ignore[method-assign]
     before = live.double.tip("perfbot/update")
+    assert before is not None
     status, _, err = live.run()
     assert status == 1
     assert (
