@@ -156,3 +156,58 @@ def test_the_double_refuses_a_pr_body_over_githubs_limit_as_github_does(live: Ru
     else:
         assert answer.status_code == 422
         assert answer.json()["errors"][0]["message"] == "body is too long (maximum is 65536 characters)"
+
+
+# --- state labels read by name, whatever else the repository's labels hold
+
+
+def test_state_labels_past_a_hundred_labels_matching_the_prefix_are_found_by_name(live: Run) -> None:
+    with_comments(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    state = live.state()
+    ours = state["labels"]
+    assert ours, "the first run made the state labels"
+    decoys = [{"name": f"triage-{n}", "color": "ededed", "description": "not a perf/ state"} for n in range(150)]
+    same_prefix = [{"name": f"perf/other-{n}", "color": "ededed", "description": ""} for n in range(30)]
+    state["labels"] = decoys + same_prefix + ours
+    live.sandbox.write_state(state)
+    code, plan, err = live.run()
+    assert code == 0, err
+    assert plan is not None
+    assert [a for a in plan["actions"] if a["kind"] == "create_label"] == []
+    assert not [r for r in live.double.requests if r["method"] == "POST" and r["path"].endswith("/labels")]
+
+
+# --- the dashboard found by its marker, whatever else carries its label
+
+DASHBOARD_LABEL = "perfbot-dashboard"
+
+
+def with_dashboard(run: Run) -> None:
+    text = run.sandbox.config.read_text(encoding="utf-8")
+    run.sandbox.config.write_text(text.replace("dashboard:\n  enabled: false", "dashboard:\n  enabled: true"))
+
+
+def test_the_dashboard_is_found_past_many_older_issues_carrying_its_label(live: Run) -> None:
+    with_dashboard(live)
+    code, plan, err = live.run()
+    assert code == 0, err
+    assert plan is not None
+    assert plan["dashboard"]["status"] == "created"
+    state = live.state()
+    (board,) = [i for i in state["issues"] if DASHBOARD_LABEL in i.get("labels", [])]
+    older = [
+        {"number": n, "title": f"triaged {n}", "labels": [DASHBOARD_LABEL], "user": "mallory", "body": "x" * 100}
+        for n in range(1, 46)
+    ]
+    assert all(n["number"] < board["number"] for n in older)
+    state["issues"] += older
+    live.sandbox.write_state(state)
+    code, plan, err = live.run()
+    assert code == 0, err
+    assert plan is not None
+    assert plan["dashboard"] == {"status": "unchanged", "issue": board["number"], "chars": len(board["body"])}
+    boards = [
+        i for i in live.state()["issues"] if DASHBOARD_LABEL in i.get("labels", []) and i.get("user") != "mallory"
+    ]
+    assert [b["number"] for b in boards] == [board["number"]]

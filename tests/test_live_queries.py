@@ -10,7 +10,15 @@ from graphql import GraphQLSchema, parse, validate
 from bot.github.live import mapping
 from bot.github.live.observe import batches
 from bot.github.live.publish import PUBLISHED_QUERY
-from bot.github.live.query import ISSUES_PER_QUERY, Native, comments_query, first_query, issues_query
+from bot.github.live.pull import MOVE_BRANCH
+from bot.github.live.query import (
+    ISSUES_PER_QUERY,
+    Native,
+    comments_query,
+    dashboards_query,
+    first_query,
+    issues_query,
+)
 
 
 @pytest.mark.parametrize(
@@ -28,6 +36,9 @@ from bot.github.live.query import ISSUES_PER_QUERY, Native, comments_query, firs
         first_query(3, 2, [8324], with_viewer=False, branch_files=1, native=Native(labels=True, links=True)),
         issues_query([9420], Native(labels=True, links=True)),
         first_query(3, 2, [8324], with_viewer=True, native=Native(labels=True, links=True), since=True, dashboard=True),
+        first_query(3, 2, [8324], with_viewer=False, native=Native(labels=True, label_names=7)),
+        dashboards_query(),
+        MOVE_BRANCH,
     ],
     ids=[
         "first",
@@ -42,6 +53,9 @@ from bot.github.live.query import ISSUES_PER_QUERY, Native, comments_query, firs
         "readback-native",
         "issues-native",
         "dashboard",
+        "state-labels-by-name",
+        "more-dashboards",
+        "move-branch",
     ],
 )
 def test_every_document_validates_against_githubs_schema(github_schema: GraphQLSchema, document: str) -> None:

@@ -14,6 +14,10 @@ from bot.github.observed import Comment
 _MARKER = re.compile(r"<!-- perfbot:([a-z-]+) ([^\s>]*) -->")
 
 
+# The dashboard issue's marker (topic and key): perfbot finds its dashboard by it and its login.
+DASHBOARD_MARKER = ("dashboard", "board")
+
+
 def marker(topic: str, key: str) -> str:
     """`<!-- perfbot:topic key -->`; the key is percent-encoded so it can never close the comment."""
     return f"<!-- perfbot:{topic} {quote(key, safe='._:-')} -->"

@@ -38,6 +38,9 @@ class ReadScope(NamedTuple):
     # perfbot's state labels start with this: the repository's such labels and every issue's label
     # events are read too. Empty when state labels are off.
     label_prefix: str = ""
+    # perfbot's state labels by name: each is read exactly (`label(name:)`), whatever else the
+    # repository's labels hold.
+    label_names: tuple[str, ...] = ()
     # Whether native links (blocked by, parent, sub-issues) are read.
     links: bool = False
     # The dashboard issue's label when the dashboard is on: the issues carrying it are read (never cached).

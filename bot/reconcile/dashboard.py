@@ -27,7 +27,7 @@ from bot.github.actions import (
     EditIssueAction,
     PullRequestAction,
 )
-from bot.github.markers import marker, markers_in
+from bot.github.markers import DASHBOARD_MARKER, marker, markers_in
 from bot.github.observed import Comment, Issue, Observed
 from bot.reconcile.dashboard_view import Content, content
 from bot.reconcile.inputs import Inputs
@@ -35,7 +35,7 @@ from bot.render import Renderer
 from bot.snapshot.model import Program, Snapshot, WorkPacket, WorkState
 from bot.timestamps import utc_stamp
 
-TOPIC, KEY = "dashboard", "board"
+TOPIC, KEY = DASHBOARD_MARKER
 TEMPLATE = "dashboard.md.j2"
 # The line between the content and the time of the run: what follows it is not compared.
 SEPARATOR = "<!-- perfbot:dashboard-updated -->"

@@ -22,7 +22,7 @@ from bot.github.scope import ReadScope
 from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
 from bot.snapshot.checked import checked, checked_text
-from bot.snapshot.model import Snapshot
+from bot.snapshot.model import WORK_STATES, Snapshot
 from bot.snapshot.store import Loaded, load_snapshot, parse_model
 from bot.snapshot.validation import review_issue
 
@@ -104,6 +104,7 @@ def read_scope(settings: Settings, local: Loaded[Snapshot], leases: Path | str |
         bot_login=config.bot_login,
         commit_message=config.pull_request.title,
         label_prefix=config.labels.prefix if config.labels.enabled else "",
+        label_names=tuple(config.labels.name(state) for state in WORK_STATES) if config.labels.enabled else (),
         links=config.links.blocked_by or config.links.sub_issues,
         dashboard_label=config.dashboard.label if config.dashboard.enabled else "",
     )

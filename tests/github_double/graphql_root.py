@@ -105,10 +105,22 @@ class RepositoryNode(Node):
         return connection(info, [IssueNode(self.world, self.viewer, r) for r in found], **page)
 
     def labels(self, info: GraphQLResolveInfo[Any], query: str | None = None, **page: Any) -> dict[str, Any]:
-        """GitHub matches `query` against names (and descriptions); the double, names only."""
-        names = [label["name"] for label in self.world.records("labels")]
-        found = [label_node(self.world, n) for n in names if query is None or query.lower() in n.lower()]
+        """GitHub's reference: `query`, "If provided, searches labels by name and description"."""
+        found = [
+            label_node(self.world, label["name"])
+            for label in self.world.records("labels")
+            if query is None
+            or query.lower() in str(label["name"]).lower()
+            or query.lower() in str(label.get("description") or "").lower()
+        ]
         return connection(info, found, **page)
+
+    def label(self, info: GraphQLResolveInfo[Any], name: str) -> dict[str, Any] | None:
+        """GitHub's reference: `label(name:)`, "Returns a single label by name"; names are
+        case-insensitive on GitHub (a second label differing only in case is refused)."""
+        found = (label for label in self.world.records("labels") if str(label["name"]).casefold() == name.casefold())
+        record = next(found, None)
+        return None if record is None else label_node(self.world, record["name"])
 
     def pull_requests(self, info: GraphQLResolveInfo[Any], **args: Any) -> dict[str, Any]:
         states = args.get("states")

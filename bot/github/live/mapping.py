@@ -76,11 +76,12 @@ def label_events(number: int, node: dict[str, Any]) -> list[LabelEvent]:
 
 
 def repository_labels(repo: dict[str, Any]) -> tuple[RepositoryLabel, ...]:
-    nodes = (repo.get("stateLabels") or {}).get("nodes") or []
+    """The state labels the repository has, each read by its name (`stateLabel0`..; null when absent)."""
+    nodes = [value for key, value in repo.items() if key.startswith("stateLabel") and key[10:].isdigit()]
     return tuple(
         RepositoryLabel(name=n["name"], color=n.get("color") or "ededed", description=n.get("description"))
         for n in nodes
-        if n
+        if isinstance(n, dict) and n.get("name")
     )
 
 

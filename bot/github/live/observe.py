@@ -33,6 +33,7 @@ from bot.github.live.query import (
     Native,
     branch_file_alias,
     comments_query,
+    dashboards_query,
     file_alias,
     first_query,
     issue_alias,
@@ -40,8 +41,10 @@ from bot.github.live.query import (
     links_alias,
     links_query,
     pulls_query,
+    state_label_alias,
     updated_query,
 )
+from bot.github.markers import DASHBOARD_MARKER, markers_in
 from bot.github.observed import DefaultBranch, Issue, Observed, Permission, PullRequest
 from bot.github.port import GitHubError
 from bot.github.scope import ReadScope
@@ -91,7 +94,7 @@ class Reader:
         self.session, self.scope, self.cached = session, scope, cached
         self.bot_login = scope.bot_login or ""
         self.found = Collected()
-        self.native = Native(labels=bool(scope.label_prefix), links=scope.links)
+        self.native = Native(labels=bool(scope.label_prefix), links=scope.links, label_names=len(scope.label_names))
         self.links_refused = ""
         self.forks: list[PullRequest] = []  # open PRs from forks' branches of perfbot's branch name
         self.since: dt.datetime | None = None
@@ -144,7 +147,7 @@ class Reader:
         for i, where in enumerate(self.scope.branch_files):
             variables[branch_file_alias(i)] = f"refs/heads/{where.branch}:{where.path}"
         if self.native.labels:
-            variables["labelPrefix"] = self.scope.label_prefix
+            variables |= {state_label_alias(i): name for i, name in enumerate(self.scope.label_names)}
         if self.scope.dashboard_label:
             variables["dashboardLabel"] = self.scope.dashboard_label
         data = self._read_first(len(files), numbers, variables)
@@ -210,16 +213,28 @@ class Reader:
             if not self.native.links or not refused.fields <= set(LINK_FIELDS):
                 raise
             self.links_refused = str(refused)
-            self.native = Native(labels=self.native.labels)
+            self.native = Native(labels=self.native.labels, label_names=self.native.label_names)
             return query(self.session, document(), variables, FIRST)
 
     def _dashboards(self, repo: dict[str, Any]) -> tuple[Issue, ...]:
         """The issues carrying the dashboard's label that are not tracked issues (read apart, with
-        author and body: perfbot finds its own dashboard by both)."""
-        nodes = ((repo.get(DASHBOARD_ALIAS) or {}).get("nodes")) or []
-        return tuple(
-            mapping.dashboard_issue(node) for node in nodes if node and node.get("number") not in self.found.issues
-        )
+        author and body: perfbot finds its own dashboard by both), page after page until one of
+        perfbot's with its marker is among them or the pages end."""
+        found: list[Issue] = []
+        page = repo.get(DASHBOARD_ALIAS)
+        while page:
+            issues = [mapping.dashboard_issue(node) for node in page.get("nodes") or [] if node]
+            found += [issue for issue in issues if issue.number not in self.found.issues]
+            after = mapping.next_cursor(page)
+            if after is None or any(self._is_dashboard(issue) for issue in issues):
+                break
+            variables = {"dashboardLabel": self.scope.dashboard_label, "after": after}
+            data = query(self.session, dashboards_query(), variables, "finding the dashboard issue")
+            page = (data.get("repository") or {}).get(DASHBOARD_ALIAS)
+        return tuple(found)
+
+    def _is_dashboard(self, issue: Issue) -> bool:
+        return issue.user == self.bot_login and DASHBOARD_MARKER in markers_in(issue.body)
 
     def _with_parents(self) -> tuple[Issue, ...]:
         """The issues, each with its parent as either side of the sub-issue link shows it."""

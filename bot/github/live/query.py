@@ -91,18 +91,27 @@ class Native:
 
     labels: bool = False
     links: bool = False
+    # How many state labels are read by name (`state_label_alias`).
+    label_names: int = 0
 
     def spreads(self) -> str:
         return (" ...IssueLabels" if self.labels else "") + (" ...IssueLinks" if self.links else "")
 
     def repository_labels(self) -> tuple[str, str]:
-        """The variable and the selection that read the repository's state labels."""
+        """The variables and the selections that read the repository's state labels, each by its
+        exact name: `labels(query:)` would also match descriptions, and a page of 100 could leave
+        one out (GraphQL reference, `Repository.label(name:)` and `Repository.labels(query:)`)."""
         if not self.labels:
             return "", ""
+        aliases = [state_label_alias(i) for i in range(self.label_names)]
         return (
-            ", $labelPrefix: String!",
-            "    stateLabels: labels(first: 100, query: $labelPrefix) { nodes { name color description } }\n",
+            "".join(f", ${alias}: String!" for alias in aliases),
+            "".join(f"    {alias}: label(name: ${alias}) {{ name color description }}\n" for alias in aliases),
         )
+
+
+def state_label_alias(index: int) -> str:
+    return f"stateLabel{index}"
 
 
 NONE = Native()
@@ -119,22 +128,36 @@ def file_alias(where: str, index: int) -> str:
 UPDATED_ALIAS = "updated"
 PULLS_ALIAS = "pullRequests"
 DASHBOARD_ALIAS = "dashboard"
-# Issues read with the dashboard's label, oldest first: perfbot's own is among the first few.
+# Issues read per page with the dashboard's label, oldest first: perfbot's own is usually among the
+# first few, and further pages are read only while it is not found (anyone with triage can put the
+# label on older issues).
 DASHBOARDS_READ = 20
 
 
-def _dashboard(label: bool) -> tuple[str, str]:
+def _dashboard(label: bool, after: bool = False) -> tuple[str, str]:
     """The variable and the selection that read the issues carrying the dashboard's label (open or
     closed, with author and body, where perfbot's marker is): one alias of the first query."""
     if not label:
         return "", ""
+    page = ", after: $after" if after else ""
     return (
         ", $dashboardLabel: String!",
-        f"    {DASHBOARD_ALIAS}: issues(labels: [$dashboardLabel], states: [OPEN, CLOSED], first: {DASHBOARDS_READ}, "
-        "orderBy: {field: CREATED_AT, direction: ASC}) {\n"
+        f"    {DASHBOARD_ALIAS}: issues(labels: [$dashboardLabel], states: [OPEN, CLOSED], first: {DASHBOARDS_READ}"
+        f"{page}, orderBy: {{field: CREATED_AT, direction: ASC}}) {{\n"
+        "      pageInfo { hasNextPage endCursor }\n"
         "      nodes { number title state author { __typename login } body labels(first: 20) { nodes { name } } }\n"
         "    }\n",
     )
+
+
+def dashboards_query() -> str:
+    """The next page of issues carrying the dashboard's label; variables dashboardLabel and after."""
+    variable, selection = _dashboard(True, after=True)
+    return f"""query MoreDashboards($owner: String!, $name: String!{variable}, $after: String!) {{
+{RATE_LIMIT}  repository(owner: $owner, name: $name) {{
+{selection}  }}
+}}
+"""
 
 
 def _updated(native: Native, after: bool) -> str:
