@@ -211,3 +211,27 @@ def test_the_dashboard_is_found_past_many_older_issues_carrying_its_label(live: 
         i for i in live.state()["issues"] if DASHBOARD_LABEL in i.get("labels", []) and i.get("user") != "mallory"
     ]
     assert [b["number"] for b in boards] == [board["number"]]
+
+
+# --- GitHub's 100 sub-issues per parent
+
+
+def test_an_umbrella_holding_githubs_100_sub_issues_is_one_note_not_a_422_per_packet(live: Run) -> None:
+    state = live.state()
+    umbrella = 9430
+    packets = [i["number"] for i in state["issues"] if i.get("parent") == umbrella]
+    assert packets, "the example's packet issues are the umbrella's sub-issues"
+    for issue in state["issues"]:
+        if issue.get("parent") == umbrella:
+            del issue["parent"]  # taken off, so perfbot wants to put them back
+    state["issues"] += [{"number": n, "title": f"task {n}", "parent": umbrella} for n in range(100, 200)]
+    live.sandbox.write_state(state)
+    for _ in range(2):  # the next run is the same: no write refused, the same one note
+        code, plan, err = live.run()
+        assert code == 0, err
+        assert plan is not None
+        notes = [n for n in plan["native_notes"] if n["kind"] == "sub-issue-cap"]
+        assert [(n["issue"], n["other"]) for n in notes] == [(umbrella, len(packets))]
+        assert [r for r in live.double.requests if r["status"] == 422] == []
+        children = [i["number"] for i in live.state()["issues"] if i.get("parent") == umbrella]
+        assert len(children) == 100

@@ -217,7 +217,7 @@ NATIVE_TOPICS = frozenset({"native-links", "native-restored"})
 LIVING_TOPICS: frozenset[Topic] = frozenset({"native-links"})
 
 
-NoteKind = Literal["umbrella", "other-parent", "cycle", "unavailable", "refused", "invalid-proposal"]
+NoteKind = Literal["umbrella", "other-parent", "cycle", "unavailable", "refused", "invalid-proposal", "sub-issue-cap"]
 
 
 class NativeNote(Frozen):

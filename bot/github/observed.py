@@ -47,6 +47,9 @@ class Issue(Tolerant):
         default=(), description="Issues this one is natively blocked by (GitHub's issue dependencies)."
     )
     parent: StrictInt | None = Field(default=None, description="The issue this one is a sub-issue of.")
+    sub_issues: tuple[StrictInt, ...] = Field(
+        default=(), description="Its sub-issues, those not tracked too (GitHub allows 100 per parent)."
+    )
     # GitHub's database id: REST's dependency and sub-issue endpoints name issues by it.
     database_id: StrictInt | None = Field(
         default=None, description="GitHub's numeric id of the issue (not its number); a live run reads it."

@@ -24,6 +24,9 @@ from bot.github.markers import markers_in
 from bot.github.observed import Issue, Observed
 from bot.snapshot.model import Snapshot, WorkPacket
 
+# GitHub: "You can add up to 100 sub-issues per parent issue" (docs.github.com, "Adding
+# sub-issues"); the REST endpoint refuses one more with a 422.
+SUB_ISSUE_LIMIT = 100
 RECORD_TOPIC = "native-links"
 LINK_TOPIC = "native-link"
 # A record is one living comment, edited whenever its list changes; a repository may still hold
@@ -233,6 +236,7 @@ def plan_links(base: Snapshot, following: Snapshot, observed: Observed, settings
     present = _present(issues)
     removed = sorted((link for link in present - wanted.program.keys() if link in owned), key=_removal_order)
     added = [link for link in wanted.program if link not in present]
+    added = _within_sub_issue_limit(added, removed, issues, wanted, found.notes)
     found.actions = [LinkAction(relation=r, issue=i, target=t, add=False) for r, i, t in removed]
     found.actions += [LinkAction(relation=r, issue=i, target=t, add=True) for r, i, t in added]
     for link in added:
@@ -244,6 +248,34 @@ def plan_links(base: Snapshot, following: Snapshot, observed: Observed, settings
         people = sorted(link for link in present - wanted.program.keys() - owned if link[0] == "blocked_by")
         found.proposals = _proposals(following, people)
     return found
+
+
+def _within_sub_issue_limit(
+    added: list[Link], removed: list[Link], issues: Mapping[int, Issue], wanted: _Wanted, notes: list[NativeNote]
+) -> list[Link]:
+    """The links to add, but no sub-issue past GitHub's 100 per parent: those left out are one note
+    per parent (every run would otherwise get a 422 for each of them), and no record claims them."""
+    held: dict[int, set[int]] = {}
+    for issue in issues.values():
+        if issue.parent is not None:
+            held.setdefault(issue.parent, set()).add(issue.number)
+        held.setdefault(issue.number, set()).update(issue.sub_issues)
+    for _, child, parent in (link for link in removed if link[0] == "sub_issue"):
+        held.get(parent, set()).discard(child)
+    kept, over = [], {}
+    for link in added:
+        relation, child, parent = link
+        children = held.setdefault(parent, set())
+        if relation == "sub_issue" and len(children) >= SUB_ISSUE_LIMIT:
+            over.setdefault(parent, []).append(link)
+            del wanted.program[link]
+            continue
+        children.add(child)
+        kept.append(link)
+    for parent, left in over.items():
+        first = wanted.why.get(left[0], [("", "")])[0][0]
+        notes.append(NativeNote(kind="sub-issue-cap", issue=parent, packet=first, other=len(left)))
+    return kept
 
 
 def _removal_order(link: Link) -> tuple[int, Link]:

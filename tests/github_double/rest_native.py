@@ -104,9 +104,17 @@ def remove_blocked_by(ctx: Context, number: str, issue_id: str) -> Response:
     return Response(200, bodies.issue(ctx.api, ctx.world, blocker))
 
 
+# GitHub: "You can add up to 100 sub-issues per parent issue" (docs.github.com, "Adding sub-issues").
+SUB_ISSUE_LIMIT = 100
+
+
 def add_sub_issue(ctx: Context, number: str) -> Response:
     docs = f"{SUB_ISSUES}#add-sub-issue"
     parent, child = _parent_and_child(ctx, number, docs)
+    held = sum(1 for issue in ctx.world.records("issues") if issue.get("parent") == parent["number"])
+    if held >= SUB_ISSUE_LIMIT and child.get("parent") != parent["number"]:
+        message = f"Parent issue cannot have more than {SUB_ISSUE_LIMIT} sub-issues"
+        raise validation_failed(ctx.docs(docs), {"resource": "Issue", "code": "custom", "message": message})
     _link(ctx, LinkAction(relation="sub_issue", issue=child["number"], target=parent["number"], add=True), docs)
     return Response(201, bodies.issue(ctx.api, ctx.world, parent))
 

@@ -244,6 +244,9 @@ class Reader:
             issue = self.found.issues[number]
             if issue.parent is None and number in parents:
                 issue = issue.model_copy(update={"parent": parents[number]})
+            children = tuple(sorted({child for parent, child in self.found.children if parent == number}))
+            if children:
+                issue = issue.model_copy(update={"sub_issues": children})
             issues.append(issue)
         return tuple(issues)
 
