@@ -262,7 +262,8 @@ def _within_sub_issue_limit(
         held.setdefault(issue.number, set()).update(issue.sub_issues)
     for _, child, parent in (link for link in removed if link[0] == "sub_issue"):
         held.get(parent, set()).discard(child)
-    kept, over = [], {}
+    kept: list[Link] = []
+    over: dict[int, list[Link]] = {}
     for link in added:
         relation, child, parent = link
         children = held.setdefault(parent, set())
