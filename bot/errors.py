@@ -34,12 +34,26 @@ class BotError(Exception):
         return str(self)
 
 
+# An error lists its first hundred problems and counts the rest: a file with 200,000 unknown keys
+# would otherwise print megabytes that no one reads, and the first ones say what to fix.
+SHOWN_PROBLEMS = 100
+
+
 class InputError(BotError):
     """Bad input: one or more located problems. Nothing has been written."""
 
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = problems
-        super().__init__("\n".join(str(p) for p in problems))
+        super().__init__("\n".join(shown_problems(problems)))
+
+
+def shown_problems(problems: list[Problem]) -> list[str]:
+    """The first `SHOWN_PROBLEMS` problems as lines, then one line that counts the rest."""
+    lines = [str(p) for p in problems[:SHOWN_PROBLEMS]]
+    hidden = len(problems) - SHOWN_PROBLEMS
+    if hidden > 0:
+        lines.append(f"… and {hidden} more {'problem' if hidden == 1 else 'problems'}")
+    return lines
 
 
 class OutputError(BotError):
