@@ -9,6 +9,8 @@ over loopback HTTP, every exchange held to GitHub's OpenAPI description and Grap
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import httpx
@@ -235,3 +237,30 @@ def test_an_umbrella_holding_githubs_100_sub_issues_is_one_note_not_a_422_per_pa
         assert [r for r in live.double.requests if r["status"] == 422] == []
         children = [i["number"] for i in live.state()["issues"] if i.get("parent") == umbrella]
         assert len(children) == 100
+
+
+# --- lists cut item by item, never blanked by one oversized item
+
+
+def test_one_running_packet_with_200_long_leases_leaves_the_ready_list_whole(live: Run) -> None:
+    with_dashboard(live)
+    leases = live.sandbox.root / "config" / "leases.json"
+    (held, *_) = json.loads(leases.read_text(encoding="utf-8"))
+    many = [held | {"lane": f"l{n:03}-" + "x" * 485} for n in range(200)]
+    leases.write_text(json.dumps(many), encoding="utf-8")
+    code, plan, err = live.run()
+    assert code == 0, err
+    assert plan is not None
+    (board,) = [i for i in live.state()["issues"] if DASHBOARD_LABEL in i.get("labels", [])]
+    body = board["body"]
+    assert 50_000 < len(body) <= 60_000
+    ready = int(body.split("**", 2)[1].removesuffix(" ready"))
+    assert ready > 0
+    assert "Nothing is ready" not in body
+    assert "more ready packet" not in body
+    assert body.count("· claim: `/perf claim ") == ready
+    assert "`l000-" in body  # the running packet is shown, with the lanes that fit
+    shown = len(re.findall(r"`l\d{3}-x", body))
+    assert 0 < shown < 200
+    assert f"and {200 - shown} more leases of `{held['holder']}`" in body
+    assert plan["dashboard"]["status"] == "created"

@@ -12,6 +12,7 @@ and the body says what it left out.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -113,20 +114,31 @@ def graphs(snapshot: Snapshot, merged: Sequence[Derivation], renderer: Renderer)
     return Graphs(len(parts), draw)
 
 
-def render(c: Content, drawing: Graphs, stamp: Stamp | None, renderer: Renderer, limit: int) -> Body:
-    """The body that fits `limit`: whole, else without the graphs, else with the lists after
-    *ready* and *running* cut to the most items each that fit, else with those two cut as well and
-    the others empty; what it leaves out is counted, and said in the body. The graphs are drawn
-    only when the body fits without them."""
+class Caps(NamedTuple):
+    """How many items each list shows, in the order a body too long gives them room: the ready
+    packets, the running ones, the lanes each holder of a running packet's leases shows, and each
+    of the other lists."""
 
-    def body(cap: int, rest: int, drawn: Sequence[ProgramGraph] = ()) -> Body:
+    ready: int
+    running: int
+    lanes: int
+    rest: int
+
+
+def render(c: Content, drawing: Graphs, stamp: Stamp | None, renderer: Renderer, limit: int) -> Body:
+    """The body that fits `limit`: whole, else without the graphs, else with its lists cut item by
+    item: every list starts empty, then each in turn (`Caps`' order) shows the most items that
+    still fit, so one oversized item leaves the items before it and the lists before its own in
+    place. What it leaves out is counted, and said in the body. The graphs are drawn only when the
+    body fits without them."""
+
+    def body(caps: Caps, drawn: Sequence[ProgramGraph] = ()) -> Body:
         left = {} if drawn or not drawing.blocks else {"dependency graphs": drawing.blocks}
-        omitted = _omitted(c, cap, rest) | left
+        omitted = _omitted(c, caps) | left
         text = renderer.render(
             TEMPLATE,
             c=c,
-            cap=cap,
-            rest=rest,
+            caps=caps,
             graphs=drawn,
             graph_nodes=GRAPH_NODES,
             omitted=omitted,
@@ -137,16 +149,26 @@ def render(c: Content, drawing: Graphs, stamp: Stamp | None, renderer: Renderer,
         )
         return Body(text, omitted)
 
-    first, rest = max(len(c.ready), len(c.running)), max(_lengths(c))
-    bare = body(first, rest)
+    whole = Caps(len(c.ready), len(c.running), max(_lanes(c), default=0), max(_lengths(c)))
+    bare = body(whole)
     if len(bare.text) <= limit:
-        whole = body(first, rest, drawing.draw()) if drawing.blocks else bare
-        return whole if len(whole.text) <= limit else bare
-    if len(body(first, 0).text) <= limit:
-        found = body(first, _most(lambda n: len(body(first, n).text) <= limit, rest))
-    else:
-        found = body(_most(lambda n: len(body(n, 0).text) <= limit, first), 0)
+        drawn = body(whole, drawing.draw()) if drawing.blocks else bare
+        return drawn if len(drawn.text) <= limit else bare
+    caps = Caps(0, 0, 0, 0)
+    for dial, most in zip(Caps._fields, whole, strict=True):
+        caps = _widened(caps, dial, most, lambda tried: len(body(tried).text) <= limit)
+    found = body(caps)
     return Body(capped(found.text, limit, renderer), found.omitted)
+
+
+def _widened(caps: Caps, dial: str, most: int, fits: Callable[[Caps], bool]) -> Caps:
+    """`caps` with `dial` at the most items, up to `most`, that still fit."""
+    return caps._replace(**{dial: _most(lambda n: fits(caps._replace(**{dial: n})), most)})
+
+
+def _lanes(c: Content) -> list[int]:
+    """How many leases each holder of each running packet's leases has."""
+    return [n for r in c.running for n in Counter(lease.holder for lease in r.leases).values()]
 
 
 def _most(fits: Callable[[int], bool], most: int) -> int:
@@ -174,13 +196,16 @@ def _lengths(c: Content) -> list[int]:
     ]
 
 
-def _omitted(c: Content, cap: int, rest: int) -> dict[str, int]:
-    """What the lists leave out, by what they list: *ready* and *running* cut to `cap` items, the
-    others to `rest`."""
+def _omitted(c: Content, caps: Caps) -> dict[str, int]:
+    """What the lists leave out, by what they list, each cut as `caps` says."""
+    rest = caps.rest
     shown = sum(len(g.packets[:rest]) for g in c.waiting[:rest])
+    shown_running = c.running[: caps.running]
+    held = [n for r in shown_running for n in Counter(lease.holder for lease in r.leases).values()]
     counts = {
-        "ready packets": len(c.ready) - cap,
-        "running packets": len(c.running) - cap,
+        "ready packets": len(c.ready) - caps.ready,
+        "running packets": len(c.running) - caps.running,
+        "leases of running packets": sum(max(0, n - caps.lanes) for n in held),
         "waiting packets": c.waiting_count - shown,
         "complete packets": len(c.complete) - rest,
         "reviews": len(c.reviews) - rest,
