@@ -7,9 +7,9 @@ import re
 from dataclasses import dataclass, field
 
 LABEL = r"(?:[A-Za-z0-9 _.,/+*()\-]|#[0-9]+;|<br/>)*"
-_SUBGRAPH = re.compile(rf'  subgraph (g[0-9]+)\["({LABEL})"\]')
-_NODE = re.compile(rf'    (p[0-9]+)\["({LABEL})"\]')
-_EDGE = re.compile(r"  (p[0-9]+) (-->|-\.->) (p[0-9]+)")
+_SUBGRAPH = re.compile(rf'  subgraph (g[0-9]+|levers)\["({LABEL})"\]')
+_NODE = re.compile(rf'    ([pl][0-9]+)\["({LABEL})"\]')
+_EDGE = re.compile(r"  (p[0-9]+|l[0-9]+) (-->|-\.->) (p[0-9]+|l[0-9]+)")
 _CLASSDEF = re.compile(r"  classDef (ready|running|waiting|hold|complete) [a-z0-9:#,-]+")
 _CLASS = re.compile(r"  class (p[0-9]+(?:,p[0-9]+)*) (ready|running|waiting|hold|complete)")
 _STYLE = re.compile(r"  style (p[0-9]+) [a-z0-9:#,-]+")

@@ -110,6 +110,7 @@ def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> i
     if args.command == "graph":
         rules = settings.config.leases_rules
         graph = packet_graph.of_derivations(seen.snapshot, seen.derivations, inputs.readback.live, rules)
+        graph = packet_graph.with_levers(graph, seen.snapshot)
         sys.stdout.write(inputs.renderer.graph(graph, args.format))
         return EXIT_OK
     found = explain(args.packet, seen.snapshot, seen.derivations, seen.evidence, now)

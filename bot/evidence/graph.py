@@ -18,7 +18,7 @@ from bot.config import LeaseRules
 from bot.evidence.derive import Derivation
 from bot.evidence.leases import Lease
 from bot.evidence.overlap import LeaseIndex
-from bot.snapshot.model import Program, Snapshot, WorkPacket
+from bot.snapshot.model import Lever, Program, Snapshot, WorkPacket
 
 EdgeKind = Literal["hard", "blocked-by", "satisfied"]
 EDGE_KINDS: tuple[EdgeKind, ...] = ("hard", "blocked-by", "satisfied")
@@ -66,9 +66,20 @@ class Edge(NamedTuple):
     kind: EdgeKind
 
 
+class LeverNode(NamedTuple):
+    """A lever as `perfbot graph` draws it: its key in the chart (l1, l2, ...) and the lever, with
+    upstream's state (present, partial, absent) and whether it is enabled and witnessed."""
+
+    key: str
+    lever: Lever
+
+
 class Graph(NamedTuple):
     groups: tuple[Group, ...]
     edges: tuple[Edge, ...]
+    # The levers that carry upstream's state, and their dependencies (drawn by `perfbot graph`).
+    levers: tuple[LeverNode, ...] = ()
+    lever_edges: tuple[Edge, ...] = ()
 
     @property
     def nodes(self) -> tuple[Node, ...]:
@@ -123,6 +134,15 @@ def of_derivations(
     derived = list(derivations)
     changed = [d.id for d in derived if d.recorded_state != d.derived_state]
     return build(snapshot, {d.id: d.derived_state for d in derived}, changed, leases, rules)
+
+
+def with_levers(graph: Graph, snapshot: Snapshot) -> Graph:
+    """The graph with the levers that carry upstream's state (an imported graph's), each with its
+    dependencies on the others; a snapshot whose levers carry none draws none."""
+    stated = [lever for lever in snapshot.levers if lever.status is not None]
+    keys = {lever.id: f"l{index}" for index, lever in enumerate(stated, start=1)}
+    edges = [Edge(keys[dep], keys[lever.id], "hard") for lever in stated for dep in lever.dependency_ids if dep in keys]
+    return graph._replace(levers=tuple(LeverNode(keys[lever.id], lever) for lever in stated), lever_edges=tuple(edges))
 
 
 def of_run(

@@ -54,6 +54,8 @@ def graph_findings(levers: tuple[Lever, ...]) -> Iterator[Finding]:
             yield Finding(("levers", index, "envelope_id"), f"lever {lever.id!r} has no envelope")
         by_id.setdefault(lever.id, lever)
     yield from _reference_findings(levers, by_id, repeats)
+    for index, lever in enumerate(levers):
+        yield from _state_findings(index, lever)
     cycle = find_cycle({lever.id: lever.dependency_ids for lever in by_id.values()})
     if cycle:
         index = next(i for i, lever in enumerate(levers) if lever.id == cycle[0])
@@ -80,6 +82,38 @@ def _reference_findings(levers: tuple[Lever, ...], by_id: dict[str, Lever], repe
                 elif field == "conflict_ids" and lever.enabled and other.enabled and lever.id < other_id:
                     yield Finding(loc, f"conflicting levers {lever.id!r} and {other_id!r} are both enabled")
                 seen.add(other_id)
+
+
+def _state_findings(index: int, lever: Lever) -> Iterator[Finding]:
+    """Upstream's checks of a lever's state and effects (`Validate(graph)`): its status agrees with
+    `enabled`, an expectation is a hypothesis and a witness is witnessed (upstream issue #8738:
+    checks that fail when the two are mixed up), each with what it needs."""
+    at: tuple[str | int, ...] = ("levers", index)
+    if lever.enabled and lever.status == "absent":
+        yield Finding((*at, "status"), f"lever {lever.id!r} is enabled but its status is absent")
+    elif not lever.enabled and lever.status == "present":
+        yield Finding((*at, "status"), f"lever {lever.id!r} is not enabled but its status is present")
+    expected, witness = lever.expected, lever.witness
+    if expected is not None and expected.classification != "hypothesis":
+        yield Finding(
+            (*at, "expected", "classification"),
+            f"lever {lever.id!r} expected effect must be a hypothesis; witnessed evidence belongs in witness",
+        )
+    if witness is not None and witness.classification != "witnessed":
+        yield Finding(
+            (*at, "witness", "classification"),
+            f"lever {lever.id!r} witness must be witnessed; projections belong in expected",
+        )
+    for name, effect, needs in (("expected", expected, ("summary", "provenance")), ("witness", witness, _WITNESS)):
+        for field in needs if effect is not None else ():
+            if not getattr(effect, field).strip():
+                yield Finding((*at, name, field), f"lever {lever.id!r} {name} has no {field}")
+    if witness is not None and not lever.witnessed:
+        yield Finding((*at, "witnessed"), f"lever {lever.id!r} has a witness but is not witnessed")
+
+
+# What a witness needs besides its classification.
+_WITNESS = ("summary", "provenance", "receipt")
 
 
 def find_cycle(edges: dict[str, tuple[str, ...]]) -> list[str]:

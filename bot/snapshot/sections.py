@@ -1,6 +1,8 @@
 """The snapshot's page-table sections beside constraints and packets: ready waves, collisions,
 the OSS walk, and the lever graph the ready arms are derived from."""
 
+from typing import Literal
+
 from pydantic import Field, StrictBool, StrictInt, StrictStr
 
 from bot.snapshot.fields import Ids, Model
@@ -58,8 +60,26 @@ class OSSRoute(Model):
     next_action: StrictStr = Field(description="The next step for this source.")
 
 
+# Upstream's lever states and evidence classes (`internal/nativeperf/graph.go`).
+LeverStatus = Literal["present", "partial", "absent"]
+EvidenceClass = Literal["hypothesis", "witnessed", "comparison"]
+
+
+class LeverEffect(Model):
+    """A lever's effect as upstream's graph states it: the one expected (a projection, a
+    `hypothesis`) or the one witnessed (`witnessed`, with the receipt that shows it)."""
+
+    summary: StrictStr = Field(default="", description="What the effect is; required.")
+    classification: EvidenceClass = Field(
+        description="`hypothesis` for an expected effect, `witnessed` for a witnessed one."
+    )
+    provenance: StrictStr = Field(default="", description="Where the figure comes from; required.")
+    receipt: StrictStr = Field(default="", description="The receipt that witnessed it; required of a witness.")
+
+
 class Lever(Model):
-    """One independently attributable knob of the lever graph (only what readiness needs)."""
+    """One independently attributable knob of the lever graph: what readiness needs, and upstream's
+    state and effects of it when the snapshot carries them."""
 
     id: StrictStr = Field(description="Lever id, unique, e.g. `metal.paged-kv`.")
     envelope_id: StrictStr = Field(description="The pinned envelope the lever is measured in.")
@@ -71,3 +91,16 @@ class Lever(Model):
         "not witnessed, and all of these are enabled.",
     )
     conflict_ids: Ids = Field(default=(), description="Levers it cannot be measured together with.")
+    status: LeverStatus | None = Field(
+        default=None,
+        description="Upstream's state of the lever: `present`, `partial` or `absent` (an enabled lever is not "
+        "`absent`, a lever not enabled is not `present`).",
+    )
+    expected: LeverEffect | None = Field(
+        default=None, description="The effect expected: a `hypothesis` with a summary and provenance."
+    )
+    witness: LeverEffect | None = Field(
+        default=None,
+        description="The effect witnessed: `witnessed`, with a summary, provenance and receipt; a lever with one "
+        "is `witnessed`.",
+    )

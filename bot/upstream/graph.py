@@ -2,9 +2,11 @@
 
 Upstream's lever carries more than readiness needs. What perfbot models is kept where its lever
 holds it: `id`, `applicability.envelope_id` (as `envelope_id`), `enabled`, `dependency_ids`,
-`conflict_ids`, and `witnessed`, an object or null upstream, as a bool (upstream's ready arms skip a
-lever whose witness is not null, so the bool derives the same arms). Every other field present is
-named in the list of dropped fields. Go writes an empty list as `null`; it reads as empty.
+`conflict_ids`, `status` (present, partial, absent), `expected`, and `witnessed`, an object or
+null upstream, as the bool `witnessed` (upstream's ready arms skip a lever whose witness is not
+null, so the bool derives the same arms) and the object itself as `witness`. The snapshot's
+validation holds them to upstream's checks. Every other field present is named in the list of
+dropped fields. Go writes an empty list as `null`; it reads as empty.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 
 from bot.errors import InputError, Problem, validation_problems
 from bot.snapshot.model import Lever, entity_label
+from bot.snapshot.sections import LeverEffect
 from bot.untrusted import echo
 from bot.upstream.json_places import Places
 
@@ -37,7 +40,7 @@ class _Applicability(_Upstream):
 
 class _Effect(_Upstream):
     summary: StrictStr = ""
-    classification: StrictStr = ""
+    classification: Literal["hypothesis", "witnessed", "comparison"]
     provenance: StrictStr = ""
     receipt: StrictStr = ""
 
@@ -73,9 +76,18 @@ class UpstreamGraph(_Upstream):
 
 
 # Where each perfbot lever field came from in upstream's lever, for locating a finding.
-SOURCE_FIELD: dict[str, tuple[str, ...]] = {"envelope_id": ("applicability", "envelope_id")}
-# Leaves of upstream's lever that perfbot's lever holds (`witnessed` only as whether it is null).
-_KEPT = {("id",), ("enabled",), ("dependency_ids",), ("conflict_ids",), ("applicability", "envelope_id")}
+SOURCE_FIELD: dict[str, tuple[str, ...]] = {"envelope_id": ("applicability", "envelope_id"), "witness": ("witnessed",)}
+_EFFECT = ("summary", "classification", "provenance", "receipt")
+# Leaves of upstream's lever that perfbot's lever holds.
+_KEPT = {
+    ("id",),
+    ("enabled",),
+    ("dependency_ids",),
+    ("conflict_ids",),
+    ("applicability", "envelope_id"),
+    ("status",),
+    *((side, leaf) for side in ("expected", "witnessed") for leaf in _EFFECT),
+}
 
 
 class Graph(NamedTuple):
@@ -112,7 +124,17 @@ def lever_of(upstream: UpstreamLever) -> Lever:
         witnessed=upstream.witnessed is not None,
         dependency_ids=upstream.dependency_ids or (),
         conflict_ids=upstream.conflict_ids or (),
+        status=upstream.status,
+        expected=_effect(upstream.expected),
+        witness=_effect(upstream.witnessed),
     )
+
+
+def _effect(upstream: _Effect | None) -> LeverEffect | None:
+    """An effect as the snapshot holds it; its classification is checked by the snapshot's validation."""
+    if upstream is None:
+        return None
+    return LeverEffect.model_validate(upstream.model_dump())
 
 
 def status_problems(levers: tuple[UpstreamLever, ...]) -> Iterator[tuple[tuple[str | int, ...], str]]:

@@ -7,6 +7,7 @@ import pytest
 from bot.snapshot.findings import Finding
 from bot.snapshot.levers import find_cycle, graph_findings, ready_by_envelope, ready_levers
 from bot.snapshot.model import Lever
+from bot.snapshot.sections import LeverEffect
 
 
 def lever(
@@ -195,3 +196,61 @@ def test_a_long_chain_does_not_exhaust_the_stack() -> None:
     chain[f"n{size}"] = ("n0",)
     cycle = find_cycle(chain)
     assert (len(cycle), cycle[0], cycle[-1]) == (size + 2, "n0", "n0")
+
+
+HYPOTHESIS = LeverEffect(summary="s", classification="hypothesis", provenance="p")
+WITNESSED = LeverEffect(summary="s", classification="witnessed", provenance="p", receipt="r")
+
+
+def stated(**fields: object) -> Lever:
+    return Lever.model_validate({"id": "a", "envelope_id": "e", **fields})
+
+
+def test_upstreams_states_and_effects_that_agree_have_no_findings() -> None:
+    assert (
+        findings(stated(enabled=True, witnessed=True, status="present", expected=HYPOTHESIS, witness=WITNESSED)) == []
+    )
+    assert findings(stated(status="partial", expected=HYPOTHESIS), stated(id="b", status="absent")) == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        (
+            {"enabled": True, "status": "absent"},
+            [(("levers", 0, "status"), "lever 'a' is enabled but its status is absent")],
+        ),
+        ({"status": "present"}, [(("levers", 0, "status"), "lever 'a' is not enabled but its status is present")]),
+        (
+            {"expected": WITNESSED},
+            [
+                (
+                    ("levers", 0, "expected", "classification"),
+                    "lever 'a' expected effect must be a hypothesis; witnessed evidence belongs in witness",
+                )
+            ],
+        ),
+        (
+            {"witnessed": True, "witness": HYPOTHESIS.model_copy(update={"receipt": "r"})},
+            [
+                (
+                    ("levers", 0, "witness", "classification"),
+                    "lever 'a' witness must be witnessed; projections belong in expected",
+                )
+            ],
+        ),
+        (
+            {"expected": HYPOTHESIS.model_copy(update={"summary": " "})},
+            [(("levers", 0, "expected", "summary"), "lever 'a' expected has no summary")],
+        ),
+        (
+            {"witnessed": True, "witness": WITNESSED.model_copy(update={"receipt": ""})},
+            [(("levers", 0, "witness", "receipt"), "lever 'a' witness has no receipt")],
+        ),
+        ({"witness": WITNESSED}, [(("levers", 0, "witnessed"), "lever 'a' has a witness but is not witnessed")]),
+    ],
+)
+def test_each_state_and_effect_upstream_refuses_is_one_finding(
+    fields: dict[str, object], expected: list[tuple[object, str]]
+) -> None:
+    assert [(f.loc, f.message) for f in findings(stated(**fields))] == expected

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from bot.snapshot.levers import ready_levers
 from bot.snapshot.model import Lever
+from bot.snapshot.sections import LeverEffect
 from bot.upstream.graph import GRAPH_SCHEMA, dropped, read_graph
 from tests.property_budget import examples
 from tests.unit.upstream.reading import refusals, through
@@ -56,10 +57,19 @@ def test_what_perfbot_models_is_kept_and_null_lists_read_as_empty() -> None:
             ]
         }
     )
+    expected = LeverEffect(summary="s", classification="hypothesis", provenance="p")
     assert levers == (
-        Lever(id="a", envelope_id="env", enabled=True, witnessed=True),
-        Lever(id="b", envelope_id="e2", dependency_ids=("a",), conflict_ids=("c",)),
-        Lever(id="c", envelope_id="env", conflict_ids=("b",)),
+        Lever(
+            id="a",
+            envelope_id="env",
+            enabled=True,
+            witnessed=True,
+            status="present",
+            expected=expected,
+            witness=LeverEffect(summary="w", classification="witnessed", provenance="p", receipt="r"),
+        ),
+        Lever(id="b", envelope_id="e2", dependency_ids=("a",), conflict_ids=("c",), status="absent", expected=expected),
+        Lever(id="c", envelope_id="env", conflict_ids=("b",), status="absent", expected=expected),
     )
 
 
@@ -79,13 +89,6 @@ def test_every_field_not_kept_is_listed_with_how_many_levers_carry_it() -> None:
         "levers[].name (1)",
         "levers[].applicability.platform (2)",
         "levers[].applicability.backend (2)",
-        "levers[].status (1)",
-        "levers[].expected.summary (1)",
-        "levers[].expected.classification (1)",
-        "levers[].expected.provenance (1)",
-        "levers[].witnessed.summary (1)",
-        "levers[].witnessed.classification (1)",
-        "levers[].witnessed.receipt (1)",
         "levers[].owning_issue.number (2)",
         "levers[].owning_issue.url (1)",
         "levers[].next_witness (1)",
