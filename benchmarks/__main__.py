@@ -14,7 +14,11 @@ the children run without PYTHONDONTWRITEBYTECODE, as an installed perfbot would.
   everything; the second is timed);
 - 15, 75 and 150 comments of 65,536 characters (and none), a `/perf help` line, one line repeated
   (`worlds.LONG_LINES`: ordinary lines, and each construct a Markdown reader may spend most on),
-  and a `/perf help` line, before the bot answered: a case per kind of line, "long comments, <kind>".
+  and a `/perf help` line, before the bot answered: a case per kind of line, "long comments, <kind>";
+- 15, 75 and 150 comments without a command (the prefix only in a code fence), of 65,536
+  characters or short, live over the double with the observation cache, on the run after the
+  one that read them: "live, long comments without a command, next run" costs what "live, short
+  comments without a command, next run" does when such comments are not read again.
 
 `--repeat` rounds (default 5) each run every case at every size once, in a shuffled order; every
 timed run starts from the same state file. A case's verdict compares its per-unit marginal CPU
@@ -160,6 +164,24 @@ def long_comments(kind: str) -> Callable[[Worlds, int], Run]:
     return build
 
 
+def live_commandless(long: bool) -> Callable[[Worlds, int], Run]:
+    """Comments without a command, live over the double with the observation cache: the first run
+    reads them (untimed), the next is timed."""
+    kind = "long" if long else "short"
+
+    def build(w: Worlds, count: int) -> Run:
+        root = w.copy(w.settled(1), f"commandless-{kind}-{count}")
+        worlds.add_commandless_comments(root / "state.json", count, long=long)
+        env = w.servers.enter_context(live.double_on(root / "state.json", root))
+        args = reconcile_args(root, None, "--cache", str(root / "observed.json"))
+        settle(args, root, env, runs=3)
+        label = "none added" if count == 0 else f"{count} × {'65,536 characters' if long else 'short'}"
+        case = f"live, {kind} comments without a command, next run"
+        return Run(case, label, count, args, root, root / "state.json", env)
+
+    return build
+
+
 Builder = Callable[[Worlds, int], Run]
 SEED, SIZES, COMMENTS, LONG = "seed", "sizes", "comments", "long"
 CASES: dict[str, tuple[str, Builder]] = {
@@ -171,6 +193,8 @@ CASES: dict[str, tuple[str, Builder]] = {
     "comments, no replies yet": (COMMENTS, no_replies_yet),
     "comments, replies posted": (COMMENTS, replies_posted),
     **{f"long comments, {kind}": (LONG, long_comments(kind)) for kind in worlds.LONG_LINES},
+    "live, long comments without a command, next run": (LONG, live_commandless(long=True)),
+    "live, short comments without a command, next run": (LONG, live_commandless(long=False)),
 }
 FULL = {SEED: (1,), SIZES: (1, 10, 50, 100), COMMENTS: (0, 1000, 5000, 10_000), LONG: (0, 15, 75, 150)}
 QUICK = {SEED: (1,), SIZES: (1, 10, 50), COMMENTS: (0, 1000, 5000), LONG: (0, 15, 75)}  # too few sizes for a verdict

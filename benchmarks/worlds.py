@@ -154,6 +154,37 @@ def add_long_comments(state_path: Path, count: int, line: str) -> None:
     state_path.write_text(json.dumps(state, indent=2), encoding="utf-8")
 
 
+# A comment that holds no command GitHub shows: the prefix only inside a code fence. Long, it is
+# filled with log lines to `LONG_COMMENT` characters; short, it is the fence alone.
+FENCED_PREFIX = "Pasted from the runbook:\n\n```\n/perf claim profile.real-cuda\n```\n"
+
+
+def commandless_comment(long: bool) -> str:
+    if not long:
+        return FENCED_PREFIX
+    filler = "a line of a pasted log\n" * (LONG_COMMENT // 23 + 1)
+    return (FENCED_PREFIX + filler)[:LONG_COMMENT]
+
+
+def add_commandless_comments(state_path: Path, count: int, *, long: bool) -> None:
+    """`count` comments without a command (`commandless_comment`) spread over the tracked issues."""
+    state = json.loads(state_path.read_text(encoding="utf-8"))
+    numbers = [issue["number"] for issue in state["issues"]]
+    first = max((int(c["id"]) for c in state["comments"]), default=0) + 1
+    body = commandless_comment(long)
+    for n in range(count):
+        state["comments"].append(
+            {
+                "id": first + n,
+                "issue": numbers[n % len(numbers)],
+                "user": f"paster{n}",
+                "created_at": f"2026-08-27T{9 + n * 6 // max(count, 1):02d}:{n % 60:02d}:00Z",
+                "body": f"{body[:-8]}#{n:06}\n" if long else body,
+            }
+        )
+    state_path.write_text(json.dumps(state, indent=2), encoding="utf-8")
+
+
 def _commands() -> list[str]:
     """Commands on the seed's packets and constraints: two that change the snapshot, two answers."""
     return [

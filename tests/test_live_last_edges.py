@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from bot.cli import main
+from bot.commands import selection
 from tests.backends import API_URL
 from tests.github_double import DEFAULT_TOKEN, branches
 from tests.harness import Repo, pull
@@ -264,3 +266,59 @@ def test_one_running_packet_with_200_long_leases_leaves_the_ready_list_whole(liv
     assert 0 < shown < 200
     assert f"and {200 - shown} more leases of `{held['holder']}`" in body
     assert plan["dashboard"]["status"] == "created"
+
+
+# --- a comment read once and found to hold no command is not read again until its text changes
+
+FENCED = "Pasted from the runbook:\n\n```\n/perf claim profile.real-cuda\n```\n\n" + "a long log line\n" * 400
+
+
+def counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The body of every comment the command reader reads, in order."""
+    read: list[str] = []
+    original = selection._parse
+
+    def counted(body: str, limits: Any) -> Any:
+        read.append(body)
+        return original(body, limits)
+
+    monkeypatch.setattr(selection, "_parse", counted)
+    return read
+
+
+def test_a_comment_found_to_hold_no_command_is_not_read_again_until_its_text_changes(
+    live: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bodies = [f"{FENCED}#{n}\n" for n in range(12)]
+    with_comments(live.sandbox, *((200 + n, 8325, "bob", body) for n, body in enumerate(bodies)))
+    read = counting_reads(monkeypatch)
+    cache_file = tmp_path / "observed.json"
+    code, _, err = live.run("--cache", str(cache_file))
+    assert code == 0, err
+    assert set(bodies) <= set(read)
+    remembered = json.loads(cache_file.read_text(encoding="utf-8"))["issues"]["8325"]["commandless"]
+    assert set(range(200, 212)) <= set(remembered)
+    read.clear()
+    code, _, err = live.run("--cache", str(cache_file))
+    assert code == 0, err
+    assert not set(bodies) & set(read)
+    # A comment whose text changed is read again; the others are still not.
+    state = live.state()
+    changed = bodies[3].replace("a long log line", "a longer log line", 1)
+    next(c for c in state["comments"] if c["id"] == 203)["body"] = changed
+    live.sandbox.write_state(state)
+    read.clear()
+    code, _, err = live.run("--cache", str(cache_file))
+    assert code == 0, err
+    assert changed in read
+    assert not set(bodies) & set(read)
+
+
+def test_without_a_cache_every_comment_is_read_on_every_run(live: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    with_comments(live.sandbox, (200, 8325, "bob", FENCED))
+    read = counting_reads(monkeypatch)
+    for _ in range(2):
+        read.clear()
+        code, _, err = live.run()
+        assert code == 0, err
+        assert FENCED in read

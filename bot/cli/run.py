@@ -16,6 +16,7 @@ from bot.files import read_text, write_atomic
 from bot.github.connect import open_port
 from bot.github.events import Trigger, parse_event
 from bot.github.offline import state_text
+from bot.github.port import ReadMemory
 from bot.reconcile import executor, gather
 from bot.reconcile.decide import decide
 from bot.reconcile.plan import Plan
@@ -34,6 +35,8 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
     with open_port(context, args.offline, now, scope) as github:
         inputs = gather.inputs(settings, github.observe(), now, args.leases, local, max_writes=args.max_writes)
         plan = decide(inputs)
+        if isinstance(github, ReadMemory):
+            github.remember_commandless(plan.commandless)
         if trigger is not None:
             plan = plan.model_copy(update={"trigger": trigger})
         shown = _shown(plan, inputs.renderer, args)  # before any write: a plan that cannot be shown wrote nothing

@@ -56,6 +56,8 @@ class Processed(NamedTuple):
     voice: outbox.Voice
     # Comments answered quietly by an earlier run: their records live in the PR body, not a reply.
     quiet: frozenset[int]
+    # Comments read this run and found to hold no command (a live run's cache remembers them).
+    commandless: frozenset[int] = frozenset()
 
     def answers(self, carrier: bool) -> Answers:
         """The outbox's actions, given whether this run's regeneration PR can carry records (it
@@ -144,7 +146,15 @@ def process(
     floor = base.commands_settled_through
     recalled = recall(observed, floor, config)
     records = recalled.records
-    work = selection.take(observed.comments, records, floor, observed.bot_login, config.commands, recalled.finished)
+    work = selection.take(
+        observed.comments,
+        records,
+        floor,
+        observed.bot_login,
+        config.commands,
+        recalled.finished,
+        frozenset(observed.commandless),
+    )
     ledger = frozenset(entry.key for entry in base.ledger)
     assignees = {issue.number: issue.assignees for issue in observed.issues}
     dropped = policy.dropped(work.queue, observed.permissions, base, assignees, ledger)
@@ -184,6 +194,7 @@ def process(
         handled=handled,
         voice=voice,
         quiet=recalled.quiet,
+        commandless=work.empty,
     )
 
 
@@ -214,6 +225,12 @@ def unanswered(observed: Observed, floor: int, config: BotConfig) -> list[Commen
     Their authors are the only people whose permission a run needs to know."""
     recalled = recall(observed, floor, config)
     work = selection.take(
-        observed.comments, recalled.records, floor, observed.bot_login, config.commands, recalled.finished
+        observed.comments,
+        recalled.records,
+        floor,
+        observed.bot_login,
+        config.commands,
+        recalled.finished,
+        frozenset(observed.commandless),
     )
     return [item.comment for item in work.queue if isinstance(item, selection.Fresh)]

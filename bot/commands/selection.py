@@ -47,6 +47,8 @@ class Intake(NamedTuple):
     queue: tuple[Work, ...]
     # Ids of new comments left for a later run by the per-person cap.
     waiting: frozenset[int]
+    # Ids of the comments read this run and found to hold no command line GitHub shows.
+    empty: frozenset[int] = frozenset()
 
 
 def take(
@@ -56,21 +58,25 @@ def take(
     bot_login: str,
     limits: CommandSettings,
     finished: AbstractSet[int] = frozenset(),
+    commandless: AbstractSet[int] = frozenset(),
 ) -> Intake:
     """The work of this run, in comment order, and the comments that wait.
 
     A comment the bot `finished` (🚀 or 😕) is never decided again: its records, wherever they
-    are, say what was decided, and without them it is settled or lost to a person's hand."""
-    fresh = [
+    are, say what was decided, and without them it is settled or lost to a person's hand. A
+    comment an earlier run read and found `commandless`, unedited since, is not read again."""
+    read = [
         (c, _parse(c.body, limits))
         for c in comments
         if c.id > floor
         and c.id not in records
         and c.id not in finished
+        and c.id not in commandless
         and not is_bot(c.user, c.user_type, bot_login)
         and not c.edited
     ]
-    fresh = [(c, p) for c, p in sorted(fresh, key=lambda item: _order(item[0])) if not p.empty]
+    empty = frozenset(c.id for c, p in read if p.empty)
+    fresh = [(c, p) for c, p in sorted(read, key=lambda item: _order(item[0])) if not p.empty]
     taken, waiting = _per_person(fresh, limits.max_comments_per_user)
     recalled = [
         Recalled(found[0].comment, tuple((r, recalled_command(r, limits)) for r in found))
@@ -80,7 +86,7 @@ def take(
     queue: list[Work] = [_fresh(c, p, limits) for c, p in taken]
     queue += recalled
     queue.sort(key=lambda work: _order(work.comment))
-    return Intake(tuple(queue), frozenset(waiting))
+    return Intake(tuple(queue), frozenset(waiting), empty)
 
 
 def reread(comment: Comment, limits: CommandSettings) -> tuple[Command, ...]:

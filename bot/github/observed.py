@@ -139,6 +139,11 @@ class Observed(Tolerant):
     bot_login: str = Field(default="perfbot[bot]", description="perfbot's own login: only its comments carry markers.")
     issues: tuple[Issue, ...] = Field(default=(), description="The issues perfbot reads.")
     comments: tuple[Comment, ...] = Field(default=(), description="Issue comments, with perfbot's own.")
+    commandless: tuple[StrictInt, ...] = Field(
+        default=(),
+        description="Comments an earlier run read and found to hold no command, unedited since (the live "
+        "adapter's observation cache remembers them): not read again.",
+    )
     reactions: tuple[Reaction, ...] = Field(default=(), description="Reactions on comments.")
     permissions: dict[str, Permission] = Field(
         default={}, description="Each login's repository permission; a login absent here has `none`."

@@ -116,6 +116,16 @@ class WriteAnnouncer(Protocol):
 
 
 @runtime_checkable
+class ReadMemory(Protocol):
+    """An optional capability: remembers the comments a run read and found to hold no command, so
+    the next run does not read them again while their text is unchanged (`Observed.commandless`).
+    The live adapter keeps them in its observation cache; the offline state file stands for GitHub
+    and keeps nothing of perfbot's."""
+
+    def remember_commandless(self, comments: Sequence[int]) -> None: ...
+
+
+@runtime_checkable
 class PullHeadTeller(Protocol):
     """An optional capability: the commit at the head of the PR branch after the last `pull_request`
     write, when it created or updated the PR (None after a close); the action's `pull-request-head-sha`."""

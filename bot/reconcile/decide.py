@@ -73,6 +73,7 @@ def decide(inputs: Inputs) -> Plan:
         now=inputs.now.isoformat(),
         decided_on=inputs.decided_on,
         commands=tuple(processed.reports),
+        commandless=tuple(sorted(processed.commandless)),
         actions=tuple(ordered),
         deferred=tuple(deferred),
         native_notes=tuple(native.notes),

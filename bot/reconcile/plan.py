@@ -51,6 +51,9 @@ class Plan(Frozen):
     # each packet's merged state (the default branch's snapshot with the live leases and issues),
     # the state the PR gives each packet it changes, and every change of the PR's diff.
     merged: tuple[Derivation, ...] = Field(default=(), exclude=True)
+    # Comments this run read and found to hold no command: a port that remembers reads
+    # (`port.ReadMemory`) does not have them read again until they are edited.
+    commandless: tuple[int, ...] = Field(default=(), exclude=True)
     pending: dict[str, WorkState] = Field(default_factory=dict, exclude=True)
     changes: tuple[Change, ...] = Field(default=(), exclude=True)
     # The dashboard issue: what this run does with it (absent when the dashboard is off).

@@ -67,6 +67,9 @@ class LiveGitHub(IssueWrites, NativeWrites, DashboardWrites):
         self.ids = {i.number: i.database_id for i in observed.issues if i.database_id is not None}
         return observed
 
+    def remember_commandless(self, comments: Sequence[int]) -> None:
+        self.keeper.remember(comments)
+
     def requests(self) -> dict[str, int]:
         return self.session.traffic.summary()
 

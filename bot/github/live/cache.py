@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, assert_never
@@ -58,6 +59,8 @@ class CachedIssue(_Strict):
     reactions: tuple[Reaction, ...] = ()  # the bot's own, on this issue's comments
     label_events: tuple[LabelEvent, ...] = ()
     sub_issues: tuple[int, ...] = ()
+    # Its comments a run read and found to hold no command: not read again while their text is the same.
+    commandless: tuple[int, ...] = ()
     # The run wrote to this issue (or was about to): the next run reads it again, whatever its date.
     stale: bool = False
 
@@ -156,6 +159,19 @@ class Keeper:
         if cache is None:
             self._drop()
         else:
+            self._save()
+
+    def remember(self, comments: Sequence[int]) -> None:
+        """Record the comments the run read and found to hold no command (one save, when any is new)."""
+        ids, cache = set(comments), self.cache
+        if cache is None or not ids:
+            return
+        issues = {}
+        for number, entry in cache.issues.items():
+            known = set(entry.commandless) | {c.id for c in entry.comments if c.id in ids}
+            issues[number] = entry.model_copy(update={"commandless": tuple(sorted(known))})
+        if issues != cache.issues:
+            self.cache = cache.model_copy(update={"issues": issues})
             self._save()
 
     def touch_for(self, *actions: planned.Action) -> None:

@@ -80,14 +80,16 @@ class Collected:
         self.children += [(number, child) for child in entry.sub_issues]
         self.updated[number] = entry.updated_at
 
-    def entries(self) -> dict[int, CachedIssue] | None:
-        """Each issue found as a cache entry; None when one came without `updatedAt`."""
+    def entries(self, commandless: tuple[int, ...] = ()) -> dict[int, CachedIssue] | None:
+        """Each issue found as a cache entry, with the comments known to hold no command; None when
+        one came without `updatedAt`."""
         if not set(self.issues) <= set(self.updated):
             return None
         comments: dict[int, list[Comment]] = {}
         for comment in self.comments:
             comments.setdefault(comment.issue, []).append(comment)
         on_issue = {c.id: c.issue for c in self.comments}
+        known = set(commandless)
         reactions: dict[int, list[Reaction]] = {}
         for reaction in self.reactions:
             if reaction.comment_id in on_issue:
@@ -100,15 +102,21 @@ class Collected:
                 reactions=tuple(reactions.get(n, ())),
                 label_events=tuple(e for e in self.label_events if e.issue == n),
                 sub_issues=tuple(child for parent, child in self.children if parent == n),
+                commandless=tuple(c.id for c in comments.get(n, ()) if c.id in known),
             )
             for n, issue in sorted(self.issues.items())
         }
 
     def cache(
-        self, repository: str, bot_login: str, reads: str, watermark: dt.datetime | None
+        self,
+        repository: str,
+        bot_login: str,
+        reads: str,
+        watermark: dt.datetime | None,
+        commandless: tuple[int, ...] = (),
     ) -> ObservationCache | None:
         """The observation cache of what was found; None without a watermark or an issue's date."""
-        entries = self.entries()
+        entries = self.entries(commandless)
         if watermark is None or entries is None:
             return None
         return ObservationCache(

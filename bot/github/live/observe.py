@@ -98,6 +98,7 @@ class Reader:
         self.links_refused = ""
         self.forks: list[PullRequest] = []  # open PRs from forks' branches of perfbot's branch name
         self.since: dt.datetime | None = None
+        self.commandless: tuple[int, ...] = ()
         self.watermark: dt.datetime | None = None
 
     def observe(self) -> tuple[Observed, BranchState]:
@@ -121,6 +122,7 @@ class Reader:
             self._issues(found.get("repository") or {})
         self._more_comments()
         self._more_links()
+        self.commandless = self._commandless()
         observed = Observed(
             repository=str(repo.get("nameWithOwner") or self.session.conn.repository),
             bot_login=self.bot_login,
@@ -129,6 +131,7 @@ class Reader:
             label_events=tuple(sorted(self.found.label_events, key=lambda e: (e.issue, e.created_at))),
             links_unavailable=self.links_refused,
             comments=tuple(sorted(self.found.comments, key=lambda c: c.id)),
+            commandless=self.commandless,
             reactions=tuple(self.found.reactions),
             pulls=self._pulls(branch),
             default_branch=DefaultBranch(oid=branch.tip, files=tip_files),
@@ -168,7 +171,26 @@ class Reader:
     def renewed(self) -> cache.ObservationCache | None:
         """The cache of this read: what was found, dated by GitHub's time of the first answer."""
         where = self.session.conn.repository
-        return self.found.cache(where, self.bot_login, self.native.spreads(), self.watermark)
+        return self.found.cache(where, self.bot_login, self.native.spreads(), self.watermark, self.commandless)
+
+    def _commandless(self) -> tuple[int, ...]:
+        """The comments the cache remembers holding no command whose text is still the one read
+        then (an edit, whatever GitHub's dates say, makes a comment read again)."""
+        if self.cached is None:
+            return ()
+        remembered = {
+            comment.id: comment
+            for entry in self.cached.issues.values()
+            for comment in entry.comments
+            if comment.id in entry.commandless
+        }
+        return tuple(
+            sorted(
+                c.id
+                for c in self.found.comments
+                if (known := remembered.get(c.id)) is not None and (known.body, known.edited) == (c.body, c.edited)
+            )
+        )
 
     def _cache_fits(self) -> bool:
         """Whether the cache was made as this run reads: by the same login, with the same fields."""
