@@ -149,6 +149,7 @@ def _rest_scenario(http: httpx.Client) -> list[tuple[str, str, httpx.Response, A
     call("GET", f"{REPO}/issues/8325/comments", list[m.IssueComment])
     posted = call("POST", f"{REPO}/issues/8325/comments", m.IssueComment, {"body": "hi"})["id"]
     call("PATCH", f"{REPO}/issues/comments/{posted}", m.IssueComment, {"body": "hi again"})
+    call("GET", f"{REPO}/issues/comments/{posted}", m.IssueComment)
     call("POST", f"{REPO}/issues/comments/1/reactions", m.Reaction, {"content": "eyes"})
     call("GET", f"{REPO}/issues/comments/1/reactions", list[m.Reaction])
     call("POST", f"{REPO}/issues/8325/assignees", m.Issue, {"assignees": ["alice"]})

@@ -41,6 +41,7 @@ SERVED = [
     "issues/create-comment",
     "issues/create-label",
     "issues/get",
+    "issues/get-comment",
     "issues/list-comments",
     "issues/remove-assignees",
     "issues/remove-dependency-blocked-by",

@@ -9,6 +9,7 @@ over loopback HTTP, every exchange held to GitHub's OpenAPI description and Grap
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from pathlib import Path
@@ -19,7 +20,7 @@ import pytest
 
 from bot.cli import main
 from bot.commands import selection
-from tests.backends import API_URL
+from tests.backends import API_URL, double_on, wired
 from tests.github_double import DEFAULT_TOKEN, branches
 from tests.harness import Repo, pull
 from tests.test_live_github_as_it_is import COMPLETE, REPO, Run, with_comments
@@ -322,3 +323,51 @@ def test_without_a_cache_every_comment_is_read_on_every_run(live: Run, monkeypat
         code, _, err = live.run()
         assert code == 0, err
         assert FENCED in read
+
+
+# --- no comment twice under lists that lag by any number of reads
+
+LATER = "2026-09-05T12:00:00+00:00"  # past several constraints' review dates: review-overdue nudges
+
+
+def run_at(run: Run, moment: str, *args: str) -> dict[str, Any]:
+    """`perfbot reconcile` at `moment` over the run's double (as `Run.run`, at another time)."""
+    argv = ["reconcile", "--config", str(run.sandbox.config), *args, "--json", "--now", moment]
+    with wired(run.double, run.clock, run.through, REPO) as environ:
+        status = main(argv, environ=environ)
+    out, err = run.capsys.readouterr()
+    assert status == 0, err
+    plan: dict[str, Any] = json.loads(out)
+    return plan
+
+
+def bot_comments(run: Run) -> list[tuple[int, str]]:
+    state = run.state()
+    return sorted((c["issue"], c["body"]) for c in state["comments"] if c["user"] == state["bot_login"])
+
+
+@pytest.mark.parametrize("lag", [2, 5, 50])
+def test_runs_in_turn_over_lists_lagging_many_reads_post_each_comment_once(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str], tmp_path: Path, lag: int
+) -> None:
+    """Runs in turn, each with the observation cache the last one left, over comment lists that lag
+    `lag` reads post exactly the comments runs over lists that do not lag post: the replies, and
+    the review-overdue nudges GitHub's lists would hide from the next run."""
+    sandbox.reply_to_all()
+    with_comments(sandbox, (101, 8325, "alice", COMPLETE), (102, 9497, "alice", "/perf claim profile.real-cuda"))
+    initial = sandbox.state_path.read_text(encoding="utf-8")
+    posted = {}
+    for lagging in (0, lag):
+        sandbox.state_path.write_text(initial, encoding="utf-8")
+        cache_file = tmp_path / f"observed-{lagging}.json"
+        runs = Run(sandbox, capsys, "transport")
+        runs.double = double_on(sandbox.state_path, sandbox.root, dt.datetime.fromisoformat(LATER))
+        runs.double.lag(comments=lagging)
+        for _ in range(3):
+            run_at(runs, LATER, "--cache", str(cache_file))
+        posted[lagging] = bot_comments(runs)
+    assert posted[lag] == posted[0]
+    assert [body for _, body in posted[lag] if "perfbot:review-overdue" in body]
+    assert len([body for _, body in posted[lag] if "perfbot:command-reply" in body]) == 2
+    read_by_id = [r for r in runs.double.requests if r["method"] == "GET" and "/issues/comments/" in r["path"]]
+    assert read_by_id  # each still missing from its list was read by its id

@@ -74,6 +74,11 @@ def create_comment(ctx: Context, number: str) -> Response:
     return Response(201, created, {"location": created["url"]})
 
 
+def get_comment(ctx: Context, comment_id: str) -> Response:
+    """One comment by its id: found at once, where lists may still lag behind a write (`lag.py`)."""
+    return Response(200, bodies.comment(ctx.api, ctx.world, _comment(ctx, comment_id)))
+
+
 def update_comment(ctx: Context, comment_id: str) -> Response:
     """PATCH a comment's body; only its author may (perfbot edits only its own records)."""
     docs = ctx.docs("issues/comments#update-an-issue-comment")

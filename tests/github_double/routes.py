@@ -20,6 +20,7 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("GET", ISSUE, rest_issues.get_issue),
     ("GET", ISSUE + "/comments", rest_issues.list_comments),
     ("POST", ISSUE + "/comments", rest_issues.create_comment),
+    ("GET", COMMENT, rest_issues.get_comment),
     ("PATCH", COMMENT, rest_issues.update_comment),
     ("GET", COMMENT + "/reactions", rest_issues.list_reactions),
     ("POST", COMMENT + "/reactions", rest_issues.create_reaction),

@@ -61,6 +61,8 @@ class CachedIssue(_Strict):
     sub_issues: tuple[int, ...] = ()
     # Its comments a run read and found to hold no command: not read again while their text is the same.
     commandless: tuple[int, ...] = ()
+    # perfbot's comments on it that no list had shown yet: the next run reads each by its id.
+    written: tuple[Comment, ...] = ()
     # The run wrote to this issue (or was about to): the next run reads it again, whatever its date.
     stale: bool = False
 
@@ -160,6 +162,15 @@ class Keeper:
             self._drop()
         else:
             self._save()
+
+    def wrote(self, comment: Comment) -> None:
+        """Record a comment perfbot posted, which a list may not show for a while."""
+        entry = self.cache.issues.get(comment.issue) if self.cache is not None else None
+        if self.cache is None or entry is None:
+            return
+        entry = entry.model_copy(update={"written": (*entry.written, comment), "stale": True})
+        self.cache = self.cache.model_copy(update={"issues": self.cache.issues | {comment.issue: entry}})
+        self._save()
 
     def remember(self, comments: Sequence[int]) -> None:
         """Record the comments the run read and found to hold no command (one save, when any is new)."""

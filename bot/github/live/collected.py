@@ -4,6 +4,7 @@ cache for issues GitHub says did not change; and the cache entries that record i
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,7 +81,9 @@ class Collected:
         self.children += [(number, child) for child in entry.sub_issues]
         self.updated[number] = entry.updated_at
 
-    def entries(self, commandless: tuple[int, ...] = ()) -> dict[int, CachedIssue] | None:
+    def entries(
+        self, commandless: tuple[int, ...] = (), unlisted: Sequence[Comment] = ()
+    ) -> dict[int, CachedIssue] | None:
         """Each issue found as a cache entry, with the comments known to hold no command; None when
         one came without `updatedAt`."""
         if not set(self.issues) <= set(self.updated):
@@ -103,6 +106,7 @@ class Collected:
                 label_events=tuple(e for e in self.label_events if e.issue == n),
                 sub_issues=tuple(child for parent, child in self.children if parent == n),
                 commandless=tuple(c.id for c in comments.get(n, ()) if c.id in known),
+                written=tuple(c for c in unlisted if c.issue == n),
             )
             for n, issue in sorted(self.issues.items())
         }
@@ -114,9 +118,11 @@ class Collected:
         reads: str,
         watermark: dt.datetime | None,
         commandless: tuple[int, ...] = (),
+        unlisted: Sequence[Comment] = (),
     ) -> ObservationCache | None:
-        """The observation cache of what was found; None without a watermark or an issue's date."""
-        entries = self.entries(commandless)
+        """The observation cache of what was found (with perfbot's comments no list showed yet);
+        None without a watermark or an issue's date."""
+        entries = self.entries(commandless, unlisted)
         if watermark is None or entries is None:
             return None
         return ObservationCache(

@@ -19,6 +19,7 @@ from bot.github.live.failures import failure
 from bot.github.live.graphql import query
 from bot.github.live.query import ISSUES_PER_QUERY, issue_alias, newest_comments_query
 from bot.github.markers import markers_in
+from bot.github.observed import Comment
 
 
 class IssueWrites:
@@ -62,6 +63,15 @@ class IssueWrites:
         except GitHubException as exc:
             raise failure(exc, f"commenting on #{action.issue}", session, repeatable=False) from exc
         self.posted.setdefault(action.issue, []).append(frozenset(markers_in(action.body)))
+        mine = Comment(
+            id=made.id,
+            issue=action.issue,
+            user=self.bot_login,
+            user_type="Bot",
+            created_at=session.now,
+            body=action.body,
+        )
+        self.keeper.wrote(mine)
         return made.id
 
     def edit_comment(self, action: EditCommentAction) -> None:

@@ -45,7 +45,7 @@ from bot.github.live.query import (
     updated_query,
 )
 from bot.github.markers import DASHBOARD_MARKER, markers_in
-from bot.github.observed import DefaultBranch, Issue, Observed, Permission, PullRequest
+from bot.github.observed import Comment, DefaultBranch, Issue, Observed, Permission, PullRequest
 from bot.github.port import GitHubError
 from bot.github.scope import ReadScope
 
@@ -99,6 +99,7 @@ class Reader:
         self.forks: list[PullRequest] = []  # open PRs from forks' branches of perfbot's branch name
         self.since: dt.datetime | None = None
         self.commandless: tuple[int, ...] = ()
+        self.unlisted: list[Comment] = []
         self.watermark: dt.datetime | None = None
 
     def observe(self) -> tuple[Observed, BranchState]:
@@ -123,6 +124,7 @@ class Reader:
         self._more_comments()
         self._more_links()
         self.commandless = self._commandless()
+        self.unlisted = self._unlisted_writes()
         observed = Observed(
             repository=str(repo.get("nameWithOwner") or self.session.conn.repository),
             bot_login=self.bot_login,
@@ -130,7 +132,7 @@ class Reader:
             labels=mapping.repository_labels(repo),
             label_events=tuple(sorted(self.found.label_events, key=lambda e: (e.issue, e.created_at))),
             links_unavailable=self.links_refused,
-            comments=tuple(sorted(self.found.comments, key=lambda c: c.id)),
+            comments=tuple(sorted((*self.found.comments, *self.unlisted), key=lambda c: c.id)),
             commandless=self.commandless,
             reactions=tuple(self.found.reactions),
             pulls=self._pulls(branch),
@@ -171,7 +173,32 @@ class Reader:
     def renewed(self) -> cache.ObservationCache | None:
         """The cache of this read: what was found, dated by GitHub's time of the first answer."""
         where = self.session.conn.repository
-        return self.found.cache(where, self.bot_login, self.native.spreads(), self.watermark, self.commandless)
+        return self.found.cache(
+            where, self.bot_login, self.native.spreads(), self.watermark, self.commandless, self.unlisted
+        )
+
+    def _unlisted_writes(self) -> list[Comment]:
+        """perfbot's comments an earlier run posted that the lists still do not show, each read by
+        its id (which finds it at once: GitHub's lists may lag behind a write by several reads, so
+        without this a run right after another would post the same comment again). One deleted
+        since is gone; one a list shows is read from the list."""
+        if self.cached is None:
+            return []
+        listed = {c.id for c in self.found.comments}
+        pending = [c for entry in self.cached.issues.values() for c in entry.written if c.id not in listed]
+        return [found for c in pending if (found := self._comment_by_id(c)) is not None]
+
+    def _comment_by_id(self, written: Comment) -> Comment | None:
+        conn = self.session.conn
+        try:
+            made = parsed(self.session.github.rest.issues.get_comment(conn.owner, conn.name, written.id))
+        except RequestFailed as exc:
+            if exc.response.status_code == 404:
+                return None
+            raise failure(exc, f"reading comment {written.id}", self.session) from exc
+        except GitHubException as exc:
+            raise failure(exc, f"reading comment {written.id}", self.session) from exc
+        return written.model_copy(update={"body": made.body or "", "edited": made.updated_at != made.created_at})
 
     def _commandless(self) -> tuple[int, ...]:
         """The comments the cache remembers holding no command whose text is still the one read
