@@ -16,9 +16,9 @@ taken as that one (`LOOKALIKE`), each dash, dot or slash that looks like `-`, `.
 it, and the marks over letters dropped.
 
 **Answers** (`claim`, `unclaim`, `why`, `drop`): the effects of the commands that leave the snapshot
-alone: they answer, and at most assign someone. An assignment is a side effect after the reply (`outbox`), and perfbot never edits a comment, so
-the reply says what perfbot *will* do ("alice will be assigned to #9497"), and the record in it
-is what later runs finish from (`replay`):
+alone: they answer, and at most assign someone. An assignment is a side effect after the reply
+(`outbox`), and perfbot never edits a comment, so the reply says what perfbot *will* do ("alice will
+be assigned to #9497"), and the record in it is what later runs finish from (`replay`):
 
 - while the command comment is there, a run that finds no 🚀/😕 on it (the verdict comes after
   the assignment) makes the assignment if GitHub does not show it yet, then gives the verdict;
