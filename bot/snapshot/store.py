@@ -14,10 +14,11 @@ a 33 KB file expands into gigabytes or a value hides behind `<<:`; they are refu
 nesting deeper than any snapshot needs, integers past what Python converts, and lone surrogates.
 
 **Fast loading** (`load_data`): YAML text to plain Python data through libyaml's C parser
-(`ruamel.yaml.clib`). Validating and deciding need the data, not ruamel's pure-Python round-trip tree (comments, styles,
-positions), which costs ten times as much to build. This reader builds dicts, lists and scalars
-straight from the C parser's events, resolving plain scalars with the resolver the round-trip
-loader uses, so every value comes out equal and of the same base type (dates stay `PlainDate`).
+(`ruamel.yaml.clib`). Validating and deciding need the data, not ruamel's pure-Python round-trip
+tree (comments, styles, positions), which costs ten times as much to build. This reader builds
+dicts, lists and scalars straight from the C parser's events, resolving plain scalars with the
+resolver the round-trip loader uses, so every value comes out equal and of the same base type (dates
+stay `PlainDate`).
 
 It also keeps, when asked, where each key and item starts (`locate_in_data`): a snapshot that
 parses but breaks a rule is not rewritten, so its problems are placed from these marks, which name the same

@@ -18,8 +18,9 @@ When something is not as this expects (edits that would overlap, a key ruamel wo
 mapping whose every key is replaced), `Declined` is raised and the caller writes the whole file by
 a round trip instead.
 
-**Values as the store writes them** (`restyled`, `built`, `patch_map`): a changed scalar in the style it had, new values in the file's
-style, and a changed model written into a copy of the round-trip tree it was loaded from.
+**Values as the store writes them** (`restyled`, `built`, `patch_map`): a changed scalar in the
+style it had, new values in the file's style, and a changed model written into a copy of the
+round-trip tree it was loaded from.
 
 A value keeps the style it was written in (plain, quoted, literal, folded) when that style can
 carry the new text unchanged; otherwise it is double-quoted, the one style whose escapes carry any

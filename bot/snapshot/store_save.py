@@ -20,10 +20,9 @@
 
 Every proposal is read back once more before a pull request is opened (`bot.reconcile.proposal`).
 
-**A new file** (`commented_text`): a snapshot that has no file yet, in the store's own layout
-(as `dump_new` writes it), with comments a person reads at the top of the file and
-before top-level keys. `perfbot import` says there where each part came from.
-"""
+**A new file** (`commented_text`): a snapshot that has no file yet, in the store's own layout (as
+`dump_new` writes it), with comments a person reads at the top of the file and before top-level
+keys. `perfbot import` says there where each part came from."""
 
 from __future__ import annotations
 
