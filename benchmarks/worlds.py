@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -137,18 +138,23 @@ def long_comment(line: str) -> str:
 
 def add_long_comments(state_path: Path, count: int, line: str) -> None:
     """`count` long comments of `line`s spread over the tracked issues, each by its own writer."""
+    body = long_comment(line)
+    _add_comments(state_path, count, "long", lambda _: body)
+
+
+def _add_comments(state_path: Path, count: int, writer: str, body: Callable[[int], str]) -> None:
+    """`count` comments, the n-th `body(n)` by `<writer><n>`, spread over the tracked issues and the day."""
     state = json.loads(state_path.read_text(encoding="utf-8"))
     numbers = [issue["number"] for issue in state["issues"]]
     first = max((int(c["id"]) for c in state["comments"]), default=0) + 1
-    body = long_comment(line)
     for n in range(count):
         state["comments"].append(
             {
                 "id": first + n,
                 "issue": numbers[n % len(numbers)],
-                "user": f"long{n}",
+                "user": f"{writer}{n}",
                 "created_at": f"2026-08-27T{9 + n * 6 // max(count, 1):02d}:{n % 60:02d}:00Z",
-                "body": body,
+                "body": body(n),
             }
         )
     state_path.write_text(json.dumps(state, indent=2), encoding="utf-8")
@@ -168,21 +174,8 @@ def commandless_comment(long: bool) -> str:
 
 def add_commandless_comments(state_path: Path, count: int, *, long: bool) -> None:
     """`count` comments without a command (`commandless_comment`) spread over the tracked issues."""
-    state = json.loads(state_path.read_text(encoding="utf-8"))
-    numbers = [issue["number"] for issue in state["issues"]]
-    first = max((int(c["id"]) for c in state["comments"]), default=0) + 1
     body = commandless_comment(long)
-    for n in range(count):
-        state["comments"].append(
-            {
-                "id": first + n,
-                "issue": numbers[n % len(numbers)],
-                "user": f"paster{n}",
-                "created_at": f"2026-08-27T{9 + n * 6 // max(count, 1):02d}:{n % 60:02d}:00Z",
-                "body": f"{body[:-8]}#{n:06}\n" if long else body,
-            }
-        )
-    state_path.write_text(json.dumps(state, indent=2), encoding="utf-8")
+    _add_comments(state_path, count, "paster", lambda n: f"{body[:-8]}#{n:06}\n" if long else body)
 
 
 def _commands() -> list[str]:

@@ -638,3 +638,16 @@ def _malformed(exc: Malformed, what: str, session: Session) -> GitHubError:
     if is_read(exc.request):
         return GitHubError(f"{said}{_after(exc, session)}; run perfbot again later")
     return AmbiguousWriteError(f"{said}, so it may have been applied; {LANDED}")
+
+
+def found_or_none(session: Session, what: str, request: Callable[[], Response[T]]) -> T | None:
+    """A read's answer as its model, or None when GitHub answers 404 (a ref or a comment that is
+    not there); any other failure is the run's error, saying `what` was being read."""
+    try:
+        return parsed(request())
+    except RequestFailed as exc:
+        if exc.response.status_code == 404:
+            return None
+        raise failure(exc, what, session) from exc
+    except GitHubException as exc:
+        raise failure(exc, what, session) from exc

@@ -29,7 +29,7 @@ from githubkit.exception import GitHubException, RequestFailed
 
 from bot.github.live import cache
 from bot.github.live.cache import FORMAT, CachedIssue, ObservationCache
-from bot.github.live.client import Session, blob_text, failure, parsed
+from bot.github.live.client import Session, blob_text, failure, found_or_none, parsed
 from bot.github.live.query import (
     DASHBOARD_ALIAS,
     ISSUES_PER_QUERY,
@@ -462,15 +462,14 @@ class Reader:
         return [found for c in pending if (found := self._comment_by_id(c)) is not None]
 
     def _comment_by_id(self, written: Comment) -> Comment | None:
-        conn = self.session.conn
-        try:
-            made = parsed(self.session.github.rest.issues.get_comment(conn.owner, conn.name, written.id))
-        except RequestFailed as exc:
-            if exc.response.status_code == 404:
-                return None
-            raise failure(exc, f"reading comment {written.id}", self.session) from exc
-        except GitHubException as exc:
-            raise failure(exc, f"reading comment {written.id}", self.session) from exc
+        conn, issues = self.session.conn, self.session.github.rest.issues
+        made = found_or_none(
+            self.session,
+            f"reading comment {written.id}",
+            lambda: issues.get_comment(conn.owner, conn.name, written.id),
+        )
+        if made is None:
+            return None
         return written.model_copy(update={"body": made.body or "", "edited": made.updated_at != made.created_at})
 
     def _commandless(self) -> tuple[int, ...]:

@@ -66,7 +66,7 @@ from bot.github.actions import (
 )
 from bot.github.live import observe
 from bot.github.live.cache import Keeper
-from bot.github.live.client import Session, failure, github_details, github_message, parsed
+from bot.github.live.client import Session, failure, found_or_none, github_details, github_message, parsed
 from bot.github.live.observe import BranchState
 from bot.github.live.query import ISSUES_PER_QUERY, MutationRefused, issue_alias, mutate, newest_comments_query, query
 from bot.github.markers import markers_in
@@ -433,14 +433,10 @@ class PullWriter:
             )
 
     def _points_at(self, ref: str, what: str) -> str | None:
-        try:
-            return parsed(self._rest.git.get_ref(self._owner, self._name, ref)).object_.sha
-        except RequestFailed as exc:
-            if exc.response.status_code == 404:
-                return None
-            raise failure(exc, f"reading {what}", self.session) from exc
-        except GitHubException as exc:
-            raise failure(exc, f"reading {what}", self.session) from exc
+        found = found_or_none(
+            self.session, f"reading {what}", lambda: self._rest.git.get_ref(self._owner, self._name, ref)
+        )
+        return None if found is None else found.object_.sha
 
     def _create(self, action: PullRequestAction) -> int:
         state = self.state
