@@ -244,7 +244,7 @@ def _blocker(
             state=states.get(reason.subject, ""),
             lease=lease,
         )
-    if kind == "lease-overlap":
+    if kind in ("lease-overlap", "pull-overlap"):
         return Blocker(kind="lease", text=reason.subject, lease=leases.get(reason.subject))
     if kind == "condition":
         return Blocker(kind="condition", text=reason.subject)

@@ -63,7 +63,11 @@ def _current(
 
 
 def plan_labels(
-    snapshot: Snapshot, derivations: Iterable[Derivation], observed: Observed, settings: LabelSettings
+    snapshot: Snapshot,
+    derivations: Iterable[Derivation],
+    observed: Observed,
+    settings: LabelSettings,
+    pulls: bool = False,
 ) -> LabelPlan:
     """Remove the state labels an issue should not carry, add those it lacks, create missing ones."""
     found = LabelPlan()
@@ -95,7 +99,7 @@ def plan_labels(
     created = sorted({a.name for a in additions if a.name.casefold() not in existing})
     found.actions += [
         CreateLabelAction(
-            name=n, color=settings.style(managed[n]).color, description=settings.style(managed[n]).description
+            name=n, color=settings.style(managed[n]).color, description=settings.style(managed[n], pulls).description
         )
         for n in created
     ]

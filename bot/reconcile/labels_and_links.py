@@ -80,7 +80,7 @@ def _planned(
     config: BotConfig,
     renderer: Renderer,
 ) -> NativePlan:
-    labels = plan_labels(following, derivations, observed, config.labels)
+    labels = plan_labels(following, derivations, observed, config.labels, config.pull_leases is not None)
     links = plan_links(base, following, observed, config.links)
     found = NativePlan(notes=links.notes, proposals=links.proposals)
     found.actions += _restored(following, derivations, observed, labels, links, config, renderer)

@@ -124,6 +124,8 @@ class Nudges:
                 ("reasons", d.reasons),
                 packet=packet,
                 derivation=d,
+                lease_file=self.config.lease_file is not None,
+                pulls=self.config.pull_leases is not None,
             )
         return actions
 

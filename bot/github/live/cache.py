@@ -35,6 +35,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
 from bot.errors import BotError, InputError
 from bot.files import read_text, write_atomic
 from bot.github import actions as planned
+from bot.github.live.pull_reads import CachedPull
 from bot.github.observed import Comment, Issue, LabelEvent, Reaction
 from bot.json_input import parse_object
 from bot.untrusted import log_safe, neutral
@@ -71,6 +72,8 @@ class ObservationCache(_Strict):
     # GitHub's time of the first GraphQL answer of the read that produced this cache.
     watermark: AwareDatetime
     issues: dict[int, CachedIssue]
+    # Pull requests' paths that took more than one page to read, by PR number (`pull_reads`).
+    pulls: dict[int, CachedPull] = {}
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Any
 
 from githubkit.exception import GitHubException, RequestFailed
 
-from bot.github.live import cache, mapping
+from bot.github.live import cache, mapping, pull_reads
 from bot.github.live.bodies import blob_text, parsed
 from bot.github.live.client import Session
 from bot.github.live.collected import Collected
@@ -78,6 +78,11 @@ def default_branch(repo: dict[str, Any], repository: str) -> BranchState:
     return BranchState(default_branch=str(name), tip=str(tip), tip_tree=str(tree))
 
 
+def _lease_fields(pull: PullRequest) -> dict[str, Any]:
+    fields = ("user", "user_type", "draft", "paths", "changed_files", "closes", "pushed_at", "closed_at")
+    return {name: getattr(pull, name) for name in fields}
+
+
 def batches(numbers: Iterable[int], size: int = ISSUES_PER_QUERY) -> list[list[int]]:
     ordered = sorted(set(numbers))
     return [ordered[i : i + size] for i in range(0, len(ordered), size)]
@@ -93,6 +98,7 @@ class Reader:
         self.forks: list[PullRequest] = []  # open PRs from forks' branches of perfbot's branch name
         self.since: dt.datetime | None = None
         self.watermark: dt.datetime | None = None
+        self.pull_reads = pull_reads.PullReads(session.conn.repository, dict(cached.pulls) if cached else {})
 
     def observe(self) -> tuple[Observed, BranchState]:
         usable = {n for n, entry in self.cached.issues.items() if not entry.stale} if self.cached else set()
@@ -115,6 +121,7 @@ class Reader:
             self._issues(found.get("repository") or {})
         self._more_comments()
         self._more_links()
+        self._more_pulls(repo)
         observed = Observed(
             repository=str(repo.get("nameWithOwner") or self.session.conn.repository),
             bot_login=self.bot_login,
@@ -124,7 +131,7 @@ class Reader:
             links_unavailable=self.links_refused,
             comments=tuple(sorted(self.found.comments, key=lambda c: c.id)),
             reactions=tuple(self.found.reactions),
-            pulls=self._pulls(branch),
+            pulls=self._with_leases(self._pulls(branch)),
             default_branch=DefaultBranch(oid=branch.tip, files=tip_files),
             branch_files=self._branch_files(repo),
         )
@@ -162,7 +169,39 @@ class Reader:
     def renewed(self) -> cache.ObservationCache | None:
         """The cache of this read: what was found, dated by GitHub's time of the first answer."""
         where = self.session.conn.repository
-        return self.found.cache(where, self.bot_login, self.native.spreads(), self.watermark)
+        found = self.found.cache(where, self.bot_login, self.native.spreads(), self.watermark)
+        return None if found is None else found.model_copy(update={"pulls": self.pull_reads.renewed()})
+
+    def _more_pulls(self, repo: dict[str, Any]) -> None:
+        """The open PRs past the first page, then the pages of paths and closing references one did not hold."""
+        if not self.scope.pull_leases:
+            return
+        reads = self.pull_reads
+        page = repo.get(pull_reads.OPEN_ALIAS)
+        reads.take((repo.get(pull_reads.CLOSED_ALIAS) or {}).get("nodes"))
+        while page:
+            reads.take(page.get("nodes"))
+            after = mapping.next_cursor(page)
+            if after is None:
+                break
+            data = self._pull_query(pull_reads.more_pulls_query(), {"after": after})
+            page = (data.get("repository") or {}).get(pull_reads.OPEN_ALIAS)
+        reads.page_on(self._pull_query)
+
+    def _pull_query(self, document: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """A follow-up query for PR leases, counted apart (the plan's `api` shows what they cost)."""
+        before = self.session.traffic.graphql_points
+        data = query(self.session, document, variables, "reading pull requests")
+        self.pull_reads.follow_ups += 1
+        self.pull_reads.follow_up_points += self.session.traffic.graphql_points - before
+        return data
+
+    def _with_leases(self, pulls: tuple[PullRequest, ...]) -> tuple[PullRequest, ...]:
+        """perfbot's PR and forks' on its branch, with what the PR leases read says of each, and every
+        other PR that read found."""
+        read = {p.number: p for p in self.pull_reads.pulls()}
+        merged = [p.model_copy(update=_lease_fields(read.pop(p.number))) if p.number in read else p for p in pulls]
+        return (*merged, *read.values())
 
     def _cache_fits(self) -> bool:
         """Whether the cache was made as this run reads: by the same login, with the same fields."""
@@ -199,6 +238,7 @@ class Reader:
                 self.native,
                 since=self.since is not None,
                 dashboard=bool(self.scope.dashboard_label),
+                pull_leases=self.scope.pull_leases,
             )
 
         try:

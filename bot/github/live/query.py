@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from bot.github.live import pull_reads
+
 # Every query asks what it cost (GitHub's points, by its documented formula): the plan's `api`.
 RATE_LIMIT = "  rateLimit { cost }\n"
 ISSUES_PER_QUERY = 50
@@ -203,7 +205,7 @@ def branch_file_fields(count: int) -> tuple[str, list[str]]:
 
 
 def _with_fragments(document: str) -> str:
-    return _used(document, _FRAGMENTS + _NATIVE_FRAGMENTS)
+    return _used(document, _FRAGMENTS + _NATIVE_FRAGMENTS + pull_reads.FRAGMENT)
 
 
 def first_query(
@@ -215,10 +217,11 @@ def first_query(
     native: Native = NONE,
     since: bool = False,
     dashboard: bool = False,
+    pull_leases: bool = False,
 ) -> str:
     """Variables: owner, name, branch, branchRef, tip0.., head0.. and branchFile0.. (`REF:PATH`
     expressions), labelPrefix when state labels are read, since (a DateTime) with `since`,
-    dashboardLabel with `dashboard`."""
+    dashboardLabel with `dashboard`. `pull_leases` reads the open and recently closed PRs."""
     label_var, state_labels = native.repository_labels()
     dashboard_var, dashboards = _dashboard(dashboard)
     wanted = [("tip", i) for i in range(tip_files)] + [("head", i) for i in range(head_files)]
@@ -246,7 +249,7 @@ def first_query(
 {blobs}
     branchHead: ref(qualifiedName: $branchRef) {{ target {{ oid ...CommitAuthor }} }}
 {_pulls(after=False)}
-{state_labels}{dashboards}{updated}{_issues(numbers, native)}
+{state_labels}{dashboards}{pull_reads.first_selection() if pull_leases else ""}{updated}{_issues(numbers, native)}
   }}
 }}"""
     return _with_fragments(document)
