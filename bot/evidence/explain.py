@@ -193,7 +193,12 @@ def _happen(event: Event, snapshot: Snapshot, evidence: Evidence, packet: WorkPa
     """The snapshot and evidence as they would be after `event`."""
     if event.kind == "release" and event.lease is not None:
         gone = event.lease
-        kept = tuple(x for x in evidence.leases if (x.holder, x.lane, x.tree) != (gone.holder, gone.lane, gone.tree))
+        if gone.pull is not None:  # a PR's fact shows some of its paths: the PR is known by its number
+            kept = tuple(x for x in evidence.leases if x.pull != gone.pull)
+        else:
+            kept = tuple(
+                x for x in evidence.leases if (x.holder, x.lane, x.tree) != (gone.holder, gone.lane, gone.tree)
+            )
         return snapshot, evidence._replace(leases=kept)
     if event.kind == "observe":
         issue = Issue(number=packet.issue)

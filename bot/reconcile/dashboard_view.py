@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from bot.config import BotConfig
 from bot.evidence.derive import Derivation, Reason
@@ -54,6 +54,8 @@ class LeaseLine(Row):
     issue: int | None
     since: str | None
     stale: bool
+    # The pull request that holds it, when it is one (`leases.sources: [pull-requests]`).
+    pull: int | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class Running(Row):
@@ -149,6 +151,7 @@ def lease_line(lease: Lease, config: BotConfig, now: dt.datetime) -> LeaseLine:
         holder=lease.holder,
         lane=lease.lane,
         issue=lease.issue(rules.holder_issue_pattern),
+        pull=lease.pull,
         since=utc_stamp(taken) if taken else None,
         stale=lease.is_stale(now, rules.ttl_minutes, rules.grace_minutes),
     )
