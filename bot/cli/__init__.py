@@ -57,7 +57,7 @@ def _run(args: argparse.Namespace, context: RunContext) -> int:
     from bot.cli import files
 
     if args.command == "init":
-        return files.init(args.dir, args.action, args.branch)
+        return files.init(args.dir, args.action, args.branch, args.leases_from)
     if args.command == "import":
         return files.upstream_import(args.dir, args.current, args.graph, args.page)
     from bot.config import load_settings
