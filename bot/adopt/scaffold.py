@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-
 from pathlib import Path
 
 from bot.config import SHIPPED_TEMPLATES, BotConfig, LeaseSource

@@ -122,7 +122,7 @@ def test_init_fits_the_repository_and_everything_passes_on_it(
         assert main([*command, "--config", config]) == 0, command
     capsys.readouterr()
     plan = reconcile_on_the_double(repo, capsys)
-    assert [p["id"] for p in plan["packets"]] == ["example.first-measurement"]  # type: ignore[attr-defined]
+    assert [p["id"] for p in plan["packets"]] == ["example.first-measurement"]
     workflow = str(repo / ".github" / "workflows" / "perfbot.yml")
     linted = subprocess.run([lint_tool("actionlint"), workflow], capture_output=True, text=True, check=False)
     assert (linted.returncode, linted.stdout) == (0, ""), linted.stdout
