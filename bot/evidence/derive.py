@@ -186,7 +186,7 @@ def _state(
     pulls = [lease for lease in own_leases if lease.pull is not None]
     if (issue.assignees and own_leases) or pulls:
         return "running", [*met, *_running(issue, own_leases)]
-    released = [_released(lease) for lease in held.released_for(packet)]
+    released = [_released(lease, packet.issue) for lease in held.released_for(packet)]
     if not issue.assignees:
         return "ready", [*met, *released, Reason(kind="unassigned", subject=f"#{packet.issue}")]
     return "ready", [*met, *released, Reason(kind="no-live-lease", subject=f"#{packet.issue}")]
@@ -205,10 +205,13 @@ def _running(issue: Issue, own_leases: list[Lease]) -> list[Reason]:
     return reasons
 
 
-def _released(lease: Lease) -> Reason:
+def _released(lease: Lease, issue: int) -> Reason:
+    """A released lease; a PR's says whether it was merged and whether it closed the packet's issue
+    (`merged #N`: the packet's own work landed, which no "lease lost" nudge should call lost)."""
     if lease.pull is None:
         return Reason(kind="lease-released", subject=lease.describe())
-    return Reason(kind="pull-released", subject=lease.describe(), detail=lease.pull_state or "closed")
+    own = f" #{issue}" if issue in (lease.closes or ()) else ""
+    return Reason(kind="pull-released", subject=lease.describe(), detail=(lease.pull_state or "closed") + own)
 
 
 def _where(paths: Sequence[str], lease: Lease) -> str:

@@ -119,6 +119,16 @@ def test_a_pr_that_closes_a_packets_issue_makes_it_running(repo: Repo, capsys: p
     labels = [a for a in plan["actions"] if a["kind"] == "label" and a["issue"] == M1_ISSUE and a["add"]]
     assert [a["name"] for a in labels] == ["perf/running"]
 
+    # The PR merges and GitHub closes the issue: the work landed, no lease was lost; the issue
+    # being closed while its packet is open is said, with how to complete it.
+    repo.merge(plan)
+    set_pr(repo, 51, state="merged", closed_at="2026-08-27T21:00:00Z", closes=[M1_ISSUE])
+    repo.set_issue(M1_ISSUE, state="closed")
+    plan = repo.reconcile(capsys, *AT)
+    topics = [c["topic"] for c in comments(plan) if c["issue"] == M1_ISSUE]
+    assert "lease-lost" not in topics
+    assert "issue-mismatch" in topics
+
 
 def test_a_keyword_does_not_link_a_pr_whose_base_is_not_the_default_branch(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

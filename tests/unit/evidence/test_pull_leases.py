@@ -89,6 +89,8 @@ def test_a_merged_pr_is_a_released_lease_the_ready_reasons_name(settings: Settin
     d = derive(seed, found)[M1]
     assert d.derived_state == "ready"
     assert ("pull-released", "PR #50 by alice, merged", "merged") in [(r.kind, r.subject, r.detail) for r in d.reasons]
+    own = readback(pulls_config(settings), merged.model_copy(update={"closes": (8325,)}))
+    assert [r.detail for r in derive(seed, own)[M1].reasons if r.kind == "pull-released"] == ["merged #8325"]
 
 
 def test_a_pr_closed_longer_ago_than_released_days_is_forgotten(settings: Settings) -> None:
