@@ -35,7 +35,6 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
 from bot.errors import BotError, InputError
 from bot.files import read_text, write_atomic
 from bot.github import actions as planned
-from bot.github.live.pull_reads import CachedPull
 from bot.github.observed import Comment, Issue, LabelEvent, Reaction
 from bot.json_input import parse_object
 from bot.untrusted import log_safe, neutral
@@ -63,6 +62,14 @@ class CachedIssue(_Strict):
     stale: bool = False
 
 
+class CachedPull(_Strict):
+    """A PR's paths read over several pages, good while its head commit and file count are the same."""
+
+    head: str
+    changed_files: int
+    paths: tuple[str, ...]
+
+
 class ObservationCache(_Strict):
     format: Literal[1]
     repository: str
@@ -72,7 +79,7 @@ class ObservationCache(_Strict):
     # GitHub's time of the first GraphQL answer of the read that produced this cache.
     watermark: AwareDatetime
     issues: dict[int, CachedIssue]
-    # Pull requests' paths that took more than one page to read, by PR number (`pull_reads`).
+    # Pull requests' paths that took more than one page to read, by PR number (`observe.PullReads`).
     pulls: dict[int, CachedPull] = {}
 
 

@@ -1,4 +1,7 @@
-"""The GraphQL documents a run sends: one query reads everything a run decides on at seed scale.
+"""GraphQL: the documents a run sends, and sending them.
+
+**Documents.** The GraphQL documents a run sends: one query reads everything a run decides on at
+seed scale.
 
 The first query reads the viewer, the default branch's tip and its files, the regeneration PR
 (with its files and commits) and up to `ISSUES_PER_QUERY` issues with their first 100 comments.
@@ -8,14 +11,23 @@ further pages of comments. Paths and branch names travel as variables; issue num
 With an observation cache (`cache.py`) the first query also reads `updated`: the repository's
 issues changed since a time, oldest change first, with the same fields as each issue alias;
 `updated_query` reads its further pages.
-"""
+
+**Sending.** Sending a GraphQL query: partial data with errors is a clear error, never half a
+reading."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from bot.github.live import pull_reads
+from githubkit.exception import GitHubException, GraphQLFailed, RateLimitExceeded
+from githubkit.graphql import GraphQLResponse
+
+from bot.github.live.client import Session, failure, limited, rate_limited
+from bot.github.port import GitHubError
+from bot.untrusted import neutral
 
 # Every query asks what it cost (GitHub's points, by its documented formula): the plan's `api`.
 RATE_LIMIT = "  rateLimit { cost }\n"
@@ -205,7 +217,7 @@ def branch_file_fields(count: int) -> tuple[str, list[str]]:
 
 
 def _with_fragments(document: str) -> str:
-    return _used(document, _FRAGMENTS + _NATIVE_FRAGMENTS + pull_reads.FRAGMENT)
+    return _used(document, _FRAGMENTS + _NATIVE_FRAGMENTS + PULL_FRAGMENTS)
 
 
 def first_query(
@@ -249,7 +261,7 @@ def first_query(
 {blobs}
     branchHead: ref(qualifiedName: $branchRef) {{ target {{ oid ...CommitAuthor }} }}
 {_pulls(after=False)}
-{state_labels}{dashboards}{pull_reads.first_selection() if pull_leases else ""}{updated}{_issues(numbers, native)}
+{state_labels}{dashboards}{pull_selection() if pull_leases else ""}{updated}{_issues(numbers, native)}
   }}
 }}"""
     return _with_fragments(document)
@@ -323,3 +335,166 @@ def links_query(pending: Sequence[tuple[int, str]]) -> str:
   }}
 }}"""
     return _used(document, _NATIVE_FRAGMENTS)
+
+
+# How GitHub (and graphql-core, in the tests' double) says that a field does not exist.
+_UNKNOWN_FIELD = re.compile(r"Field '(\w+)' doesn't exist on type|Cannot query field '(\w+)' on type")
+
+
+class FieldsRefused(GitHubError):
+    """GitHub does not know some fields of the query (an older GitHub Enterprise Server)."""
+
+    def __init__(self, message: str, fields: frozenset[str]) -> None:
+        super().__init__(message)
+        self.fields = fields
+
+
+def query(session: Session, document: str, variables: dict[str, Any], what: str) -> dict[str, Any]:
+    """The `data` of a query. GitHub reports a primary limit as a 200 with an error, which the
+    retry policy never sees: it is waited out here once, within the run's budget for limits."""
+    for attempt in range(2):
+        try:
+            data = session.github.graphql.request(
+                document, {"owner": session.conn.owner, "name": session.conn.name, **variables}
+            )
+            session.traffic.cost((data.get("rateLimit") or {}).get("cost"))
+            return data
+        except GraphQLFailed as exc:
+            raise _errors(exc.response, session.conn.repository, what) from exc
+        except RateLimitExceeded as exc:
+            limit = limited(exc)
+            delay = session.limits.take(limit) if limit is not None and attempt == 0 else None
+            if delay is None:
+                raise rate_limited(what, exc.retry_after, session.now) from exc
+            session.wait(delay)
+        except GitHubException as exc:
+            raise failure(exc, what, session) from exc
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _unknown_fields(response: GraphQLResponse) -> frozenset[str]:
+    """The fields GitHub says do not exist, when that is all its errors say."""
+    found = set()
+    for error in response.errors or []:
+        match = _UNKNOWN_FIELD.search(error.message)
+        if match is None:
+            return frozenset()
+        found.add(match.group(1) or match.group(2))
+    return frozenset(found)
+
+
+def _errors(response: GraphQLResponse, repository: str, what: str) -> GitHubError:
+    unknown = _unknown_fields(response)
+    if unknown:
+        return FieldsRefused(f"{what}: GitHub does not know the fields {', '.join(sorted(unknown))}", unknown)
+    messages = []
+    for error in response.errors or []:
+        path = [str(p) for p in error.path or []]
+        if error.type == "NOT_FOUND" and path == ["repository"]:
+            return GitHubError(
+                f"repository {repository} not found, or the token cannot see it; check GITHUB_REPOSITORY or --repo"
+            )
+        if error.type == "NOT_FOUND" and len(path) == 2 and path[1][1:].isdigit():
+            return GitHubError(
+                f"issue #{path[1][1:]}, named by the snapshot, is not an issue of {repository} "
+                "(missing, transferred, or a pull request)"
+            )
+        messages.append(neutral(f"{error.type or 'error'}: {error.message}", 300))
+    return GitHubError(f"{what}: GitHub answered with errors: " + "; ".join(messages))
+
+
+# --- pull requests as leases (`leases.sources: [pull-requests]`) -------------------------------
+# The first query reads the open PRs (`OPEN_ALIAS`, oldest first, `PULLS_PER_PAGE` of them) and
+# the most recently closed or merged ones (`CLOSED_ALIAS`, `CLOSED_READ`: the released leases a
+# ready comment names), each with its author, draft flag, file count, first page of changed paths,
+# closing references and newest commit (its time is the lease's heartbeat). Follow-up queries read
+# only what one page did not hold: further open PRs, and further pages of a PR's paths or closing
+# references (`observe.PullReads`).
+OPEN_ALIAS, CLOSED_ALIAS = "openPulls", "closedPulls"
+PULLS_PER_PAGE = 50
+CLOSED_READ = 20
+FILES_PER_PAGE = 100
+CLOSING_PER_PAGE = 25
+PULLS_PER_QUERY = 50  # PRs whose next pages one follow-up query reads
+# The requests GitHub counts for the first query's PR selections, by its documented formula (one per
+# connection, times the nodes of the connections it is in): each list, and its PRs' paths, closing
+# references and newest commit.
+FIRST_QUERY_REQUESTS = 1 + 3 * PULLS_PER_PAGE + 1 + 3 * CLOSED_READ
+
+PATHS = "fragment PullPaths on PullRequestChangedFileConnection { pageInfo { hasNextPage endCursor } nodes { path } }\n"
+CLOSING = (
+    "fragment ClosingPage on IssueConnection {\n  pageInfo { hasNextPage endCursor }\n"
+    "  nodes { number repository { nameWithOwner } }\n}\n"
+)
+PULL_FRAGMENTS = f"""
+fragment PullLease on PullRequest {{
+  number
+  state
+  isDraft
+  isCrossRepository
+  headRefName
+  headRefOid
+  headRepository {{ nameWithOwner }}
+  author {{ __typename login }}
+  changedFiles
+  closedAt
+  files(first: {FILES_PER_PAGE}) {{ ...PullPaths }}
+  closingIssuesReferences(first: {CLOSING_PER_PAGE}) {{ ...ClosingPage }}
+  commits(last: 1) {{ nodes {{ commit {{ committedDate }} }} }}
+}}
+{PATHS}{CLOSING}"""
+
+
+def pull_selection(after: bool = False) -> str:
+    """The open PRs (a page of them) and, on the first page only, the recently closed ones."""
+    page = ", after: $after" if after else ""
+    selection = (
+        f"    {OPEN_ALIAS}: pullRequests(states: [OPEN], first: {PULLS_PER_PAGE}{page}, "
+        "orderBy: {field: CREATED_AT, direction: ASC}) {\n"
+        "      pageInfo { hasNextPage endCursor }\n      nodes { ...PullLease }\n    }\n"
+    )
+    if after:
+        return selection
+    return selection + (
+        f"    {CLOSED_ALIAS}: pullRequests(states: [CLOSED, MERGED], first: {CLOSED_READ}, "
+        "orderBy: {field: UPDATED_AT, direction: DESC}) {\n      nodes { ...PullLease }\n    }\n"
+    )
+
+
+def more_pull_leases_query() -> str:
+    return f"""query MorePullLeases($owner: String!, $name: String!, $after: String!) {{
+  rateLimit {{ cost }}
+  repository(owner: $owner, name: $name) {{
+{pull_selection(after=True)}  }}
+}}
+{PULL_FRAGMENTS}"""
+
+
+def pages_alias(number: int) -> str:
+    return f"p{int(number)}"
+
+
+def pull_pages_query(pending: dict[int, tuple[str | None, str | None]]) -> str:
+    """The next page of each PR's paths and/or closing references; variables `pN_files`, `pN_closing`."""
+    variables, fields = [], []
+    for number, (files, closing) in sorted(pending.items()):
+        alias, parts = pages_alias(number), []
+        if files is not None:
+            variables.append(f"${alias}_files: String!")
+            parts.append(f"files(first: {FILES_PER_PAGE}, after: ${alias}_files) {{ ...PullPaths }}")
+        if closing is not None:
+            variables.append(f"${alias}_closing: String!")
+            parts.append(
+                f"closingIssuesReferences(first: {CLOSING_PER_PAGE}, after: ${alias}_closing) {{ ...ClosingPage }}"
+            )
+        fields.append(f"    {alias}: pullRequest(number: {int(number)}) {{ {' '.join(parts)} }}")
+    declared = "".join(f", {v}" for v in variables)
+    body = "\n".join(fields)
+    fragments = (PATHS if "...PullPaths" in body else "") + (CLOSING if "...ClosingPage" in body else "")
+    return f"""query MorePullPages($owner: String!, $name: String!{declared}) {{
+  rateLimit {{ cost }}
+  repository(owner: $owner, name: $name) {{
+{body}
+  }}
+}}
+{fragments}"""
