@@ -18,8 +18,7 @@ import datetime as dt
 from collections.abc import Iterable
 
 from bot.config import BotConfig, PullRequestLeases
-from bot.evidence.leases import Lease, LeaseReadback
-from bot.evidence.published import target
+from bot.evidence.leases import Lease, LeaseReadback, target
 from bot.github.observed import PULL_FILES_LISTED, Observed, PullRequest, is_bot
 from bot.timestamps import utc_stamp
 
