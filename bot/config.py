@@ -36,6 +36,11 @@ class PageText(Strict):
         default=False,
         description="Adds a mermaid graph of the work packets under their table (off: the upstream layout).",
     )
+    empty_tables: StrictBool = Field(
+        default=True,
+        description="Prints the lever, gate and source-queue tables even with no rows, as upstream's page does "
+        "(false, as `perfbot init` writes it: a table with no rows is left out, and so is a section left empty).",
+    )
 
 
 class LeaseRules(Strict):
