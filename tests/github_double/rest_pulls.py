@@ -1,4 +1,4 @@
-"""REST endpoints of pull requests: list, create, update (title, body, close, reopen).
+"""REST endpoints of pull requests: list, create, update (title, body, close, reopen), merge.
 
 Creating, updating and closing go through `OfflineGitHub.pull_request`, so the PR record reads as
 an offline run writes it; GitHub's refusals come first (422 for a second PR from one head, a head
@@ -13,7 +13,16 @@ from typing import Any
 from bot.github.actions import PullRequestAction
 from tests.github_double import branches, pull_bodies
 from tests.github_double.context import Context
-from tests.github_double.protocol import Response, invalid, not_found, page, required, validation_failed
+from tests.github_double.protocol import (
+    HttpError,
+    Response,
+    error_body,
+    invalid,
+    not_found,
+    page,
+    required,
+    validation_failed,
+)
 
 STATES = ("open", "closed", "all")
 
@@ -147,3 +156,30 @@ def update_pull(ctx: Context, number: str) -> Response:
         world.git_changed()
         world.apply(ctx.viewer, lambda offline: offline.pull_request(close))
     return Response(200, pull_bodies.full(ctx.api, world, record))
+
+
+# Who may merge: GitHub lets a collaborator with write access or more merge a pull request.
+MERGERS = ("write", "maintain", "admin")
+
+
+def merge_pull(ctx: Context, number: str) -> Response:
+    """PUT .../pulls/N/merge (GitHub's "Merge a pull request"): a merge commit of the head on the
+    base by the viewer. 405 for a PR that is not open, 409 when `sha` is not the head, 403 without
+    write access. Only the `merge` method is modelled: squash and rebase are refused with 422."""
+    docs = ctx.docs("pulls/pulls#merge-a-pull-request")
+    world, data = ctx.world, ctx.request.object()
+    record = world.pull(int(number))
+    if record is None:
+        raise not_found(docs)
+    if world.permission(ctx.viewer) not in MERGERS and ctx.viewer != world.bot_login:
+        raise HttpError(403, error_body(403, "Resource not accessible by integration", docs))
+    if record["state"] != "open":
+        raise HttpError(405, {"message": "Pull Request is not mergeable", "documentation_url": docs})
+    if data.get("merge_method", "merge") != "merge":
+        raise invalid("the GitHub double models the merge method `merge` only", docs)
+    head = world.tip(record["head"])
+    if isinstance(data.get("sha"), str) and data["sha"] != head:
+        message = "Head branch was modified. Review and try the merge again."
+        raise HttpError(409, {"message": message, "documentation_url": docs})
+    oid = branches.merge_pull(world, int(number), ctx.viewer)
+    return Response(200, {"sha": oid, "merged": True, "message": "Pull Request successfully merged"})
