@@ -179,6 +179,8 @@ def _rest_scenario(http: httpx.Client) -> list[tuple[str, str, httpx.Response, A
     call("GET", f"{REPO}/pulls", list[m.PullRequestSimple], head=f"{OWNER}:{BRANCH}")
     call("GET", f"{REPO}/pulls/{number}", m.PullRequest)
     call("PATCH", f"{REPO}/pulls/{number}", m.PullRequest, {"state": "closed"})
+    call("PATCH", f"{REPO}/pulls/{number}", m.PullRequest, {"state": "open"})
+    call("PUT", f"{REPO}/pulls/{number}/merge", m.PullRequestMergeResult, {"merge_method": "merge"})
     made = call("POST", f"{REPO}/issues", m.Issue, {"title": "dashboard", "body": "b", "labels": ["perfbot-dashboard"]})
     call("PATCH", f"{REPO}/issues/{made['number']}", m.Issue, {"body": "edited"})
     # A dispatch answers 204 with no body.
