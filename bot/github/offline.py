@@ -351,6 +351,7 @@ class OfflineGitHub(NativeWrites):
                     "title": action.title,
                     "body": action.body,
                     "files": action.files,
+                    **_opened_with(action),
                 }
             )
         changed = []
@@ -377,3 +378,15 @@ class OfflineGitHub(NativeWrites):
         base = parent if isinstance(parent, str) else (tip.oid if tip is not None else "")
         record = {"parent": base, "files": action.files, "message": action.title}
         return hashlib.sha1(json.dumps(record, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _opened_with(action: PullRequestAction) -> dict[str, object]:
+    """What a new PR starts with, as GitHub keeps it (each only when set): its labels, the logins
+    and teams asked to review it, and whether it is a draft."""
+    kept = {
+        "labels": list(action.labels),
+        "requested_reviewers": list(action.reviewers),
+        "requested_teams": list(action.team_reviewers),
+        "draft": action.draft,
+    }
+    return {key: value for key, value in kept.items() if value}
