@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from types import FrameType
 
-from bot.commands.github_markdown import to_html
+from bot.commands.reading import to_html
 from bot.errors import BotError
 from bot.files import write_atomic
 from tests.github_double import DEFAULT_TOKEN, GitHubDouble
