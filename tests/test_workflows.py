@@ -90,6 +90,10 @@ def test_the_action_passes_inputs_through_env_only() -> None:
         "max-writes",
         "leases",
         "observation-cache",
+        "pull-request-labels",
+        "pull-request-reviewers",
+        "pull-request-team-reviewers",
+        "pull-request-draft",
         "python-version",
     }
     reconcile = next(step for step in steps(action) if step.get("id") == "reconcile")

@@ -58,7 +58,7 @@ def simple(api: str, world: World, record: dict[str, Any]) -> dict[str, Any]:
         "title": record.get("title", ""),
         "user": user(api, world.bot_login),
         "body": record.get("body") or None,
-        "labels": [bodies.label(api, world, name) for name in record.get("labels", [])],
+        "labels": [_label(api, world, name) for name in record.get("labels", [])],
         "milestone": None,
         "assignee": None,
         "assignees": [],
@@ -100,6 +100,12 @@ def full(api: str, world: World, record: dict[str, Any]) -> dict[str, Any]:
         "changed_files": len(changes),
     }
     return body
+
+
+def _label(api: str, world: World, name: str) -> dict[str, Any]:
+    """A PR's label: as an issue's, but its description a string (GitHub's PR schema allows no null)."""
+    label = bodies.label(api, world, name)
+    return label | {"description": label["description"] or ""}
 
 
 def team(api: str, world: World, slug: str) -> dict[str, Any]:
