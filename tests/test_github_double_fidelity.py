@@ -175,9 +175,9 @@ def _rest_scenario(http: httpx.Client) -> list[tuple[str, str, httpx.Response, A
     call("PATCH", f"{REPO}/git/refs/heads/{BRANCH}", m.GitRef, {"sha": commit, "force": True})
     call("GET", f"{REPO}/compare/main...{BRANCH}", m.CommitComparison)
     call("GET", f"{REPO}/commits", list[m.Commit], sha=BRANCH)
-    number = call("POST", f"{REPO}/pulls", m.PullRequest, {"title": "t", "head": BRANCH, "base": "main", "draft": True})[
-        "number"
-    ]
+    number = call(
+        "POST", f"{REPO}/pulls", m.PullRequest, {"title": "t", "head": BRANCH, "base": "main", "draft": True}
+    )["number"]
     call("POST", f"{REPO}/issues/{number}/labels", list[m.Label], {"labels": ["automated"]})
     call("POST", f"{REPO}/pulls/{number}/requested_reviewers", m.PullRequestSimple, {"reviewers": ["alice"]})
     call("GET", f"{REPO}/pulls", list[m.PullRequestSimple], head=f"{OWNER}:{BRANCH}")

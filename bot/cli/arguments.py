@@ -14,7 +14,11 @@ from bot.timestamps import parse_timestamp, plausible_now
 
 LEASES_METAVAR = "PATH|BRANCH:PATH"
 # The PR options a flag (and the action's input) may set instead of the config: name, what it holds.
-PULL_REQUEST_LISTS = {"labels": "labels", "reviewers": "logins asked to review", "team_reviewers": "team slugs asked to review"}
+PULL_REQUEST_LISTS = {
+    "labels": "labels",
+    "reviewers": "logins asked to review",
+    "team_reviewers": "team slugs asked to review",
+}
 LEASES_HELP = "lease readback: a path, or BRANCH:PATH read from GitHub (default: the config's `leases`)"
 # An action a workflow uses, pinned to a full commit SHA (a tag or a branch can be moved under it).
 PINNED_ACTION = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[A-Za-z0-9_./-]+)?@[0-9a-f]{40}")

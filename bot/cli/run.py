@@ -8,10 +8,12 @@ import re
 import sys
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from bot import workflow
+from bot.cli.arguments import PULL_REQUEST_LISTS
 from bot.config import Settings
 from bot.context import RunContext
-from bot.cli.arguments import PULL_REQUEST_LISTS
 from bot.errors import InputError, Problem, ProposalRefused
 from bot.evidence import graph as packet_graph
 from bot.files import read_text, write_atomic
@@ -24,7 +26,6 @@ from bot.reconcile.plan import Plan
 from bot.reconcile.summary import RunResult
 from bot.render import Renderer
 from bot.untrusted import log_safe, log_safe_json
-from pydantic import ValidationError
 
 EXIT_OK = 0
 

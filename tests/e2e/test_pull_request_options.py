@@ -85,7 +85,14 @@ def test_the_action_inputs_set_the_options_instead_of_the_config(
     sandbox: Repo, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     with_options(sandbox)
-    flags = ["--pull-request-labels", "perf, bot\nweekly", "--pull-request-reviewers", "", "--pull-request-draft", "false"]
+    flags = [
+        "--pull-request-labels",
+        "perf, bot\nweekly",
+        "--pull-request-reviewers",
+        "",
+        "--pull-request-draft",
+        "false",
+    ]
     plan = run(sandbox, capsys, tmp_path, *flags)
     action = next(a for a in plan["actions"] if a["kind"] == "pull_request")
     assert (action["labels"], action.get("reviewers"), action["team_reviewers"], action.get("draft")) == (
