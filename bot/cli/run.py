@@ -93,7 +93,7 @@ def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> i
         if args.format == "markdown" and not args.json:
             from bot.reconcile.view import dashboard_preview
 
-            sys.stdout.write(dashboard_preview(inputs, plan.pull_request()))
+            sys.stdout.write(dashboard_preview(inputs, plan.pull_request(), plan.changes))
             return EXIT_OK
         summary = status(plan, inputs.readback, inputs.observed, settings.config, now)
         text = (

@@ -30,12 +30,16 @@ class TopicSpec(NamedTuple):
 TOPICS: dict[Topic, TopicSpec] = {
     "packet-ready": TopicSpec(
         "comments/packet-ready.md.j2",
-        "on a packet's issue, once per episode, when its derived state becomes `ready` from a waiting state: why "
-        "(dependencies met, lease released), its next action and exit condition",
+        "on a packet's issue, once per episode, when its derived state (merged plus live: the default branch's "
+        "snapshot with the live leases and issues) becomes `ready` from the waiting state perfbot last told, "
+        "whether the default branch or its open PR recorded it; not while a change waiting in the PR makes it "
+        "anything but `ready` (what that change makes true is told when it merges): why (dependencies met, lease "
+        "released), its next action and exit condition",
     ),
     "lease-lost": TopicSpec(
         "comments/lease-lost.md.j2",
-        "on a packet's issue, once per episode, when a `running` packet's issue no longer holds a live lease",
+        "on a packet's issue, once per episode, when a `running` packet's issue no longer holds a live lease; "
+        "not when a command waiting in the PR completes or holds it",
     ),
     "review-overdue": TopicSpec(
         "comments/review-overdue.md.j2",

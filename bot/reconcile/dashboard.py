@@ -22,6 +22,7 @@ from bot.evidence.derive import Derivation
 from bot.github.actions import Action, CreateIssueAction, DashboardReport, EditIssueAction, PullRequestAction
 from bot.github.markers import marker, markers_in
 from bot.github.observed import Comment, Issue, Observed
+from bot.reconcile.changes import Change
 from bot.reconcile.dashboard_view import Content, content
 from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
@@ -165,6 +166,7 @@ def _lengths(c: Content) -> list[int]:
         len(c.reviews),
         len(c.pending),
         len(c.commands),
+        len(c.recorded),
         1,
     ]
 
@@ -181,6 +183,7 @@ def _omitted(c: Content, cap: int, rest: int) -> dict[str, int]:
         "reviews": len(c.reviews) - rest,
         "pending changes": len(c.pending) - rest,
         "pending commands": len(c.commands) - rest,
+        "recorded states": len(c.recorded) - rest,
     }
     return {what: n for what, n in counts.items() if n > 0}
 
@@ -253,12 +256,16 @@ def dashboard_body(
     pending: dict[str, WorkState],
     applied: Sequence[tuple[Comment, str]],
     proposal: PullRequestAction,
+    changes: Sequence[Change] = (),
 ) -> Body:
-    """The whole body for a run (or a preview: `perfbot status --format markdown`)."""
+    """The whole body for a run (or a preview: `perfbot status --format markdown`); `changes` is
+    the regeneration PR's diff, named under *Waiting for merge* (none when the run closes it)."""
     config, observed = inputs.config, inputs.observed
     base = inputs.snapshot.model
     pull = pull_of(proposal, observed, config.pull_request.branch)
-    c = content(base, merged, pending, applied, inputs.readback, config, inputs.now, pull, observed.repository)
+    if pull == (None, False):
+        changes = ()
+    c = content(base, merged, pending, applied, inputs.readback, config, inputs.now, pull, observed.repository, changes)
     return render(c, graphs(base, merged, inputs.renderer), stamp(inputs), inputs.renderer, limit_of(config))
 
 
@@ -274,9 +281,10 @@ def planned(
     working: Sequence[Derivation],
     applied: Sequence[tuple[Comment, str]],
     proposal: PullRequestAction,
+    changes: Sequence[Change] = (),
 ) -> Planned:
     """The run's dashboard write and report; nothing is rendered when the dashboard is off."""
     if not inputs.config.dashboard.enabled:
         return Planned([], None)
-    body = dashboard_body(inputs, merged, pending_of(merged, working), applied, proposal)
+    body = dashboard_body(inputs, merged, pending_of(merged, working), applied, proposal, changes)
     return plan(dashboards(inputs.observed, inputs.config.dashboard.label), body, inputs.config)

@@ -19,6 +19,7 @@ from bot.config import BotConfig
 from bot.evidence.derive import Derivation, Reason
 from bot.evidence.leases import Lease, LeaseReadback
 from bot.github.observed import Comment
+from bot.reconcile.changes import Change
 from bot.snapshot.model import Snapshot, WorkPacket, WorkState
 from bot.snapshot.validation import review_issue
 from bot.timestamps import parse_timestamp, utc_stamp
@@ -88,6 +89,14 @@ class Pending(Row):
     becomes: WorkState
 
 
+class Recorded(Row):
+    """A state the regeneration PR writes into the record that every surface shows already (the
+    evidence moved it): merging it changes no surface, and it is listed so the PR is never hidden."""
+
+    packet: Packet
+    recorded: str
+
+
 class PendingCommand(Row):
     comment_id: int
     issue: int
@@ -115,8 +124,13 @@ class Content(Row):
     waiting: tuple[WaitGroup, ...]
     complete: tuple[Packet, ...]
     reviews: tuple[Review, ...]
+    # Waiting for merge: each packet whose merged state the PR changes (a ready one is listed here
+    # instead of under *ready*), each command it carries, each recorded state it brings up to date
+    # with the evidence, and how many other changes its body lists.
     pending: tuple[Pending, ...]
     commands: tuple[PendingCommand, ...]
+    recorded: tuple[Recorded, ...] = ()
+    other_changes: int = 0
     # The regeneration PR: its number, or None; `opening` when this run opens it.
     pull: int | None
     opening: bool
@@ -131,8 +145,16 @@ class Content(Row):
     def overdue_count(self) -> int:
         return sum(review.overdue for review in self.reviews)
 
+    @property
+    def waits_for_merge(self) -> bool:
+        """Whether the regeneration PR (open, or opened by this run) holds anything to name."""
+        return bool(self.pending or self.commands or self.recorded or self.other_changes)
+
     def section_of(self, packet_id: str) -> str:
-        """The section a packet is listed in: `ready`, `running`, `waiting` or `complete` ("" if none)."""
+        """The section a packet is listed in: `ready`, `running`, `waiting` or `complete` ("" if none);
+        a ready packet the PR changes is listed only as waiting for merge (`merge`)."""
+        if any(x.packet.id == packet_id and x.packet.state == "ready" for x in self.pending):
+            return "merge"
         sections: dict[str, Sequence[Packet]] = {
             "ready": self.ready,
             "running": [r.packet for r in self.running],
@@ -164,10 +186,14 @@ def content(
     now: dt.datetime,
     pull: tuple[int | None, bool],
     repository: str,
+    changes: Sequence[Change] = (),
 ) -> Content:
     """The dashboard's content for the merged state `merged` of `snapshot`; `pending` maps each
     packet the regeneration PR changes to the state it takes when the PR merges; `pull` is the PR's
-    number and whether this run opens it."""
+    number and whether this run opens it; `changes` its diff (`reconcile.changes`).
+
+    A ready packet the PR changes (a completion, a hold, a block waiting for the merge) is not
+    listed under *ready*: nobody is told to claim what a pending change already finished."""
     packets = {p.id: p for p in snapshot.work_packets}
     states = {d.id: d.derived_state for d in merged}
     leases = {lease.describe(): lease_line(lease, config, now) for lease in readback.live}
@@ -193,7 +219,7 @@ def content(
     return Content(
         repository=repository,
         prefix=config.commands.prefix,
-        ready=tuple(row(d) for d in by_state.get("ready", [])),
+        ready=tuple(row(d) for d in by_state.get("ready", []) if d.id not in pending),
         running=running,
         waiting=_grouped([d for d in merged if d.derived_state in WAITING_STATES], row, packets, states, leases),
         complete=tuple(row(d) for d in by_state.get("complete", [])),
@@ -202,10 +228,27 @@ def content(
         commands=tuple(
             PendingCommand(comment_id=c.id, issue=c.issue, user=c.user, effect=effect) for c, effect in applied
         ),
+        recorded=_recorded(changes, pending, merged, row),
+        other_changes=sum(1 for c in changes if not (c.kind == "packet" and c.state is not None)),
         pull=pull[0],
         opening=pull[1],
         readback=_readback(readback, config, now),
         review_days=config.commands.review_days,
+    )
+
+
+def _recorded(
+    changes: Sequence[Change],
+    pending: Mapping[str, WorkState],
+    merged: Sequence[Derivation],
+    row: Callable[[Derivation], Packet],
+) -> tuple[Recorded, ...]:
+    """The recorded states the PR brings up to date with what every surface shows already."""
+    by_id = {d.id: d for d in merged}
+    return tuple(
+        Recorded(packet=row(by_id[c.id]), recorded=c.state[0])
+        for c in changes
+        if c.kind == "packet" and c.state is not None and c.id in by_id and c.id not in pending
     )
 
 
