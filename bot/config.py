@@ -111,6 +111,13 @@ class PullRequestSettings(Strict):
         default="perfbot: update the performance-constraints snapshot and page",
         description="The regeneration PR's title.",
     )
+    merge: Literal["manual", "auto"] = Field(
+        default="manual",
+        description="`manual`: a person merges the PR. `auto`: the run that opens or updates it merges it when "
+        "GitHub allows that now, else turns on GitHub's auto-merge when the default branch requires checks or "
+        "reviews (and the repository allows auto-merge), else says in one line why neither is allowed "
+        "(`perfbot init` writes `auto`).",
+    )
 
     @field_validator("branch")
     @classmethod

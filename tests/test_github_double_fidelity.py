@@ -178,6 +178,9 @@ def _rest_scenario(http: httpx.Client) -> list[tuple[str, str, httpx.Response, A
     number = call("POST", f"{REPO}/pulls", m.PullRequest, {"title": "t", "head": BRANCH, "base": "main"})["number"]
     call("GET", f"{REPO}/pulls", list[m.PullRequestSimple], head=f"{OWNER}:{BRANCH}")
     call("GET", f"{REPO}/pulls/{number}", m.PullRequest)
+    # `merge: auto`: a head that moved is refused (409), the head as written merges.
+    call("PUT", f"{REPO}/pulls/{number}/merge", m.BasicError, {"sha": "0" * 40})
+    call("PUT", f"{REPO}/pulls/{number}/merge", m.PullRequestMergeResult, {"sha": commit, "merge_method": "squash"})
     call("PATCH", f"{REPO}/pulls/{number}", m.PullRequest, {"state": "closed"})
     made = call("POST", f"{REPO}/issues", m.Issue, {"title": "dashboard", "body": "b", "labels": ["perfbot-dashboard"]})
     call("PATCH", f"{REPO}/issues/{made['number']}", m.Issue, {"body": "edited"})

@@ -51,6 +51,7 @@ SERVED = [
     "pulls/create",
     "pulls/get",
     "pulls/list",
+    "pulls/merge",
     "pulls/update",
     "reactions/create-for-issue-comment",
     "reactions/list-for-issue-comment",

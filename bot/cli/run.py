@@ -41,11 +41,16 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
         report = executor.apply(plan, github, args.max_writes) if writes else None
         refused = tuple(report.refused) if report is not None else ()
         decided = plan
-        plan = plan.model_copy(update={"api": github.requests(), "native_notes": (*plan.native_notes, *refused)})
+        merged = report.merge if report is not None else None
+        plan = plan.model_copy(
+            update={"api": github.requests(), "native_notes": (*plan.native_notes, *refused), "merge": merged}
+        )
     # With no request counted and no write refused (offline), the plan is the one already shown.
     sys.stdout.write(shown if plan == decided else _shown(plan, inputs.renderer, args))
     if report is not None:
         print(f"applied {len(report.done)} actions; {len(report.deferred)} deferred to the next run", file=sys.stderr)
+        if report.merge is not None:
+            print(report.merge.said(), file=sys.stderr)
         if report.superseded is not None:
             done = report.superseded
             print(

@@ -128,6 +128,8 @@ class PullRequestAction(Frozen):
     note: str = ""
     # Open PRs from forks whose branch has perfbot's branch name: not perfbot's, so left alone.
     forks: tuple[int, ...] = Field(default=(), exclude_if=lambda value: not value)
+    # `auto` (`pull_request.merge`): once written, the PR is merged, or set to merge itself.
+    merge: Literal["manual", "auto"] = Field(default="manual", exclude_if=lambda value: value == "manual")
 
 
 class LabelAction(Frozen):

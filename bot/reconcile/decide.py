@@ -237,7 +237,7 @@ def pull_request(
         return PullRequestAction(operation="close", number=existing.number, branch=settings.branch)
     body = _pull_body(inputs, derivations, files, story, leases)
     proposal = PullRequestAction(
-        operation="create", branch=settings.branch, title=settings.title, body=body, files=files
+        operation="create", branch=settings.branch, title=settings.title, body=body, files=files, merge=settings.merge
     )
     if existing is None:
         return proposal

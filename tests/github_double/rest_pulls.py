@@ -11,9 +11,18 @@ from __future__ import annotations
 from typing import Any
 
 from bot.github.actions import PullRequestAction
-from tests.github_double import branches, pull_bodies
+from tests.github_double import branches, merging, pull_bodies
 from tests.github_double.context import Context
-from tests.github_double.protocol import Response, invalid, not_found, page, required, validation_failed
+from tests.github_double.protocol import (
+    HttpError,
+    Response,
+    error_body,
+    invalid,
+    not_found,
+    page,
+    required,
+    validation_failed,
+)
 
 STATES = ("open", "closed", "all")
 
@@ -115,6 +124,25 @@ def get_pull(ctx: Context, number: str) -> Response:
     if record is None:
         raise not_found(ctx.docs("pulls/pulls#get-a-pull-request"))
     return Response(200, pull_bodies.full(ctx.api, ctx.world, record))
+
+
+def merge_pull(ctx: Context, number: str) -> Response:
+    """`PUT .../pulls/{pull_number}/merge`: GitHub's merge rules (`merging`), its refusals first."""
+    docs = ctx.docs("pulls/pulls#merge-a-pull-request")
+    world, data = ctx.world, ctx.request.object()
+    record = world.pull(int(number))
+    if record is None:
+        raise not_found(docs)
+    method = data.get("merge_method", "merge")
+    if method not in ("merge", "squash", "rebase"):
+        raise validation_failed(docs, {"resource": "PullRequest", "field": "merge_method", "code": "invalid"})
+    sha = data.get("sha") if isinstance(data.get("sha"), str) else None
+    refused = merging.refusal(world, record, method.upper(), sha)
+    if refused is not None:
+        status, message = refused
+        raise HttpError(status, error_body(status, message, docs))
+    oid = merging.merge(world, record, method.upper(), ctx.viewer)
+    return Response(200, {"sha": oid, "merged": True, "message": "Pull Request successfully merged"})
 
 
 def update_pull(ctx: Context, number: str) -> Response:

@@ -23,10 +23,12 @@ from bot.github.live.dashboard_writes import DashboardWrites
 from bot.github.live.issue_writes import IssueWrites
 from bot.github.live.label_link_writes import NativeWrites
 from bot.github.live.limits import LimitBudget
+from bot.github.live.merge import LiveMerger
 from bot.github.live.observe import BranchState, Reader
 from bot.github.live.pull import PullWriter
 from bot.github.live.retry import RetryPolicy
 from bot.github.live.traffic import Traffic
+from bot.github.merging import MergeOutcome
 from bot.github.observed import Observed
 from bot.github.port import GitHubError
 from bot.github.scope import ReadScope
@@ -83,6 +85,9 @@ class LiveGitHub(IssueWrites, NativeWrites, DashboardWrites):
 
     def pull_head(self) -> str | None:
         return self.head
+
+    def merge_pull(self, number: int) -> MergeOutcome:
+        return LiveMerger(self.session).merge(number)
 
 
 @contextmanager
