@@ -15,10 +15,8 @@ from typing import Any, Literal
 
 from githubkit.exception import RequestFailed
 
-from bot.github.live.bodies import error_body, parsed
-from bot.github.live.client import Session
-from bot.github.live.failures import failure, github_details
-from bot.github.live.graphql import query
+from bot.github.live.client import Session, error_body, failure, github_details, parsed
+from bot.github.live.query import query
 from bot.github.merging import MergeFacts, MergeMethod, MergeOutcome, allowed_methods, choose
 from bot.github.port import GitHubError
 from bot.untrusted import neutral
