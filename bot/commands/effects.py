@@ -367,9 +367,7 @@ def _assignment(add: bool) -> Effect:
         if packet.issue not in situation.assignees:
             return Refused(f"issue #{packet.issue} was not observed")
         if (comment.user in situation.assignees[packet.issue]) == add:
-            if not add:  # nothing to take back: said as such, with no 🚀 for a change that was not made
-                return Refused(f"{comment.user} is not assigned to #{packet.issue} (`{packet.id}`): nothing to unclaim")
-            change = "is already assigned to"
+            change = "is already assigned to" if add else "is not assigned to"
         else:
             change = "will be assigned to" if add else "will be unassigned from"
         assignment = AssignAction(issue=packet.issue, login=comment.user, add=add)

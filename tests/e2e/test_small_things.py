@@ -2,7 +2,6 @@
 
 - `why` and `help` replies do not start with 🚀: nothing was applied;
 - `why` on a complete packet lists no dependencies or leases as evidence;
-- an `unclaim` that changed nothing gets no 🚀, and says so;
 - the dashboard's lease line does not read "2 live leases, 2 stale" as four;
 - the dashboard's pending commands are Markdown, not literal backticks inside a code span.
 """
@@ -54,15 +53,6 @@ def test_why_on_a_complete_packet_names_no_evidence(sandbox: Repo, capsys: pytes
     assert "Evidence:" not in text
     assert "overlaps this packet" not in text
     assert "It is blocked by" not in text
-
-
-def test_an_unclaim_that_changes_nothing_is_refused_not_rocketed(
-    sandbox: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
-    sandbox.add_comment(101, 9497, "alice", f"/perf unclaim {CUDA}")
-    sandbox.reconcile(capsys, "--now", NOW)
-    assert reactions(sandbox, 101) == ["confused"]
-    assert f"alice is not assigned to #9497 (`{CUDA}`): nothing to unclaim" in reply(sandbox, 101)
 
 
 def board(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> str:

@@ -60,15 +60,8 @@ def test_each_verb_parses_and_its_effect_matches_its_spec(
         seed = seed.model_copy(
             update={"work_packets": tuple(changed if p.id == gate.id else p for p in seed.work_packets)}
         )
-    # alice holds #9497, so her `unclaim` takes something back (one that changes nothing is refused).
     situation = Situation(
-        seed,
-        config,
-        renderer,
-        {9497: ("carol", "alice") if verb == "unclaim" else ("carol",)},
-        {},
-        frozenset(),
-        explain=lambda s, packet, a: f"about {packet}",
+        seed, config, renderer, {9497: ("carol",)}, {}, frozenset(), explain=lambda s, packet, a: f"about {packet}"
     )
     outcome = enact(entry.effect, situation, command, comment(101, "alice", EXAMPLES[verb]))
     if verb == "why":
