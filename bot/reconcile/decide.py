@@ -20,8 +20,7 @@ from bot.github.observed import Comment
 from bot.reconcile import dashboard, proposal
 from bot.reconcile.changes import Change, snapshot_changes
 from bot.reconcile.inputs import Inputs
-from bot.reconcile.labels_and_links import plan_native
-from bot.reconcile.links import with_proposals
+from bot.reconcile.labels_and_links import plan_native, with_proposals
 from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.reconcile.plan import Plan
 from bot.reconcile.schedule import schedule
@@ -143,6 +142,7 @@ def lease_report(inputs: Inputs) -> LeaseReport:
         file=readback.file,
         format=readback.format,
         live=len(readback.live),
+        pulls=sum(1 for lease in readback.live if lease.pull is not None),
         stale=tuple(lease.describe() for lease in readback.stale(inputs.now, rules.ttl_minutes, rules.grace_minutes)),
         warnings=readback.warnings,
         readback=time,

@@ -34,7 +34,7 @@ from bot.github.port import (
     PullMerger,
     WriteAnnouncer,
 )
-from bot.reconcile.links import RECORD_TOPIC, REPOSTED_TOPICS
+from bot.reconcile.labels_and_links import RECORD_TOPIC, REPOSTED_TOPICS
 from bot.reconcile.plan import Plan
 
 
