@@ -146,6 +146,11 @@ class PullRequestAction(Frozen):
     forks: tuple[int, ...] = Field(default=(), exclude_if=lambda value: not value)
     # `auto` (`pull_request.merge`): once written, the PR is merged, or set to merge itself.
     merge: Literal["manual", "auto"] = Field(default="manual", exclude_if=lambda value: value == "manual")
+    # What a PR perfbot opens starts with (`pull_request` in the config); written only by `create`.
+    labels: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    team_reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    draft: bool = Field(default=False, exclude_if=lambda value: not value)
 
 
 class LabelAction(Frozen):

@@ -585,9 +585,7 @@ def dashboard_body(
     pull = pull_of(proposal, observed, config.pull_request.branch)
     if pull == (None, False):
         changes = ()
-    c = content(
-        base, merged, pending, applied, inputs.readback, config, inputs.now, pull, observed.repository, changes
-    )
+    c = content(base, merged, pending, applied, inputs.readback, config, inputs.now, pull, observed.repository, changes)
     return render(c, graphs(base, merged, inputs.renderer), stamp(inputs), inputs.renderer, limit_of(config))
 
 

@@ -240,7 +240,8 @@ def pull_request(
         operation="create", branch=settings.branch, title=settings.title, body=body, files=files, merge=settings.merge
     )
     if existing is None:
-        return proposal
+        options = ("labels", "reviewers", "team_reviewers", "draft")
+        return proposal.model_copy(update={name: getattr(settings, name) for name in options})
     if existing.files == files and existing.body == body and existing.title == settings.title:
         return PullRequestAction(operation="none", number=existing.number, branch=settings.branch)
     if existing.foreign_commits:

@@ -300,7 +300,6 @@ class PullRequestNode(NumberedNode):
     def id(self) -> str:
         return merging.node_id(self.number)
 
-
     @property
     def merge_state_status(self) -> str:
         return merging.state(self.world, self.record)
