@@ -113,25 +113,27 @@ WRITE_SPACING_SECONDS = 1.0
 
 
 def kind_of(request: httpx.Request) -> str:
-    """`graphql` (a query or a mutation), `rest_read` (GET) or `rest_write` (anything else)."""
+    """`graphql` (queries, and the mutations `merge: auto` and the branch move send), `rest_read`
+    (GET) or `rest_write` (anything else)."""
     if request.url.path.endswith("/graphql"):
         return "graphql"
     return "rest_read" if request.method in ("GET", "HEAD") else "rest_write"
 
 
-def is_mutation(request: httpx.Request) -> bool:
-    """A GraphQL request whose document is a mutation (perfbot sends one operation per document)."""
-    try:
-        document = json.loads(request.content).get("query")
-    except (ValueError, AttributeError):
-        return False
-    return isinstance(document, str) and document.lstrip().startswith("mutation")
-
-
 def is_read(request: httpx.Request) -> bool:
-    """A request that changes nothing, so it may be sent again: a GET or a GraphQL query."""
+    """A request that changes nothing: sent again after a transient failure, its body always read."""
     kind = kind_of(request)
-    return kind == "rest_read" or (kind == "graphql" and not is_mutation(request))
+    return kind != "rest_write" and not (kind == "graphql" and is_mutation(request))
+
+
+def is_mutation(request: httpx.Request) -> bool:
+    """A GraphQL request whose document is a mutation (`enablePullRequestAutoMerge`, `updateRefs`): a write."""
+    try:
+        sent = json.loads(request.content)
+    except ValueError:
+        return False
+    document = sent.get("query") if isinstance(sent, dict) else None
+    return isinstance(document, str) and document.lstrip().startswith("mutation")
 
 
 @dataclass
