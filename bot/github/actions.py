@@ -122,6 +122,9 @@ class PullRequestAction(Frozen):
     body: str = ""
     files: dict[str, str] = {}
     note: str = ""
+    # The open PR's branch carries commits perfbot did not make: perfbot leaves the PR as it is, and
+    # the surfaces say what a person does next (merge or close it, or take the commits off).
+    held: bool = Field(default=False, exclude_if=lambda value: not value)
     # Open PRs from forks whose branch has perfbot's branch name: not perfbot's, so left alone.
     forks: tuple[int, ...] = Field(default=(), exclude_if=lambda value: not value)
 

@@ -259,6 +259,7 @@ def dashboard_body(
     base = inputs.snapshot.model
     pull = pull_of(proposal, observed, config.pull_request.branch)
     c = content(base, merged, pending, applied, inputs.readback, config, inputs.now, pull, observed.repository)
+    c = c.model_copy(update={"held": proposal.held})
     return render(c, graphs(base, merged, inputs.renderer), stamp(inputs), inputs.renderer, limit_of(config))
 
 

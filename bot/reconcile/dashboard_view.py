@@ -120,6 +120,8 @@ class Content(Row):
     # The regeneration PR: its number, or None; `opening` when this run opens it.
     pull: int | None
     opening: bool
+    # The open PR carries commits perfbot did not make: perfbot leaves it, and says what to do.
+    held: bool = False
     readback: Readback
     review_days: int
 

@@ -32,6 +32,13 @@ from bot.snapshot.validation import validate
 from bot.timestamps import utc_stamp
 
 
+# Said where the plan is printed; the job summary and the dashboard say what to do in their own words.
+HELD = (
+    "the branch carries commits perfbot did not make, so perfbot leaves the PR as it is; merge or close it "
+    "(the next run opens a new PR from the default branch's tip), or take those commits off the branch"
+)
+
+
 def decide(inputs: Inputs) -> Plan:
     config, observed = inputs.config, inputs.observed
     base = inputs.snapshot.model
@@ -228,6 +235,9 @@ def pull_request(
     if refused:
         number = existing.number if existing else None
         return PullRequestAction(operation="none", number=number, branch=settings.branch, note=f"refused: {refused}")
+    if existing is not None and existing.foreign_commits:
+        # Neither updated nor closed: a person's commits are never overwritten nor shut away.
+        return PullRequestAction(operation="none", number=existing.number, branch=settings.branch, note=HELD, held=True)
     changed = any(inputs.committed.get(path) != text for path, text in files.items())
     if not changed:
         if existing is None:
@@ -241,13 +251,6 @@ def pull_request(
         return proposal
     if existing.files == files and existing.body == body and existing.title == settings.title:
         return PullRequestAction(operation="none", number=existing.number, branch=settings.branch)
-    if existing.foreign_commits:
-        return PullRequestAction(
-            operation="none",
-            number=existing.number,
-            branch=settings.branch,
-            note="the branch carries commits perfbot did not make; it is left as it is",
-        )
     return proposal.model_copy(update={"operation": "update", "number": existing.number})
 
 

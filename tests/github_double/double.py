@@ -105,6 +105,10 @@ class GitHubDouble:
         with self.lock:
             return branches.merge_pull(self.world, number, login)
 
+    def close_pull(self, number: int) -> None:
+        with self.lock:
+            branches.close_pull(self.world, number)
+
     def kinds(self) -> dict[str, int]:
         counts = {"graphql": 0, "rest_read": 0, "rest_write": 0}
         for entry in self.requests:

@@ -3,7 +3,9 @@
 The commit's parent is the tip the run read and decided on. Before a ref moves, the tip (and
 the PR branch, when it exists) are read again: if either moved, nothing is moved and the next
 run starts over from what is there then. A branch holding a commit perfbot did not make is
-never force-moved.
+never force-moved while a PR is open from it; once no PR is open from it (merged or closed, and
+GitHub kept the branch), the branch starts again from the tip and a new PR is opened, as
+create-pull-request resets its branch: the old commits stay in the closed or merged PR.
 
 The open PR is the one from this repository's branch: a fork's PR from a branch of the same name
 is someone else's (`Observed.open_pull`). The writer answers with the PR's number, so the
@@ -43,7 +45,8 @@ class PullWriter:
         if action.operation == "close":
             self._close(action)
             return action.number
-        if self.state.head is None or action.files != self.state.head_files:
+        state = self.state
+        if state.head is None or not state.head_is_ours or action.files != state.head_files:
             self._commit(action.files)
         number = action.number
         if action.operation == "update" and number is not None:
@@ -87,10 +90,11 @@ class PullWriter:
 
     def _commit(self, files: dict[str, str]) -> None:
         state = self.state
-        if state.head is not None and not state.head_is_ours:
+        if state.head is not None and not state.head_is_ours and state.pull is not None:
+            # Decided against before the write (`decide.pull_request`); read again, it is still refused.
             raise GitHubError(
-                f"branch {self.branch} holds commit {state.head[:12]}, which perfbot did not make; it is left as it "
-                f"is. Merge or close its PR, or delete the branch, and perfbot proposes its change again"
+                f"branch {self.branch} holds commit {state.head[:12]}, which perfbot did not make, and PR "
+                f"#{state.pull} is open from it; it is left as it is"
             )
         entries: list[TreeEntry] = [
             {"path": path, "mode": "100644", "type": "blob", "content": text} for path, text in sorted(files.items())
