@@ -4,6 +4,7 @@ on an open PR stay, and the job summary and the dashboard say what to do."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,9 @@ def open_numbers(live: Live) -> list[int]:
 
 def reactions_on(live: Live, comment_id: int) -> list[str]:
     state = live.sandbox.state()
-    return [r["content"] for r in state["reactions"] if r["comment_id"] == comment_id and r["user"] == state["bot_login"]]
+    return [
+        r["content"] for r in state["reactions"] if r["comment_id"] == comment_id and r["user"] == state["bot_login"]
+    ]
 
 
 def with_dashboard(live: Live) -> None:
@@ -42,8 +45,6 @@ def summarised(live: Live, tmp_path: Path) -> tuple[dict[str, Any], str]:
     summary.write_text("", encoding="utf-8")
     status, out, err = live.run("--json", environ=live_environ(REPO) | {"GITHUB_STEP_SUMMARY": str(summary)})
     assert status == 0, err
-    import json
-
     return json.loads(out), summary.read_text(encoding="utf-8")
 
 
@@ -64,7 +65,8 @@ def test_a_branch_a_person_pushed_to_starts_again_from_the_tip_once_its_pr_is_me
     plan = live.plan()
     assert pull(plan)["operation"] == "create"
     head = live.double.tip(BRANCH)
-    assert head is not None and head != pushed
+    assert head is not None
+    assert head != pushed
     commit = live.double.world.git.commits[head]
     assert commit.parents == (live.double.tip(),)  # one bot commit on the default branch's tip
     assert commit.author.login == live.double.world.bot_login
@@ -106,8 +108,9 @@ def test_a_persons_commits_on_an_open_pr_stay_and_every_surface_says_what_to_do(
     assert pull(plan)["held"] is True
     assert live.double.tip(BRANCH) == pushed
     assert not [w for w in live.writes() if "/git/" in w or "/pulls" in w]
-    assert f"carries commits perfbot did not make, so perfbot leaves it as it is" in summary
-    assert "merge or close" in summary and "take those commits off `perfbot/update`" in summary
+    assert "carries commits perfbot did not make, so perfbot leaves it as it is" in summary
+    assert "merge or close" in summary
+    assert "take those commits off `perfbot/update`" in summary
     board = next(i for i in live.sandbox.state()["issues"] if "perfbot-dashboard" in i.get("labels", []))
     assert f"#{number} carries commits perfbot did not make" in board["body"]
     assert "merge or close" in board["body"]

@@ -31,7 +31,6 @@ from bot.snapshot.model import Snapshot, WorkState
 from bot.snapshot.validation import validate
 from bot.timestamps import utc_stamp
 
-
 # Said where the plan is printed; the job summary and the dashboard say what to do in their own words.
 HELD = (
     "the branch carries commits perfbot did not make, so perfbot leaves the PR as it is; merge or close it "
