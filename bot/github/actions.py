@@ -129,6 +129,16 @@ class PullRequestAction(Frozen):
     forks: tuple[int, ...] = Field(default=(), exclude_if=lambda value: not value)
 
 
+class IgnoredRecord(Frozen):
+    """A record or marker perfbot did not count, as someone other than perfbot may have written it:
+    where it was (`pull-body`: the regeneration PR's body; `comment`: one of perfbot's comments),
+    the comment it names or is, and why."""
+
+    where: Literal["pull-body", "comment"]
+    comment_id: int
+    reason: str
+
+
 class LabelAction(Frozen):
     """Add or remove one of perfbot's state labels on an issue."""
 

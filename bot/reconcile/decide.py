@@ -15,8 +15,16 @@ from bot.commands import pipeline
 from bot.commands.records import Record
 from bot.errors import BotError
 from bot.evidence.derive import Derivation, derive_all
-from bot.github.actions import Action, LeaseReport, NativeNote, Proposal, PullRequestAction, ReadbackTime
-from bot.github.observed import Comment
+from bot.github.actions import (
+    Action,
+    IgnoredRecord,
+    LeaseReport,
+    NativeNote,
+    Proposal,
+    PullRequestAction,
+    ReadbackTime,
+)
+from bot.github.observed import Comment, Observed
 from bot.reconcile import dashboard, proposal
 from bot.reconcile.changes import Change, snapshot_changes
 from bot.reconcile.inputs import Inputs
@@ -91,7 +99,20 @@ def decide(inputs: Inputs) -> Plan:
         pending=_pending(merged, derivations),
         changes=() if refused else tuple(story.changes),
         dashboard=board.report,
+        ignored_records=(*processed.ignored, *_tampered(observed)),
     )
+
+
+def _tampered(observed: Observed) -> list[IgnoredRecord]:
+    """perfbot's comments someone else edited: GitHub names the editor, and their markers do not count."""
+    return [
+        IgnoredRecord(
+            where="comment",
+            comment_id=c.id,
+            reason=f"perfbot's comment on #{c.issue} was last edited by {c.edited_by_other_than(observed.bot_login)}",
+        )
+        for c in observed.tampered_bot_comments()
+    ]
 
 
 def _pending(merged: list[Derivation], working: list[Derivation]) -> dict[str, WorkState]:

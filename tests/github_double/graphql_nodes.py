@@ -172,6 +172,13 @@ class CommentNode(Node):
         edited = self.record.get("edited", False)
         return str(self.record.get("updated_at", self.record["created_at"])) if edited else None
 
+    def editor(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any] | None:
+        """GitHub's `editor` ("The actor who edited the comment"): null while it is unedited; a
+        state that says it is edited without naming who edited it was edited by its author."""
+        if not self.record.get("edited", False):
+            return None
+        return actor(str(self.record.get("editor") or self.record["user"]))
+
     def reaction_groups(self, info: GraphQLResolveInfo[Any]) -> list[dict[str, Any]]:
         mine = [r for r in self.world.records("reactions") if r["comment_id"] == self.record["id"]]
         groups = []
@@ -277,6 +284,16 @@ class PullRequestNode(NumberedNode):
     def head_ref_name(self) -> str:
         return str(self.record["head"])
 
+    def author(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any]:
+        """Who opened it: the state's `user`, else perfbot (the double's PRs are perfbot's unless said)."""
+        return actor(str(self.record.get("user") or self.world.bot_login))
+
+    def editor(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any] | None:
+        """GitHub's `editor` ("The actor who edited this pull request's body"): null until the body
+        is edited after the PR was opened; a title edit is not a body edit."""
+        editor = self.record.get("editor")
+        return None if editor is None else actor(str(editor))
+
     @property
     def state(self) -> str:
         return str(self.record["state"]).upper()
@@ -309,3 +326,9 @@ class PullRequestNode(NumberedNode):
         mine = self.world.fork_of(self.record) is None
         found = self.world.git.only_in(head, base) if mine and head and base else []
         return connection(info, [{"commit": CommitNode(self.world, self.viewer, oid)} for oid in found], **page)
+
+
+def actor(login: str) -> dict[str, Any]:
+    """An `Actor` as GraphQL shows it: a Bot's login without the `[bot]` REST shows."""
+    kind = "Bot" if login.endswith("[bot]") else "User"
+    return {"typename": kind, "login": login.removesuffix("[bot]")}

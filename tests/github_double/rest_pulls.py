@@ -137,6 +137,8 @@ def update_pull(ctx: Context, number: str) -> Response:
         )
         world.apply(ctx.viewer, lambda offline: offline.pull_request(action))
     elif (title, body) != (record["title"], record["body"]):
+        if body != record["body"]:
+            record["editor"] = ctx.viewer
         record.update(title=title, body=body)
         world.save()
     if state == "closed" and record["state"] == "open":

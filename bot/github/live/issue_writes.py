@@ -8,6 +8,8 @@ not posted again.
 
 from __future__ import annotations
 
+from typing import Any
+
 from githubkit.exception import GitHubException
 
 from bot.github.actions import AssignAction, CommentAction, EditCommentAction, ReactAction
@@ -48,8 +50,16 @@ class IssueWrites:
             self.posted[number] = [
                 frozenset(markers_in(node.get("body") or ""))
                 for node in found.get("nodes") or []
-                if node and mapping.login_of(node.get("author"))[0] == self.bot_login
+                if node
+                and mapping.login_of(node.get("author"))[0] == self.bot_login
+                and not self._edited_by_others(node)
             ]
+
+    def _edited_by_others(self, node: dict[str, Any]) -> bool:
+        """A comment of perfbot's someone else edited carries no marker that counts (`Observed.bot_comments`)."""
+        if node.get("lastEditedAt") is None:
+            return False
+        return mapping.login_of(node.get("editor"))[0] != self.bot_login
 
     def comment(self, action: CommentAction) -> int:
         """A comment is not repeatable: a lost answer stops the run (the next run finds its marker)."""

@@ -101,6 +101,8 @@ def comments(number: int, page: dict[str, Any], bot_login: str) -> tuple[list[Co
                 created_at=node["createdAt"],
                 body=node.get("body") or "",
                 edited=node.get("lastEditedAt") is not None,
+                # A null editor of an edited comment is a deleted account: `ghost`, who is not perfbot.
+                editor=login_of(node.get("editor"))[0] if node.get("lastEditedAt") is not None else None,
             )
         )
         reactions += [

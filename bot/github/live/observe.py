@@ -63,6 +63,8 @@ class BranchState:
     pull: int | None = None
     pull_title: str = ""
     pull_body: str = ""
+    pull_user: str | None = None  # who opened the PR
+    pull_editor: str | None = None  # who last edited its body (None: nobody since it was opened)
 
 
 def default_branch(repo: dict[str, Any], repository: str) -> BranchState:
@@ -253,6 +255,8 @@ class Reader:
             node.get("body") or "",
         )
         branch.head_is_ours = branch.head_is_ours and ours and node.get("headRefOid") == branch.head
+        branch.pull_user = mapping.login_of(node.get("author"))[0]
+        branch.pull_editor = mapping.login_of(node["editor"])[0] if node.get("editor") else None
 
     def _pulls(self, branch: BranchState) -> tuple[PullRequest, ...]:
         forks = tuple(self.forks)
@@ -263,6 +267,8 @@ class Reader:
             head=self.scope.branch,
             title=branch.pull_title,
             body=branch.pull_body,
+            user=branch.pull_user,
+            editor=branch.pull_editor,
             files=branch.head_files,
             foreign_commits=not branch.head_is_ours,
         )
