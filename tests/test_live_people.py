@@ -8,8 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from bot.reconcile.decide import PULL_BODY_END
 from tests.backends import live_environ
 from tests.harness import Repo, pull
 from tests.test_live import COMPLETE, REPO, Live, with_commands
@@ -120,3 +122,32 @@ def test_a_persons_commits_on_an_open_pr_stay_and_every_surface_says_what_to_do(
     assert pull(live.plan())["operation"] == "create"
     board = next(i for i in live.sandbox.state()["issues"] if "perfbot-dashboard" in i.get("labels", []))
     assert "carries commits perfbot did not make" not in board["body"]
+
+
+def test_a_persons_title_and_note_below_perfbots_part_survive_runs_with_and_without_news(live: Live) -> None:
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    (number,) = open_numbers(live)
+    state = live.sandbox.state()
+    record = next(p for p in state["pulls"] if p["number"] == number)
+    assert record["body"].rstrip().endswith(PULL_BODY_END)
+    state["permissions"]["mallory"] = "write"
+    live.sandbox.write_state(state)
+    live.double.tokens = {"mallory-token": "mallory"}
+    note = "\n\nReviewed with the team on Monday: merge after the release.\n"
+    headers = {"authorization": "token mallory-token"}
+    with httpx.Client(transport=live.double.transport(), base_url="https://api.github.com", headers=headers) as http:
+        answer = http.patch(
+            f"/repos/{REPO}/pulls/{number}",
+            json={"title": "Constraints for the release", "body": record["body"] + note},
+        )
+        assert answer.status_code == 200
+
+    assert pull(live.plan())["operation"] == "none"  # nothing new: nothing written
+    assert live.writes() == []
+    live.sandbox.add_comment(900, 8324, "alice", REVIEW, at=LATER)
+    assert pull(live.plan())["operation"] == "update"  # a change: perfbot's part only
+    after = next(p for p in live.sandbox.state()["pulls"] if p["number"] == number)
+    assert after["title"] == "Constraints for the release"
+    assert after["body"].endswith(PULL_BODY_END + note)
+    assert "(comment 900)" in after["body"]

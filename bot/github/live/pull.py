@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from githubkit.exception import GitHubException, RequestFailed
+from githubkit.utils import UNSET
 from githubkit.versions import RestVersionSwitcher as RestNamespace
 from githubkit_schemas.latest.types import ReposOwnerRepoGitTreesPostBodyPropTreeItemsType as TreeEntry
 
@@ -55,12 +56,15 @@ class PullWriter:
         return self._create(action)
 
     def _update(self, number: int, action: PullRequestAction) -> None:
-        if (action.title, action.body) != (self.state.pull_title, self.state.pull_body):
-            self._call(
-                f"updating PR #{number}",
-                lambda: self._rest.pulls.update(self._owner, self._name, number, title=action.title, body=action.body),
-            )
-            self.state.pull_title, self.state.pull_body = action.title, action.body
+        """The body, and the title only when the plan changes it (a person's title is kept)."""
+        if action.body == self.state.pull_body and action.title == self.state.pull_title:
+            return
+        title = action.title if action.title != self.state.pull_title else UNSET
+        self._call(
+            f"updating PR #{number}",
+            lambda: self._rest.pulls.update(self._owner, self._name, number, title=title, body=action.body),
+        )
+        self.state.pull_title, self.state.pull_body = action.title, action.body
 
     @property
     def _rest(self) -> RestNamespace:
@@ -180,7 +184,7 @@ class PullWriter:
                     found[0].title,
                     found[0].body or "",
                 )
-                self._update(number, action)
+                self._update(number, action.model_copy(update={"title": found[0].title}))
                 return number
         raise GitHubError(
             f"GitHub says a PR from {self.branch} is open, but lists none after {LIST_TRIES} reads; "
