@@ -144,3 +144,23 @@ def test_a_native_links_record_a_person_edited_removes_no_persons_link(
     assert [c["topic"] for c in comments(plan) if c["topic"] == "native-links"]
     settled = either.reconcile(capsys, "--now", NOW)
     assert [a for a in settled["actions"] if a["kind"] != "pull_request"] == []
+
+
+def test_a_long_note_below_perfbots_part_is_kept_and_the_body_stays_under_githubs_limit(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = first_pr(sandbox, capsys)
+    note = "\n\n" + "A long review note. " * 3_000  # 60,000 characters of a person's text
+    state = sandbox.state()
+    (pr,) = [p for p in state["pulls"] if p["number"] == record["number"]]
+    pr["body"] += note
+    sandbox.write_state(state)
+    sandbox.add_comment(
+        900, 8324, "alice", "/perf review metal-resident-decode by 2026-09-04", at="2026-08-27T11:00:00Z"
+    )
+    plan = sandbox.reconcile(capsys, "--now", NOW)
+    body = pull(plan)["body"]
+    assert pull(plan)["operation"] == "update"
+    assert body.endswith(note)
+    assert len(body) <= 65_536
+    assert "(comment 900)" in body

@@ -465,3 +465,13 @@ def test_records_in_a_body_opened_or_last_edited_by_someone_else_do_not_count(
     assert packet.blocked_by_condition == "window"  # 201 read again from its text, as 🚀'd and unedited
     assert sorted(r.comment_id for r in box.ignored) == [201, 299]
     assert {r.reason for r in box.ignored} == {"PR #7's body was opened or last edited by mallory, not perfbot"}
+
+
+def test_a_record_naming_another_author_than_its_comment_is_not_counted(quiet_inbox: Reader) -> None:
+    """A record must name the comment's own author and issue: GitHub says who wrote the comment."""
+    as_carol = Record(BLOCK.model_copy(update={"user": "carol"}), 1, "accepted", BLOCK.body)
+    box = quiet_inbox(_in_pull(observed(BLOCK), [as_carol]))
+    (ignored,) = box.ignored
+    assert ignored.comment_id == 201
+    assert ignored.reason.startswith("it names another author or issue than comment 201 (by alice")
+    assert [(r["comment_id"], r["decision"]) for r in box.reports] == [(201, "replayed")]  # read again, as alice's
