@@ -128,8 +128,8 @@ class PullRequest(Tolerant):
     # GitHub's `editor` of the PR's body: records in a body someone else edited do not count.
     editor: str | None = Field(
         default=None,
-        description="Who last edited its body (GitHub's `editor`); unset: nobody since it was opened. The records "
-        "in a body last edited by anyone but perfbot do not count.",
+        description="Who last edited its body (GitHub's `editor`); unset: nobody but perfbot since it was opened. "
+        "The records in a body last edited by anyone but perfbot do not count.",
     )
     # Commits on the branch that the bot did not make: the bot must not overwrite them.
     foreign_commits: bool = Field(

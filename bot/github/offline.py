@@ -508,8 +508,10 @@ class OfflineGitHub(OfflineNativeWrites):
                 # As live: the same files are no new commit, and the branch's head stays where it is.
                 same = action.operation == "update" and action.files == pull.get("files") and pull.get("head_sha")
                 self._pull_head = str(pull["head_sha"]) if same else self._commit_id(pull.get("head_sha"), action)
-                if action.operation == "update" and action.body != pull.get("body", ""):
-                    pull["editor"] = self.observed.bot_login  # as GitHub names who last edited a PR's body
+                if action.operation == "update" and action.body != pull.get("body", "") and "editor" in pull:
+                    # GitHub names who last edited a PR's body: perfbot's edit after a person's is perfbot's
+                    # again (no `editor` at all already says that nobody but perfbot edited it).
+                    pull["editor"] = self.observed.bot_login
                 pull.update(title=action.title, body=action.body, files=action.files, head_sha=self._pull_head)
             elif action.operation == "close":
                 pull["state"] = "closed"
