@@ -29,8 +29,7 @@ from bot.reconcile import dashboard, proposal
 from bot.reconcile.changes import Change, snapshot_changes
 from bot.reconcile.dashboard import GITHUB_BODY_LIMIT
 from bot.reconcile.inputs import Inputs
-from bot.reconcile.labels_and_links import plan_native
-from bot.reconcile.links import with_proposals
+from bot.reconcile.labels_and_links import plan_native, with_proposals
 from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.reconcile.plan import Plan
 from bot.reconcile.schedule import schedule
