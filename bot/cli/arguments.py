@@ -35,6 +35,12 @@ def parser() -> argparse.ArgumentParser:
         "--action", type=pinned_action, metavar="OWNER/REPO@SHA", help="the perfbot action the workflow uses, pinned"
     )
     init.add_argument(
+        "--leases-from",
+        choices=("file", "pull-requests"),
+        help="where leases come from: dos's lease file, or open pull requests "
+        "(default: the file when .dos/ or config/leases.json is there, else pull requests)",
+    )
+    init.add_argument(
         "--branch",
         type=branch_name,
         metavar="NAME",

@@ -181,7 +181,7 @@ def publish_leases(settings: Settings, args: argparse.Namespace, context: RunCon
 def target(settings: Settings, to: str | None) -> BranchFile:
     """`--to`, else the config's `leases` when it names a branch file, else perfbot/leases:leases.json."""
     if to is None:
-        return leases.target(settings.config.leases)
+        return leases.target(settings.config.lease_file)
     try:
         found = branch_file(to)
     except ValueError as exc:

@@ -296,6 +296,8 @@ class LeaseReport(Frozen):
     file: str
     format: str
     live: int
+    # Of `live`, those open pull requests hold (`leases.sources: [pull-requests]`); absent when none.
+    pulls: int = Field(default=0, exclude_if=lambda value: value == 0)
     stale: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     # Only a published readback carries its time, so plans of the other formats stay as they were.

@@ -170,6 +170,7 @@ def lease_report(inputs: Inputs) -> LeaseReport:
         file=readback.file,
         format=readback.format,
         live=len(readback.live),
+        pulls=sum(1 for lease in readback.live if lease.pull is not None),
         stale=tuple(lease.describe() for lease in readback.stale(inputs.now, rules.ttl_minutes, rules.grace_minutes)),
         warnings=readback.warnings,
         readback=time,
