@@ -3,7 +3,7 @@
 import contextlib
 import re
 from pathlib import Path
-from typing import Literal, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator, model_validator
 
@@ -35,6 +35,11 @@ class PageText(Strict):
     dependency_graph: StrictBool = Field(
         default=False,
         description="Adds a mermaid graph of the work packets under their table (off: the upstream layout).",
+    )
+    empty_tables: StrictBool = Field(
+        default=True,
+        description="Prints the lever, gate and source-queue tables even with no rows, as upstream's page does "
+        "(false, as `perfbot init` writes it: a table with no rows is left out, and so is a section left empty).",
     )
 
 
@@ -172,12 +177,29 @@ class OwnerWording(Strict):
     )
 
 
+# GitHub's logins: letters, digits and single hyphens inside; a team's slug is its name in lower case.
+_LOGIN = r"^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$"
+_TEAM = r"^[a-z0-9][a-z0-9_-]{0,99}$"
+
+
 class PullRequestSettings(Strict):
     branch: StrictStr = Field(default="perfbot/update", description="The one branch perfbot owns for its PR.")
     title: StrictStr = Field(
         default="perfbot: update the performance-constraints snapshot and page",
         description="The regeneration PR's title.",
     )
+    # Applied when perfbot opens the PR, never again: a label a person takes off, a review request
+    # a person withdraws or a draft a person marks ready stays as they left it.
+    labels: tuple[Annotated[StrictStr, Field(min_length=1, max_length=50)], ...] = Field(
+        default=(), description="Labels put on the PR when perfbot opens it (GitHub makes a missing one)."
+    )
+    reviewers: tuple[Annotated[StrictStr, Field(max_length=39, pattern=_LOGIN)], ...] = Field(
+        default=(), description="Logins whose review is requested when perfbot opens the PR (collaborators)."
+    )
+    team_reviewers: tuple[Annotated[StrictStr, Field(pattern=_TEAM)], ...] = Field(
+        default=(), description="Team slugs (of the repository's organisation) whose review is requested likewise."
+    )
+    draft: StrictBool = Field(default=False, description="Opens the PR as a draft.")
 
     @field_validator("branch")
     @classmethod

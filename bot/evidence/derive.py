@@ -1,11 +1,12 @@
 """Derived packet state: what the evidence (dependencies, leases, assignment) says each packet is.
 
-Order of the rules (DESIGN.md): an open hard dependency (one not `complete`, whatever the
-reason) means `waiting-dependency`; else a foreign overlapping lease, a blocker still holding an
-overlapping lease, or a free-text blocker means `waiting-coordination`; else, when the packet's
-issue was not observed, the recorded state stands; else an assigned issue with its own live lease,
-or an open pull request that closes the issue (when pull requests are a lease source), means
-`running`; else `ready`. `complete`, `capacity-hold` and `waiting-evidence` change only by decision.
+Order of the rules (docs/leases.md, "How a packet's state is derived"): an open hard
+dependency (one not `complete`, whatever the reason) means `waiting-dependency`; else a foreign
+overlapping lease, a blocker still holding an overlapping lease, or a free-text blocker means
+`waiting-coordination`; else, when the packet's issue was not observed, the recorded state
+stands; else an assigned issue with its own live lease, or an open pull request that closes the
+issue (when pull requests are a lease source), means `running`; else `ready`. `complete`,
+`capacity-hold` and `waiting-evidence` change only by decision.
 """
 
 from collections.abc import Iterable, Mapping, Sequence

@@ -143,6 +143,11 @@ class PullRequestAction(Frozen):
     held: bool = Field(default=False, exclude_if=lambda value: not value)
     # Open PRs from forks whose branch has perfbot's branch name: not perfbot's, so left alone.
     forks: tuple[int, ...] = Field(default=(), exclude_if=lambda value: not value)
+    # What a PR perfbot opens starts with (`pull_request` in the config); written only by `create`.
+    labels: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    team_reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    draft: bool = Field(default=False, exclude_if=lambda value: not value)
 
 
 class IgnoredRecord(Frozen):

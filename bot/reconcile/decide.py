@@ -272,7 +272,8 @@ def pull_request(
         operation="create", branch=settings.branch, title=settings.title, body=body, files=files
     )
     if existing is None:
-        return proposal
+        options = ("labels", "reviewers", "team_reviewers", "draft")
+        return proposal.model_copy(update={name: getattr(settings, name) for name in options})
     if existing.files == files and existing.body == body:
         return PullRequestAction(operation="none", number=existing.number, branch=settings.branch)
     # The title is perfbot's when it opens the PR; a title a person gives it later stays.

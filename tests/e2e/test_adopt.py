@@ -420,3 +420,18 @@ def test_the_templates_ship_inside_the_package() -> None:
     assert SHIPPED_TEMPLATES.parent == ROOT / "bot"
     assert SHIPPED_TEMPLATES.resolve() == (ROOT / "templates").resolve()
     assert (SHIPPED_TEMPLATES / "scaffold" / "snapshot.yaml.j2").is_file()
+
+
+def test_the_new_teams_page_has_no_empty_table_or_section() -> None:
+    page = scaffold(dt.date(2026, 9, 1), None, "main")["docs/current-constraints.md"]
+    lines = page.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("|---") or line.startswith("|--:") or line.startswith("|---:"):
+            row = lines[i + 1] if i + 1 < len(lines) else ""
+            assert row.startswith("| "), f"a table with no rows: {lines[i - 1]}"
+        if line.startswith("#"):
+            following = next((later for later in lines[i + 1 :] if later.strip()), "")
+            assert following.strip("#"), f"an empty section: {line}"
+            assert not following.startswith("#"), f"an empty section: {line}"
+    assert "Graph-dependency-ready arms" not in page
+    assert "source queue" not in page
