@@ -20,6 +20,7 @@ from bot.github.actions import (
     TipReport,
 )
 from bot.github.events import Trigger
+from bot.github.merging import MergeOutcome
 from bot.reconcile.changes import Change
 from bot.snapshot.model import WorkState
 
@@ -56,6 +57,8 @@ class Plan(Frozen):
     changes: tuple[Change, ...] = Field(default=(), exclude=True)
     # Records and markers not counted because someone other than perfbot wrote or edited them.
     ignored_records: tuple[IgnoredRecord, ...] = Field(default=(), exclude_if=lambda value: not value)
+    # What `pull_request.merge: auto` did with the PR the run wrote (absent otherwise, and in a dry run).
+    merge: MergeOutcome | None = Field(default=None, exclude_if=lambda value: value is None)
     # The dashboard issue: what this run does with it (absent when the dashboard is off).
     dashboard: DashboardReport | None = Field(default=None, exclude_if=lambda value: value is None)
 

@@ -19,8 +19,10 @@ from bot.context import RunContext
 from bot.github.actions import Action, CommentAction, PullRequestAction
 from bot.github.live import cache
 from bot.github.live.client import LimitBudget, RetryPolicy, Session, Traffic, build_client, connection
+from bot.github.live.merge import LiveMerger
 from bot.github.live.observe import BranchState, Reader
 from bot.github.live.writes import DashboardWrites, IssueWrites, NativeWrites, PullWriter
+from bot.github.merging import MergeOutcome
 from bot.github.observed import Observed
 from bot.github.port import GitHubError, ReadScope
 
@@ -78,6 +80,9 @@ class LiveGitHub(IssueWrites, NativeWrites, DashboardWrites):
 
     def pull_head(self) -> str | None:
         return self.head
+
+    def merge_pull(self, number: int) -> MergeOutcome:
+        return LiveMerger(self.session).merge(number)
 
 
 @contextmanager
