@@ -16,6 +16,7 @@ from bot.commands.records import Record
 from bot.errors import BotError
 from bot.evidence.derive import Derivation, derive_all
 from bot.github.actions import (
+    GITHUB_BODY_LIMIT,
     Action,
     IgnoredRecord,
     LeaseReport,
@@ -27,7 +28,6 @@ from bot.github.actions import (
 from bot.github.observed import Comment, Observed
 from bot.reconcile import dashboard, proposal
 from bot.reconcile.changes import Change, snapshot_changes
-from bot.reconcile.dashboard import GITHUB_BODY_LIMIT
 from bot.reconcile.inputs import Inputs
 from bot.reconcile.labels_and_links import plan_native, with_proposals
 from bot.reconcile.nudges import Nudges, overdue_reviews
