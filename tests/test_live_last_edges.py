@@ -100,7 +100,7 @@ def test_a_push_just_before_the_branch_moves_is_kept_and_the_run_says_the_branch
     code, plan, err = live.run()
     assert code == 0, err
     assert plan is not None
-    assert pull(plan)["note"] == "the branch carries commits perfbot did not make; it is left as it is"
+    assert pull(plan)["note"].startswith("the branch carries commits perfbot did not make")
     assert live.double.tip(BRANCH) == pushed[0]
 
 
