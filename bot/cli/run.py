@@ -14,9 +14,11 @@ from bot.errors import ProposalRefused
 from bot.evidence import graph as packet_graph
 from bot.files import read_text, write_atomic
 from bot.github.connect import open_port
-from bot.github.events import Trigger, parse_event
+from bot.github.events import FollowUp, Trigger, parse_event
+from bot.github.events import follow_up as follow_up_of
 from bot.github.offline import state_text
-from bot.reconcile import executor, gather
+from bot.github.port import GitHubError, GitHubPort, LeaseDispatcher, PacedWriter
+from bot.reconcile import executor, follow_up, gather
 from bot.reconcile.decide import decide
 from bot.reconcile.plan import Plan
 from bot.reconcile.summary import RunResult
@@ -29,9 +31,11 @@ EXIT_OK = 0
 def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
     trigger = _trigger(args, context)  # every input is read and checked before anything is decided
+    started_by = _started_by(args, context)
     local = gather.snapshot(settings)
     scope = gather.read_scope(settings, local, args.leases)._replace(cache=args.cache)
-    with open_port(context, args.offline, now, scope) as github:
+    sent = started_by.sent if started_by is not None else ()
+    with open_port(context, args.offline, now, scope, sent) as github:
         inputs = gather.inputs(settings, github.observe(), now, args.leases, local, max_writes=args.max_writes)
         plan = decide(inputs)
         if trigger is not None:
@@ -39,6 +43,8 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
         shown = _shown(plan, inputs.renderer, args)  # before any write: a plan that cannot be shown wrote nothing
         writes = not args.dry_run and not plan.refusal
         report = executor.apply(plan, github, args.max_writes) if writes else None
+        if report is not None and args.follow_up and follow_up.wanted(report, started_by):
+            _ask_follow_up(github, report)
         refused = tuple(report.refused) if report is not None else ()
         decided = plan
         plan = plan.model_copy(update={"api": github.requests(), "native_notes": (*plan.native_notes, *refused)})
@@ -69,6 +75,32 @@ def _shown(plan: Plan, renderer: Renderer, args: argparse.Namespace) -> str:
     if args.json:
         return log_safe_json(plan.model_dump_json(indent=2) + "\n")
     return log_safe(renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run))
+
+
+def _ask_follow_up(github: GitHubPort, report: executor.Report) -> None:
+    """Dispatch the follow-up run (`bot/reconcile/follow_up.py`); one that cannot be sent is a
+    warning: the writes are left for the next run of the schedule."""
+    if not isinstance(github, LeaseDispatcher):
+        return
+    pace = github.pace() if isinstance(github, PacedWriter) else None
+    try:
+        github.dispatch(follow_up.EVENT_TYPE, follow_up.payload(report, pace))
+    except GitHubError as error:
+        print(f"warning: no follow-up run was asked for: {error}", file=sys.stderr)
+        return
+    print(
+        f"asked for a follow-up run (repository_dispatch {follow_up.EVENT_TYPE}) for the {report.left} writes left",
+        file=sys.stderr,
+    )
+
+
+def _started_by(args: argparse.Namespace, context: RunContext) -> FollowUp | None:
+    """The follow-up this run is, when a `perfbot-follow-up` dispatch started it."""
+    event_path = args.event_path or context.event_path
+    if event_path is None:
+        return None
+    name = args.event_name or context.event_name or "workflow_dispatch"
+    return follow_up_of(name, read_text(event_path), str(event_path))
 
 
 def _trigger(args: argparse.Namespace, context: RunContext) -> Trigger | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from bot.github.actions import CreateLabelAction, LabelAction, LinkAction
@@ -46,6 +47,11 @@ class NativeWrites(ABC):
         if found is None:
             raise GitHubError(f"issue #{number} is not in the state file")
         return found
+
+    def add_labels(self, actions: Sequence[LabelAction]) -> None:
+        """Labels added to one issue together, as GitHub's one request adds them: in order."""
+        for action in actions:
+            self.label(action)
 
     def label(self, action: LabelAction) -> None:
         """Labels change as on GitHub, and each change is recorded as GitHub's timeline records it."""

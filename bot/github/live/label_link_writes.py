@@ -9,7 +9,7 @@ without them, a link GitHub does not allow) is a `NativeRefused`: the run says s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
 from githubkit.exception import GitHubException, RequestFailed
@@ -55,6 +55,16 @@ class NativeWrites:
             if not action.add and _status(exc) == 404:
                 return  # already gone
             raise _failure(exc, what, session) from exc
+
+    def add_labels(self, actions: Sequence[LabelAction]) -> None:
+        """Labels added to one issue in one request (`actions.joins`)."""
+        self.keeper.touch_for(*actions)
+        session, issue = self.session, actions[0].issue
+        names = [action.name for action in actions]
+        try:
+            session.github.rest.issues.add_labels(session.conn.owner, session.conn.name, issue, labels=names)
+        except GitHubException as exc:
+            raise _failure(exc, f"adding labels {', '.join(names)} on #{issue}", session) from exc
 
     def create_label(self, action: CreateLabelAction) -> None:
         session = self.session

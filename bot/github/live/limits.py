@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from githubkit.exception import GitHubException, RateLimitExceeded, RequestFailed
 
 from bot.github.live.bodies import error_body
+from bot.github.live.traffic import server_time
 
 # The first wait for a secondary limit that names none; each repeat in the run doubles it.
 SECONDARY_FIRST_WAIT = dt.timedelta(seconds=60)
@@ -46,11 +47,21 @@ def _says_secondary(exc: RequestFailed) -> bool:
     return False
 
 
+def _named_wait(exc: RateLimitExceeded) -> dt.timedelta:
+    """The wait GitHub named: `retry-after`, else `x-ratelimit-reset` counted from the answer's
+    own `Date` (GitHub's clock: githubkit counts it from the local one, which may be skewed)."""
+    headers = exc.response.headers
+    reset, date = headers.get("x-ratelimit-reset", ""), server_time(headers.get("date", ""))
+    if "retry-after" in headers or not reset.isdecimal() or date is None:
+        return exc.retry_after
+    return max(dt.datetime.fromtimestamp(int(reset), dt.UTC) - date, dt.timedelta())
+
+
 def limited(exc: GitHubException) -> Limited | None:
     """The rate limit this failure is, or None when it is not one."""
     if isinstance(exc, RateLimitExceeded):
         secondary = "retry-after" in exc.response.headers or _says_secondary(exc)
-        return Limited(exc.retry_after, secondary)
+        return Limited(_named_wait(exc), secondary)
     if isinstance(exc, RequestFailed):
         code = exc.response.status_code
         if code == 429 or (code == 403 and _says_secondary(exc)):

@@ -2,19 +2,24 @@
 
 Every request is counted as it is sent, retries included, as `graphql`, `rest_read` or
 `rest_write`, with the points GitHub charged for the GraphQL ones (`rateLimit.cost`). Writes
-are spaced at least a second apart: GitHub's secondary limits punish bursts of content-creating
-requests. The `Date` of each GraphQL answer is kept: GitHub's own clock, which
-dates the observation cache's watermark (never the local clock, which may be skewed).
+are spaced at least a second apart (GitHub's REST docs, best practices: "wait at least one
+second between each" write), and every content-creating request (a REST write, a GraphQL
+mutation) is paced within GitHub's secondary limits (`pacing.py`). The `Date` of each GraphQL
+answer is kept: GitHub's own clock, which dates the observation cache's watermark (never the
+local clock, which may be skewed).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import email.utils
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import httpx
+
+from bot.github.live.pacing import Pacer
 
 WRITE_SPACING_SECONDS = 1.0
 
@@ -30,12 +35,25 @@ def is_read(request: httpx.Request) -> bool:
     return kind_of(request) != "rest_write"
 
 
+def creates_content(request: httpx.Request) -> bool:
+    """A REST write, or a GraphQL request that is a mutation: what GitHub's content limits count."""
+    kind = kind_of(request)
+    if kind != "graphql":
+        return kind == "rest_write"
+    try:
+        query = json.loads(request.content).get("query", "")
+    except (ValueError, AttributeError, httpx.RequestNotRead):
+        return False
+    return isinstance(query, str) and query.lstrip().startswith("mutation")
+
+
 @dataclass
 class Traffic:
     """Counts requests by kind and keeps writes apart; the clock and the wait are arguments."""
 
     monotonic: Callable[[], float]
     wait: Callable[[float], None]
+    pacer: Pacer | None = None
     counts: dict[str, int] = field(default_factory=dict)
     last_write: float | None = None
     # GitHub's time (the `Date` header) of each successful GraphQL answer, in order.
@@ -50,6 +68,8 @@ class Traffic:
                 if gap < WRITE_SPACING_SECONDS:
                     self.wait(WRITE_SPACING_SECONDS - gap)
             self.last_write = self.monotonic()
+        if self.pacer is not None and creates_content(request):
+            self.pacer.before_request()
         self.counts[kind] = self.counts.get(kind, 0) + 1
 
     def on_response(self, response: httpx.Response) -> None:
