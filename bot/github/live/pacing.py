@@ -21,6 +21,7 @@ held behind it.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -69,9 +70,9 @@ class Pacer:
         now = self.monotonic()
         free = now
         for window, most in WINDOWS:
-            inside = [t for t in self.sent if now - t < window + MARGIN]
-            if len(inside) >= most:
-                free = max(free, inside[len(inside) - most] + window + MARGIN)
+            inside = len(self.sent) - bisect.bisect_right(self.sent, now - window - MARGIN)
+            if inside >= most:
+                free = max(free, self.sent[len(self.sent) - most] + window + MARGIN)
         return free
 
     def fits(self) -> bool:
@@ -87,7 +88,8 @@ class Pacer:
             self.wait(delay)
             self.waited += delay
         now = self.monotonic()
-        self.sent = [t for t in self.sent if now - t < WINDOWS[-1][0] + MARGIN] + [now]
+        del self.sent[: bisect.bisect_right(self.sent, now - WINDOWS[-1][0] - MARGIN)]
+        self.sent.append(now)
 
     def wall(self, moment: float) -> dt.datetime:
         return self.start + dt.timedelta(seconds=moment - self.origin)
