@@ -2,7 +2,7 @@
 
 The body is `perfbot status --format markdown` on the seed (an hour and a half after its lease
 readback, as the README's tour runs it), rendered by cmark-gfm with GitHub's options and
-extensions (`bot.commands.github_markdown`), in a page styled like an issue's body at GitHub's
+extensions (`bot.commands.reading.to_html`), in a page styled like an issue's body at GitHub's
 content width (880 px) under the issue's title and as much page header as GitHub puts above it
 (160 px), `#N` linked as GitHub links issue references, then photographed by headless Chromium at one
 laptop screen's height: whatever shows is what a reader sees without scrolling.
@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.paths import REPOSITORY
-from bot.commands.github_markdown import to_html
+from bot.commands.reading import to_html
 from bot.config import load_settings
 
 NOW = "2026-08-27T18:00:00Z"

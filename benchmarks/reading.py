@@ -18,8 +18,7 @@ import time
 from collections.abc import Callable
 
 from benchmarks import worlds
-from bot.commands.github_markdown import to_html
-from bot.commands.reading import Parsed, parse
+from bot.commands.reading import Parsed, parse, to_html
 from bot.config import CommandSettings
 
 

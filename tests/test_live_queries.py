@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from graphql import GraphQLSchema, parse, validate
 
-from bot.github.live import mapping
+from bot.github.live import observe
 from bot.github.live.observe import batches
 from bot.github.live.publish import PUBLISHED_QUERY
 from bot.github.live.query import ISSUES_PER_QUERY, Native, comments_query, first_query, issues_query
@@ -55,10 +55,10 @@ def test_issues_are_read_at_most_fifty_to_a_query() -> None:
 
 
 def test_authors_map_to_rest_logins() -> None:
-    assert mapping.login_of({"__typename": "Bot", "login": "perfbot"}) == ("perfbot[bot]", "Bot")
-    assert mapping.login_of({"__typename": "User", "login": "alice"}) == ("alice", "User")
-    assert mapping.login_of({"__typename": "Organization", "login": "acme"}) == ("acme", "Organization")
-    assert mapping.login_of(None) == ("ghost", "User")
+    assert observe.login_of({"__typename": "Bot", "login": "perfbot"}) == ("perfbot[bot]", "Bot")
+    assert observe.login_of({"__typename": "User", "login": "alice"}) == ("alice", "User")
+    assert observe.login_of({"__typename": "Organization", "login": "acme"}) == ("acme", "Organization")
+    assert observe.login_of(None) == ("ghost", "User")
 
 
 def test_comments_carry_big_ids_edits_and_the_bots_own_reactions() -> None:
@@ -79,13 +79,13 @@ def test_comments_carry_big_ids_edits_and_the_bots_own_reactions() -> None:
             }
         ],
     }
-    (comment,), reactions = mapping.comments(8325, page, "perfbot[bot]")
+    (comment,), reactions = observe.comments_of(8325, page, "perfbot[bot]")
     assert (comment.id, comment.issue, comment.user, comment.edited) == (5428177527, 8325, "alice", True)
     assert [(r.comment_id, r.user, r.content) for r in reactions] == [
         (5428177527, "perfbot[bot]", "eyes"),
         (5428177527, "perfbot[bot]", "+1"),
     ]
-    assert mapping.next_cursor(page) == "Y3Vyc29y"
+    assert observe.next_cursor(page) == "Y3Vyc29y"
 
 
 def test_issue_state_and_reason_use_rests_spelling() -> None:
@@ -96,15 +96,15 @@ def test_issue_state_and_reason_use_rests_spelling() -> None:
         "stateReason": "REOPENED",
         "assignees": {"nodes": [{"login": "a"}]},
     }
-    issue = mapping.issue(node)
+    issue = observe.issue_of(node)
     assert (issue.state, issue.state_reason, issue.assignees) == ("closed", "reopened", ("a",))
 
 
 def test_a_commit_is_the_bots_by_its_author_login_or_name() -> None:
-    assert mapping.made_by({"author": {"name": "perfbot[bot]", "user": None}}, "perfbot[bot]")
-    assert mapping.made_by({"author": {"name": "x", "user": {"login": "perfbot[bot]"}}}, "perfbot[bot]")
-    assert not mapping.made_by({"author": {"name": "octocat", "user": {"login": "octocat"}}}, "perfbot[bot]")
-    assert not mapping.made_by(None, "perfbot[bot]")
+    assert observe.made_by({"author": {"name": "perfbot[bot]", "user": None}}, "perfbot[bot]")
+    assert observe.made_by({"author": {"name": "x", "user": {"login": "perfbot[bot]"}}}, "perfbot[bot]")
+    assert not observe.made_by({"author": {"name": "octocat", "user": {"login": "octocat"}}}, "perfbot[bot]")
+    assert not observe.made_by(None, "perfbot[bot]")
 
 
 def test_the_readback_is_one_more_field_of_the_first_query() -> None:
@@ -142,17 +142,17 @@ def test_labels_links_and_label_events_map_onto_the_issue() -> None:
             ]
         },
     }
-    issue = mapping.issue(node)
+    issue = observe.issue_of(node)
     assert (issue.labels, issue.blocked_by, issue.parent, issue.database_id) == (
         ("perf/ready", "bug"),
         (8325,),
         9430,
         3456789012,
     )
-    assert mapping.sub_issues(node) == (1,)
-    events = mapping.label_events(9230, node)
+    assert observe.sub_issues(node) == (1,)
+    events = observe.label_events_of(9230, node)
     assert [(e.action, e.actor) for e in events] == [("labeled", "perfbot[bot]"), ("unlabeled", "alice")]
-    bare = mapping.issue({"number": 1})
+    bare = observe.issue_of({"number": 1})
     assert (bare.labels, bare.blocked_by, bare.parent, bare.database_id) == ((), (), None, None)
 
 
@@ -169,7 +169,7 @@ def test_the_dashboard_is_one_more_field_of_the_first_query_mapped_with_its_auth
         "body": "<!-- perfbot:dashboard board -->",
         "labels": {"nodes": [{"name": "perfbot-dashboard"}, None]},
     }
-    issue = mapping.dashboard_issue(node)
+    issue = observe.dashboard_issue(node)
     assert (issue.number, issue.state, issue.user, issue.labels) == (
         9499,
         "closed",
@@ -177,4 +177,4 @@ def test_the_dashboard_is_one_more_field_of_the_first_query_mapped_with_its_auth
         ("perfbot-dashboard",),
     )
     assert issue.body == "<!-- perfbot:dashboard board -->"
-    assert mapping.dashboard_issue(node | {"state": "OPEN", "author": None, "body": None}).user == "ghost"
+    assert observe.dashboard_issue(node | {"state": "OPEN", "author": None, "body": None}).user == "ghost"

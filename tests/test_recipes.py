@@ -35,7 +35,7 @@ CHECKS = (
 VERB_FILES = {
     "bot/commands/registry.py",
     "bot/commands/grammar.py",
-    "bot/commands/answers.py",
+    "bot/commands/effects.py",
     "tests/unit/commands/test_registry.py",
     "tests/unit/commands/test_answers.py",
     "tests/unit/commands/test_grammar.py",
@@ -72,7 +72,7 @@ def add_verb(root: Path) -> None:
         root,
         "bot/commands/registry.py",
         r"^(\)\n# What each verb does)",
-        '    VerbSpec("note", grammar.note, answers.note, "anyone", changes_snapshot=False),\n' + r"\1",
+        '    VerbSpec("note", grammar.note, effects.note, "anyone", changes_snapshot=False),\n' + r"\1",
     )
     edit(
         root,
@@ -95,16 +95,10 @@ def add_verb(root: Path) -> None:
         '    return Note(target, _free_text(rest, "note"))\n\n\n'
         'note = syntax("note <packet> <text>")(_read_note)\n',
     )
-    edit(root, "bot/commands/answers.py", r"^from bot\.commands\.grammar import Command$", "\\g<0>, Note")
-    edit(
-        root,
-        "bot/commands/answers.py",
-        r"^from bot\.github\.observed import Comment$",
-        "\\g<0>\nfrom bot.untrusted import code_span",
-    )
+    edit(root, "bot/commands/effects.py", r"^from bot\.commands\.grammar import .*$", "\\g<0>, Note")
     append(
         root,
-        "bot/commands/answers.py",
+        "bot/commands/effects.py",
         "\n\ndef note(situation: Situation, command: Command, comment: Comment) -> Outcome:\n"
         '    """A note on a packet, answered; nothing is recorded."""\n'
         "    packet = find_packet(situation, command.target)\n"
@@ -137,9 +131,9 @@ def add_verb(root: Path) -> None:
         "tests/unit/commands/test_answers.py",
         "\n\ndef test_note_answers_on_a_known_packet(situation: Situation) -> None:\n"
         '    note = Command("note", 1, "t", Note("w2", "ran it"))\n'
-        '    assert answers.note(situation, note, COMMENT) == Answered("noted on `w2`: `ran it`")\n'
+        '    assert effects.note(situation, note, COMMENT) == Answered("noted on `w2`: `ran it`")\n'
         '    unknown = Command("note", 1, "t", Note("w9", "x"))\n'
-        "    assert isinstance(answers.note(situation, unknown, COMMENT), Refused)\n",
+        "    assert isinstance(effects.note(situation, unknown, COMMENT), Refused)\n",
     )
 
 

@@ -1,4 +1,4 @@
-"""The C-backed reader (`store_libyaml`) agrees with the round-trip loader on every text it accepts,
+"""The C-backed reader (`store.load_data`) agrees with the round-trip loader on every text it accepts,
 and accepts nothing the round-trip loader refuses."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from bot.errors import InputError
 from bot.snapshot import store
 from bot.snapshot.model import Snapshot
-from bot.snapshot.store_libyaml import Marks, load_data, locate
+from bot.snapshot.store import Marks, load_data, locate_in_data
 from tests.malformed import SMALL_SNAPSHOT, _set, every_path, value_at
 from tests.property_budget import examples
 
@@ -46,7 +46,7 @@ def assert_located_alike(text: str, tree: Any = None) -> None:
     assert read
     tree = store.parse_tree(text, "t.yaml") if tree is None else tree
     for path in paths(data):
-        assert locate(data, marks, path) == store.locate(tree, path), path
+        assert locate_in_data(data, marks, path) == store.locate(tree, path), path
 
 
 def plain(value: Any) -> Any:

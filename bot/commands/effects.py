@@ -5,18 +5,42 @@ side effect (`Answered`), or is refused (`Refused`). Each applied command adds i
 in the same change as its effect — the ledger is the snapshot's list of applied commands, keyed
 by (comment id, line), so a command in it is never applied again. The result must still
 validate, or the command is refused and nothing of it is kept.
+
+**Lookalikes** (`lookalike`): ids written in characters that look like, or normalise to, those of a
+known id. Ids are matched exactly as written: `ﬁx` (with the ligature U+FB01) is not `fix`, nor is `mа`
+(with a Cyrillic а) `ma`, so such a command changes nothing. But whoever wrote it meant the known
+id, and their refusal names it: an id whose *skeleton* is a known id's. The skeleton is the id
+in Unicode's compatibility form (NFKC: ligatures, full-width and other presentation forms,
+super- and subscripts), each letter of another script that looks like a Latin letter or digit
+taken as that one (`LOOKALIKE`), each dash, dot or slash that looks like `-`, `.` or `/` taken as
+it, and the marks over letters dropped.
+
+**Answers** (`claim`, `unclaim`, `why`, `drop`): the effects of the commands that leave the snapshot
+alone: they answer, and at most assign someone. An assignment is a side effect after the reply
+(`outbox`), and perfbot never edits a comment, so the reply says what perfbot *will* do ("alice will
+be assigned to #9497"), and the record in it is what later runs finish from (`replay`):
+
+- while the command comment is there, a run that finds no 🚀/😕 on it (the verdict comes after
+  the assignment) makes the assignment if GitHub does not show it yet, then gives the verdict;
+- when the comment is gone, so is the verdict that would say whether the assignment was ever
+  made: perfbot does not make it (it could undo a person's later change), and when GitHub does
+  not show it, one notice corrects the reply (`lapsed` marker), as it does when the packet or
+  its issue is gone.
+
+A run decides a comment afresh only when no reply to it was written, and then its assignment was
+not made either (it follows the reply), so the words of the reply that is written hold.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import difflib
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, NamedTuple, TypeVar
 
 from bot.commands.grammar import Blocking, Command, Completion, Evidence, ExitMet, Review, StateChange, Targeted
-from bot.commands.lookalikes import lookalike
 from bot.commands.records import Key
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
@@ -288,3 +312,81 @@ def _exit_met(situation: Situation, args: ExitMet, comment: Comment, constraint:
 
 
 exit_met = _on_constraint(ExitMet, _exit_met)
+
+
+# Letters and signs of other scripts that readers take for ASCII ones (Cyrillic, Greek, Latin
+# variants); what NFKC already maps (full-width forms, `ℓ`, `ﬁ`) is not repeated here.
+LOOKALIKE = str.maketrans(
+    {
+        "а": "a", "в": "b", "е": "e", "һ": "h", "і": "i", "ј": "j", "к": "k", "м": "m", "н": "h", "о": "o",
+        "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l",
+        "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T",
+        "У": "Y", "Х": "X", "Ѕ": "S", "І": "I", "Ј": "J", "Ԛ": "Q", "Ԝ": "W",
+        "α": "a", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "υ": "u", "ϲ": "c", "ϳ": "j",
+        "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
+        "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+        "ı": "i", "ȷ": "j", "ɡ": "g", "ɑ": "a", "ɩ": "i", "ʏ": "y",
+        "‐": "-", "‑": "-", "‒": "-", "–": "-", "—": "-", "―": "-", "−": "-", "⁃": "-",
+        "․": ".", "·": ".", "∙": ".", "⁄": "/", "∕": "/", "⧸": "/",
+    }
+)  # fmt: skip
+
+
+def skeleton(text: str) -> str:
+    """What `text` looks like: compatibility-normalised, look-alikes taken as ASCII, marks dropped."""
+    folded = unicodedata.normalize("NFKC", text).translate(LOOKALIKE)
+    return "".join(char for char in unicodedata.normalize("NFD", folded) if not unicodedata.combining(char))
+
+
+def lookalike(given: str, known: Iterable[str]) -> str | None:
+    """The known id that `given` looks like without being it, if there is one."""
+    looks = skeleton(given)
+    return next((id_ for id_ in known if id_ != given and skeleton(id_) == looks), None)
+
+
+def _assignment(add: bool) -> Effect:
+    """Assign (`add`) or unassign the commenter on the issue of the packet the command names."""
+
+    def run(situation: Situation, command: Command, comment: Comment) -> Outcome:
+        packet = find_packet(situation, command.target)
+        if isinstance(packet, Refused):
+            return packet
+        if packet.issue not in situation.assignees:
+            return Refused(f"issue #{packet.issue} was not observed")
+        if (comment.user in situation.assignees[packet.issue]) == add:
+            change = "is already assigned to" if add else "is not assigned to"
+        else:
+            change = "will be assigned to" if add else "will be unassigned from"
+        assignment = AssignAction(issue=packet.issue, login=comment.user, add=add)
+        return Answered(f"{comment.user} {change} #{packet.issue} (`{packet.id}`)", assignment)
+
+    return run
+
+
+claim = _assignment(add=True)
+unclaim = _assignment(add=False)
+
+
+def why(situation: Situation, command: Command, comment: Comment) -> Outcome:
+    """Why the packet is in its state and what would make it ready, from this run's evidence."""
+    packet = find_packet(situation, command.target)
+    if isinstance(packet, Refused):
+        return packet
+    if situation.explain is None:
+        return Refused("this run has no evidence to explain from")
+    # `pipeline` answers it again from the snapshot the run ends on, as every `why` of the run.
+    return Answered(situation.explain(situation.snapshot, packet.id, situation.assignees))
+
+
+# A drop's answer names at most this many commands, then says how many more it dropped.
+NAMED_DROPS = 50
+
+
+def drop(situation: Situation, command: Command, comment: Comment) -> Outcome:
+    """Which accepted, unmerged commands this comment's `drop` removed (chosen by `replay.dropped`)."""
+    mine = sorted(key for key, by in situation.dropped.items() if by == comment.id and key in situation.accepted)
+    if not mine:
+        return Answered("no pending commands to drop")
+    named = ", ".join(f"comment {cid} line {line}" for cid, line in mine[:NAMED_DROPS])
+    more = f" and {len(mine) - NAMED_DROPS} more" if len(mine) > NAMED_DROPS else ""
+    return Answered(f"dropped pending commands: {named}{more}")

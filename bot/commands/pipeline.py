@@ -9,25 +9,32 @@ comment whose records are in neither (someone closed the PR or edited its body) 
 from its text while it is unedited, which is the text its records held.
 
 Each run rebuilds the working snapshot as the default branch's snapshot plus every accepted
-command not in that ledger, in comment order. The steps: `selection` (which comments), `policy`
-(who may, what a drop removes), `replay` (decide new commands, replay recorded ones), `settle`
+command not in that ledger, in comment order. The steps: `selection` (which comments), `replay`
+(who may, what a drop removes; decide new commands, replay recorded ones), `settled_through`
 (how far the ledger can be compacted) and `outbox` (reactions, replies, notices, reports), which
 runs once the planner knows whether the PR can carry records (`Processed.answers`).
+
+**Settle** (`settled_through`): how far the ledger can be compacted (`commands_settled_through`).
+A comment is *settled* when every command in it was answered and each accepted change it made
+is merged into the default branch (in its ledger), dropped, or lapsed. The bound is the highest
+comment id up to which every comment is settled; ledger entries up to it can be compacted away.
+This run's own decisions count as recorded, so the bound (and with it the snapshot) is the same
+whether or not this run's replies have been written yet.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
-from bot.commands import outbox, policy, replay, selection, settle
+from bot.commands import outbox, replay, selection
 from bot.commands.effects import Explainer
 from bot.commands.grammar import Targeted
 from bot.commands.outbox import CommandReport
-from bot.commands.records import Record, lapsed_said, recorded_decisions, records_in_pull
-from bot.commands.registry import ANSWERS_ONLY, READ_REPLIES
+from bot.commands.records import Key, Record, lapsed_said, recorded_decisions, records_in_pull
+from bot.commands.registry import ANSWERS_ONLY, READ_REPLIES, changes_snapshot
 from bot.commands.replay import Handled, Line
 from bot.config import BotConfig
 from bot.github.actions import Action
@@ -147,7 +154,7 @@ def process(
     work = selection.take(observed.comments, records, floor, observed.bot_login, config.commands, recalled.finished)
     ledger = frozenset(entry.key for entry in base.ledger)
     assignees = {issue.number: issue.assignees for issue in observed.issues}
-    dropped = policy.dropped(work.queue, observed.permissions, base, assignees, ledger)
+    dropped = replay.dropped(work.queue, observed.permissions, base, assignees, ledger)
     bot = observed.bot_login
     reacted = frozenset((r.comment_id, r.content) for r in observed.reactions if r.user == bot)
     present = frozenset(c.id for c in observed.comments)
@@ -180,7 +187,7 @@ def process(
         reports=[report for done in handled for report in outbox.reports(done)],
         assignees=dict(final.assignees),
         applied=list(final.applied),
-        settled_through=settle.settled_through(floor, handled, work.waiting, ledger, dropped),
+        settled_through=settled_through(floor, handled, work.waiting, ledger, dropped),
         handled=handled,
         voice=voice,
         quiet=recalled.quiet,
@@ -217,3 +224,38 @@ def unanswered(observed: Observed, floor: int, config: BotConfig) -> list[Commen
         observed.comments, recalled.records, floor, observed.bot_login, config.commands, recalled.finished
     )
     return [item.comment for item in work.queue if isinstance(item, selection.Fresh)]
+
+
+def settled_through(
+    floor: int,
+    handled: Sequence[Handled],
+    waiting: AbstractSet[int],
+    ledger: AbstractSet[Key],
+    dropped: Mapping[Key, int],
+) -> int:
+    """The compaction bound after this run: at least `floor`, the bound the snapshot already has.
+
+    `handled` is every comment this run decided or replayed; a comment left `waiting` for a
+    later run (per-person cap) stops the bound before any later comment.
+    """
+    settled = floor
+    for done in sorted(handled, key=lambda h: h.comment.id):
+        if any(later < done.comment.id for later in waiting):
+            break
+        if any(_pending(done.comment.id, line, ledger, dropped) for line in done.lines):
+            break
+        settled = done.comment.id
+    return settled
+
+
+def _pending(comment_id: int, line: Line, ledger: AbstractSet[Key], dropped: Mapping[Key, int]) -> bool:
+    """An accepted change that is still waiting to be merged."""
+    key = (comment_id, line.line)
+    return (
+        line.command is not None
+        and line.verdict == "accepted"
+        and changes_snapshot(line.command.verb)
+        and key not in ledger
+        and key not in dropped
+        and line.decision != "lapsed"
+    )

@@ -1,7 +1,7 @@
 """The command registry: every verb's facts in one spec — grammar, usage, help, who, effect.
 
 Adding a verb means one word in `Verb`, one row in `SPECS` and its line in `HELP` (here), and
-its effect (`answers.py` for a reply, `effects.py` for a change to the snapshot); a new shape of
+its effect (in `effects.py`: an answer, or a change to the snapshot); a new shape of
 arguments adds its type and reader to `grammar.py`. docs/architecture.md lists every file a new
 verb touches. The `/perf help` reply and the README's "Slash commands" table are generated from
 these specs; after changing one, regenerate the README's table:
@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import Literal, NamedTuple, get_args
 
-from bot.commands import answers, effects, grammar
+from bot.commands import effects, grammar
 from bot.commands.effects import Answered, Effect, Outcome, Situation
 from bot.commands.grammar import Command, Grammar, only_id, verb_only
 from bot.config import CommandSettings
@@ -70,18 +70,18 @@ def _help(situation: Situation, command: Command, comment: Comment) -> Outcome:
 # Each row is one verb; its help text is its line in HELP.
 SPECS: tuple[VerbSpec, ...] = (
     VerbSpec("complete", grammar.complete, effects.complete),
-    VerbSpec("claim", only_id("claim", "packet"), answers.claim, "assignee", changes_snapshot=False),
+    VerbSpec("claim", only_id("claim", "packet"), effects.claim, "assignee", changes_snapshot=False),
     # Anyone may take themselves off an issue: a rerun that finds them unassigned decides the same.
-    VerbSpec("unclaim", only_id("unclaim", "packet"), answers.unclaim, "anyone", changes_snapshot=False),
+    VerbSpec("unclaim", only_id("unclaim", "packet"), effects.unclaim, "anyone", changes_snapshot=False),
     VerbSpec("state", grammar.state, effects.state),
     VerbSpec("block", grammar.block, effects.block, "assignee"),
     VerbSpec("unblock", only_id("unblock", "packet"), effects.unblock),
     VerbSpec("review", grammar.review, effects.review),
     VerbSpec("evidence", grammar.evidence, effects.evidence),
     VerbSpec("exit", grammar.exit_met, effects.exit_met),
-    VerbSpec("why", only_id("why", "packet"), answers.why, "anyone", changes_snapshot=False),
+    VerbSpec("why", only_id("why", "packet"), effects.why, "anyone", changes_snapshot=False),
     VerbSpec("help", verb_only("help"), _help, "anyone", changes_snapshot=False),
-    VerbSpec("drop", grammar.drop, answers.drop, "maintain", changes_snapshot=False),
+    VerbSpec("drop", grammar.drop, effects.drop, "maintain", changes_snapshot=False),
 )
 # What each verb does, as the help reply and the README's table say it.
 HELP: dict[Verb, str] = {

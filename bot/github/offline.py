@@ -1,43 +1,72 @@
-"""The offline GitHub: a JSON state file read as observations and written as the effect of actions.
+"""The offline adapter: a state file stands in for GitHub; a run's writes are journaled, folded in once.
+
+**State.** The offline GitHub: a JSON state file read as observations and written as the effect of
+actions.
 
 A file on another branch (the published lease readback) comes from the state's `branch_files`,
 else from the `git` section the GitHub double keeps (`refs` and `objects`), when either has it.
 Each write is made durable on its own, as a real GitHub write would be: a run that stops halfway
 leaves exactly the writes it made, never half a file. Opened for a run (`journal=True`), the
 adapter appends each write to a journal beside the state file and folds it in once, at the end
-(`offline_journal`); otherwise each write rewrites the state file (temporary file, then rename).
+(*Journal*, below); otherwise each write rewrites the state file (temporary file, then rename).
+
+**Label and link writes.** The offline adapter's writes on labels and links, made to the state file
+as GitHub makes them.
+
+A repeated write changes nothing, as on GitHub: adding a present label or link, removing an
+absent one. Each change of labels is recorded as GitHub's timeline records it.
+
+**Journal.** The offline adapter's journal: a run's writes appended one line each, folded into the
+state once.
+
+Rewriting a 10 MB state file after each of a run's 50 writes cost seconds, most of a run at 100×
+the seed. In a run (`OfflineGitHub.open(..., journal=True)`) each write instead appends one line
+to `<state>.journal` beside the state file, and the run folds the journal into the state file at
+its end (one atomic rename) and removes it. A run that stops halfway leaves the state file as it
+was and the journal of exactly the writes it made; whoever reads the state next folds them in
+first, so no write is lost and none is made twice.
+
+The first line names the state text the journal extends (its SHA-256). Each further line sets one
+value at a path (a top-level key, then dict keys or a list index; the index equal to the list's
+length appends), so folding a journal twice changes nothing: a run stopped after writing the
+folded state and before removing the journal left a journal that is already in. A journal over a
+state file that changed in any other way is refused, never applied to the wrong records. A last
+line without its line break is a write that never finished (the process stopped while appending)
+and is left out, as a GitHub request cut off before it landed.
 """
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import hashlib
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from pydantic import ValidationError
 
-from bot.errors import BotError, InputError, OutputError, Problem, validation_problems
-from bot.files import probe_atomic, write_atomic
-from bot.github import offline_journal
+from bot.errors import BotError, InputError, OutputError, Problem, input_error, validation_problems
+from bot.files import MAX_STATE_BYTES, probe_atomic, read_text, signature, write_atomic
 from bot.github.actions import (
     AssignAction,
     CommentAction,
     CreateIssueAction,
+    CreateLabelAction,
     EditCommentAction,
     EditIssueAction,
+    LabelAction,
+    LinkAction,
     PullRequestAction,
     ReactAction,
 )
 from bot.github.branch_file import BranchFile
 from bot.github.markers import markers_in
 from bot.github.observed import Observed
-from bot.github.offline_journal import Stamp, journal_path, read_folded, stamp
-from bot.github.offline_label_link_writes import NativeWrites
-from bot.github.port import GitHubError
-from bot.json_input import parse_object
+from bot.github.port import GitHubError, NativeRefused
+from bot.json_input import JsonProblem, loads, parse_object
 from bot.timestamps import utc_stamp
 
 
@@ -99,9 +128,120 @@ def _repeated(file: str, key: str, ids: Sequence[int], name: str) -> Iterator[Pr
         first.setdefault(ident, index)
 
 
-class OfflineGitHub(NativeWrites):
+T = TypeVar("T")
+
+
+class OfflineNativeWrites(ABC):
+    """Mixed into `OfflineGitHub`, which holds the state and saves it."""
+
+    observed: Observed
+    now: dt.datetime
+    raw: dict[str, Any]
+
+    @abstractmethod
+    def _list(self, key: str) -> list[dict[str, Any]]:
+        """The state's list under `key`, made when absent."""
+
+    @abstractmethod
+    def _save(self, *changed: tuple[str | int, ...]) -> None:
+        """Make the state durable (one write); `changed` are the paths of the values it set."""
+
+    def _where(self, key: str, record: dict[str, Any]) -> tuple[str, int]:
+        """The path of `record` in the state's list under `key`."""
+        return key, next(i for i, item in enumerate(self._list(key)) if item is record)
+
+    def _last(self, key: str) -> tuple[str, int]:
+        """The path of the record just appended to the list under `key`."""
+        return key, len(self._list(key)) - 1
+
+    def _issue(self, number: int) -> dict[str, Any]:
+        found = next((i for i in self._list("issues") if i["number"] == number), None)
+        if found is None:
+            raise GitHubError(f"issue #{number} is not in the state file")
+        return found
+
+    def add_labels(self, actions: Sequence[LabelAction]) -> None:
+        """Labels added to one issue together, as GitHub's one request adds them: in order."""
+        for action in actions:
+            self.label(action)
+
+    def label(self, action: LabelAction) -> None:
+        """Labels change as on GitHub, and each change is recorded as GitHub's timeline records it."""
+        issue = self._issue(action.issue)
+        name = self._relabelled(issue.setdefault("labels", []), action.name, action.add)
+        if name is None:
+            return
+        self._list("label_events").append(
+            {
+                "issue": action.issue,
+                "label": name,
+                "action": "labeled" if action.add else "unlabeled",
+                "actor": self.observed.bot_login,
+                "created_at": utc_stamp(self.now),
+            }
+        )
+        self._save(self._where("issues", issue), self._last("label_events"))
+
+    def _relabelled(self, names: list[str], name: str, add: bool) -> str | None:
+        """Add or remove a label as GitHub does, whatever the case of `name`: an added label takes
+        the repository label's spelling. The name changed, or None when nothing changed."""
+        present = next((n for n in names if n.casefold() == name.casefold()), None)
+        if (present is not None) == add:
+            return None
+        if present is not None:
+            names.remove(present)
+            return present
+        labels = self.raw.get("labels") or []
+        known = next((str(label["name"]) for label in labels if _same(label.get("name"), name)), name)
+        names.append(known)
+        return known
+
+    def create_label(self, action: CreateLabelAction) -> None:
+        labels = self._list("labels")
+        if any(_same(label["name"], action.name) for label in labels):
+            return
+        labels.append({"name": action.name, "color": action.color, "description": action.description})
+        self._save(self._last("labels"))
+
+    def link(self, action: LinkAction) -> None:
+        issue = self._issue(action.issue)
+        self._issue(action.target)
+        if action.relation == "blocked_by":
+            if not _toggled(issue.setdefault("blocked_by", []), action.target, action.add):
+                return
+        elif action.add:
+            if issue.get("parent") == action.target:
+                return
+            if issue.get("parent") is not None:
+                # GitHub allows one parent; moving a sub-issue needs `replace_parent`, which perfbot never sends.
+                raise NativeRefused(f"#{action.issue} is already a sub-issue of #{issue['parent']}")
+            issue["parent"] = action.target
+        else:
+            if issue.get("parent") != action.target:
+                return
+            issue["parent"] = None
+        self._save(self._where("issues", issue))
+
+
+def _same(label: object, name: str) -> bool:
+    """GitHub's label names are case-insensitive."""
+    return isinstance(label, str) and label.casefold() == name.casefold()
+
+
+def _toggled(items: list[T], item: T, add: bool) -> bool:
+    """Add `item` to `items` or remove it; False when it already was (or was not) there."""
+    if (item in items) == add:
+        return False
+    if add:
+        items.append(item)
+    else:
+        items.remove(item)
+    return True
+
+
+class OfflineGitHub(OfflineNativeWrites):
     """The GitHub port over a state file (or, without a path, over state held in memory); its writes
-    on labels and links are `NativeWrites`."""
+    on labels and links are `OfflineNativeWrites`."""
 
     def __init__(
         self,
@@ -193,7 +333,7 @@ class OfflineGitHub(NativeWrites):
     def _write_state(self, path: Path) -> str:
         text = self.text()
         write_atomic(path, text)
-        offline_journal.remove(journal_path(path))  # its writes are in the file now
+        remove(journal_path(path))  # its writes are in the file now
         return text
 
     def _append(self, path: Path, journal: tuple[str, bool], changed: tuple[tuple[str | int, ...], ...]) -> None:
@@ -201,14 +341,14 @@ class OfflineGitHub(NativeWrites):
         Before the first, the temporary file the fold renames from is made once, so a state file
         that cannot be written fails the first write, not the fold after all of them."""
         text, started = journal
-        lines = "".join(offline_journal.entry(self.raw, where) for where in changed)
+        lines = "".join(entry(self.raw, where) for where in changed)
         if started and self.writes == 0:
-            offline_journal.trim_partial(journal_path(path))  # a stopped run's cut-off last write
+            trim_partial(journal_path(path))  # a stopped run's cut-off last write
         if not started:
             probe_atomic(path)
-            offline_journal.remove(journal_path(path))  # one already folded into the text, if any
-            lines = offline_journal.header(text) + lines
-        offline_journal.append(journal_path(path), lines)
+            remove(journal_path(path))  # one already folded into the text, if any
+            lines = header(text) + lines
+        append(journal_path(path), lines)
         self._journal = (text, True)
 
     def _unchanged_since_saved(self) -> bool:
@@ -377,3 +517,147 @@ class OfflineGitHub(NativeWrites):
         base = parent if isinstance(parent, str) else (tip.oid if tip is not None else "")
         record = {"parent": base, "files": action.files, "message": action.title}
         return hashlib.sha1(json.dumps(record, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+Path_ = Sequence[str | int]
+
+
+def journal_path(state: Path) -> Path:
+    """Beside the state file and named after it, so a copy of `state*` carries it along."""
+    return state.with_name(state.name + ".journal")
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def header(state_text: str) -> str:
+    return json.dumps({"extends": digest(state_text)}) + "\n"
+
+
+def entry(raw: dict[str, Any], path: Path_) -> str:
+    """The line that sets `path` to what `raw` holds there now."""
+    value: Any = raw
+    for part in path:
+        value = value[part]
+    return json.dumps({"set": list(path), "value": value}) + "\n"
+
+
+def read_folded(path: Path) -> tuple[str, dict[str, Any], bool]:
+    """The state file's text, its raw state with the journal's writes folded in, and whether a
+    journal that extends the text is there."""
+    text = read_text(path, MAX_STATE_BYTES)
+    raw, journalled = fold(parse_object(text, str(path), "the state"), text, journal_path(path))
+    return text, raw, journalled
+
+
+# The state file's and its journal's signatures: both unchanged, the two hold what was read or written.
+Stamp = tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]
+
+
+def stamp(path: Path) -> Stamp:
+    return signature(path), signature(journal_path(path))
+
+
+def append(journal: Path, lines: str) -> None:
+    """Add whole lines; ASCII only (`json.dumps` escapes the rest), so no write splits a character."""
+    try:
+        with journal.open("a", encoding="ascii", newline="") as handle:
+            handle.write(lines)
+    except OSError as exc:
+        raise OutputError(f"{journal}: cannot append: {exc.strerror or exc}") from exc
+
+
+def fold(raw: dict[str, Any], state_text: str, journal: Path) -> tuple[dict[str, Any], bool]:
+    """`raw` (read from `state_text`) with the journal's writes in, and whether the journal still
+    extends that text (False: absent, or already folded into it)."""
+    if not journal.exists():
+        return raw, False
+    lines = read_text(journal, MAX_STATE_BYTES).split("\n")
+    complete = lines[:-1]  # the part after the last line break is a write cut off halfway, or ""
+    if not complete:
+        return raw, False
+    items = [_line(line, number, journal) for number, line in enumerate(complete, start=1)]
+    extends = items[0].get("extends") if set(items[0]) == {"extends"} else None
+    if not isinstance(extends, str):
+        raise input_error(str(journal), 'not a journal of state writes: the first line is not {"extends": ...}', 1)
+    entries = [_write(item, number, journal) for number, item in enumerate(items[1:], start=2)]
+    if extends == digest(state_text):
+        return _applied(raw, entries, journal), True
+    message = "holds writes over a different state file (it changed after a run stopped); remove one of them"
+    try:
+        if _applied(copy.deepcopy(raw), entries, journal) == raw:
+            return raw, False  # folded already; the run stopped before removing the journal
+    except InputError:
+        pass  # its writes do not even fit the state: the same answer
+    raise input_error(str(journal), message)
+
+
+def _line(line: str, number: int, journal: Path) -> dict[str, Any]:
+    try:
+        item = loads(line)
+    except JsonProblem as problem:
+        raise input_error(str(journal), f"not a journal of state writes: {problem.reason}", number) from problem
+    if not isinstance(item, dict):
+        raise input_error(str(journal), "not a journal of state writes: a line is not a JSON object", number)
+    return item
+
+
+def _write(item: dict[str, Any], number: int, journal: Path) -> tuple[list[str | int], Any]:
+    """(path, value) of a write line: `{"set": [key or index, ...], "value": ...}` and nothing else."""
+    path = item.get("set")
+    if set(item) != {"set", "value"} or not isinstance(path, list) or not path:
+        expected = 'not a write of the journal: expected {"set": [key, ...], "value": ...}'
+        raise input_error(str(journal), expected, number)
+    if not all(type(part) in (str, int) for part in path):  # `bool` is an `int`, but no key or index
+        raise input_error(str(journal), "not a write of the journal: a key or index is not text or a number", number)
+    return path, item["value"]
+
+
+def _applied(raw: dict[str, Any], entries: list[tuple[list[str | int], Any]], journal: Path) -> dict[str, Any]:
+    for number, (path, value) in enumerate(entries, start=2):
+        try:
+            _set(raw, path, value)
+        except (KeyError, TypeError, IndexError, ValueError) as exc:
+            raise input_error(str(journal), f"a write that does not fit the state: {exc}", number) from exc
+    return raw
+
+
+def _set(raw: dict[str, Any], path: list[str | int], value: Any) -> None:
+    node: Any = raw
+    for depth, part in enumerate(path[:-1]):
+        made: Any = [] if isinstance(path[depth + 1], int) else {}
+        node = node.setdefault(part, made) if isinstance(node, dict) else node[part]
+    last = path[-1]
+    if isinstance(node, list):
+        if not isinstance(last, int) or not 0 <= last <= len(node):
+            raise IndexError(f"no item {last} to set in a list of {len(node)}")
+        if last == len(node):
+            node.append(value)
+        else:
+            node[last] = value
+    elif isinstance(node, dict):
+        node[last] = value
+    else:
+        raise TypeError(f"{type(node).__name__} at {path[:-1]}")
+
+
+def trim_partial(journal: Path) -> None:
+    """Cut a last line that has no line break (a write a stopped run never finished), so the next
+    write starts a line of its own instead of running on from the cut-off text."""
+    try:
+        with journal.open("r+b") as handle:
+            data = handle.read()
+            if data and not data.endswith(b"\n"):
+                handle.truncate(data.rfind(b"\n") + 1)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise OutputError(f"{journal}: cannot trim: {exc.strerror or exc}") from exc
+
+
+def remove(journal: Path) -> None:
+    try:
+        journal.unlink(missing_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{journal}: cannot remove: {exc.strerror or exc}") from exc

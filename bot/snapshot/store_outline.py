@@ -5,7 +5,7 @@ The parser's events carry that: each key's start and end, each value's start and
 scalar's style and each block list's dash column. `piece` reads a run of lines that way (libyaml's
 C parser when it reads the text as ruamel does, else ruamel's own parser) into a small tree of
 `Leaf`, `BlockMap` and `BlockList` nodes, placed by (0-based line, column) in the whole text.
-`top_level` gives the file's top-level keys from what loading saw (`store_libyaml.Seen`), so only
+`top_level` gives the file's top-level keys from what loading saw (`store.Seen`), so only
 the few records a change touches are read again, each on its own (`Section.records` gives the
 line each starts on).
 
@@ -33,8 +33,8 @@ from ruamel.yaml.events import (
     StreamEndEvent,
 )
 
-from bot.snapshot import store_libyaml
-from bot.snapshot.store_libyaml import Seen
+from bot.snapshot import store
+from bot.snapshot.store import Seen
 
 Pos = tuple[int, int]  # (0-based line, column), columns in characters as both parsers count them
 
@@ -132,8 +132,8 @@ def content_len(line: str) -> int:
 
 def events(text: str) -> Callable[[], Any]:
     """The parser events of `text`, one per call: libyaml's C parser where it reads the text as
-    ruamel does (`store_libyaml.load_data`'s own test), else ruamel's pure-Python parser."""
-    fast = store_libyaml.c_events(text)
+    ruamel does (`store.load_data`'s own test), else ruamel's pure-Python parser."""
+    fast = store.c_events(text)
     if fast is not None:
         return fast
     get: Callable[[], Any] = iter(YAML().parse(text)).__next__
@@ -308,7 +308,7 @@ def top_level(lines: list[str], seen: Seen) -> list[Section]:
 
 
 def seen_of(text: str) -> Seen | None:
-    """What loading would have seen of `text` (`store_libyaml.Seen`), read with ruamel's parser, for
+    """What loading would have seen of `text` (`store.Seen`), read with ruamel's parser, for
     text the C parser left to the round-trip loader; None unless its top is a block mapping."""
     get = iter(YAML().parse(text)).__next__
     try:

@@ -11,7 +11,7 @@
    marks), and each changed stretch of text must read back as the intended value before it is
    kept. Most runs change a few records, so this is the path a run takes.
 3. A whole round trip: the file's round-trip tree patched with the changed leaves
-   (`store_patch`) and written out in the layout of the file's first record. Taken when the
+   (`patch_map`) and written out in the layout of the file's first record. Taken when the
    edit declines (a document whose top is not a block mapping, a `%YAML` directive, which
    decides how every value reads, edits that would overlap, a stretch that does not read back
    as intended), or when asked (`splice=False`): it is slower (ruamel's pure-Python tree of the
@@ -19,12 +19,15 @@
    by the edit) and writes the whole file in one layout, but it is sure to load as the model.
 
 Every proposal is read back once more before a pull request is opened (`bot.reconcile.proposal`).
-"""
+
+**A new file** (`commented_text`): a snapshot that has no file yet, in the store's own layout (as
+`dump_new` writes it), with comments a person reads at the top of the file and before top-level
+keys. `perfbot import` says there where each part came from."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -33,21 +36,23 @@ from pydantic import BaseModel
 from ruamel.yaml.comments import CommentedMap
 
 from bot.snapshot.model import LIST_KEYS, Snapshot
-from bot.snapshot.store import Loaded, dump_tree
+from bot.snapshot.store import Loaded, Seen, dump_tree
 from bot.snapshot.store_edit import (
     Context,
     Declined,
     Unit,
     applied,
+    built,
+    clone_tree,
     deleted_entry,
     fields_read_back,
     joined,
     map_edits,
     matched,
+    patch_map,
     records_read_back,
     value_edits,
 )
-from bot.snapshot.store_libyaml import Seen
 from bot.snapshot.store_outline import (
     BlockList,
     BlockMap,
@@ -60,7 +65,6 @@ from bot.snapshot.store_outline import (
     source_lines,
     top_level,
 )
-from bot.snapshot.store_patch import built, clone_tree, patch_map
 from bot.snapshot.store_style import Style, Writer, learn, line_end
 
 _BOM = "\ufeff"
@@ -320,3 +324,23 @@ def _new_sections(file: _File, keys: list[str], anchor: str | None, added: list[
     at = last + 1 if anchor is not None else file.sections[0].line
     text = "".join(chunks).replace("\n", file.end)
     return Unit(at, at, text, partial(fields_read_back, snapshot=snapshot, keys=added))
+
+
+def commented_text(snapshot: Snapshot, header: Sequence[str], before: Mapping[str, Sequence[str]]) -> str:
+    """The snapshot's text, `header` as the file's first comment lines and `before[key]` as the
+    comment lines above each top-level key the file writes (after a blank line, unless nothing
+    comes before it). A line break inside a line starts another comment line, never a key."""
+    tree = CommentedMap()
+    patch_map(tree, *snapshot.to_data(), Style())
+    if header:
+        tree.yaml_set_start_comment("\n".join(_lines(header)))
+    for position, key in enumerate(tree):
+        lines = _lines(before.get(key, ()))
+        if lines:
+            spaced = ["", *lines] if position or header else lines
+            tree.yaml_set_comment_before_after_key(key, before="\n".join(spaced))
+    return dump_tree(tree)
+
+
+def _lines(lines: Sequence[str]) -> list[str]:
+    return [part for line in lines for part in (line.splitlines() or [""])]

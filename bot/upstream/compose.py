@@ -18,7 +18,7 @@ from bot.snapshot.checked import checked_text
 from bot.snapshot.findings import Finding
 from bot.snapshot.model import SCHEMA_ONE, Snapshot
 from bot.snapshot.store import parse_model
-from bot.snapshot.store_new import commented_text
+from bot.snapshot.store_save import commented_text
 from bot.snapshot.validation import validate
 from bot.upstream.current import read_current
 from bot.upstream.graph import SOURCE_FIELD, read_graph

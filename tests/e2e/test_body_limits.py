@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from bot.commands import answers
+from bot.commands import effects
 from bot.commands.effects import Answered, Situation
 from bot.commands.grammar import Blocking, Command, Drop
 from bot.commands.outbox import Voice, actions
@@ -79,9 +79,9 @@ def test_a_drop_over_3500_pending_commands(settings: Settings, renderer: Rendere
     pending = {(1000 + n, 1): 9000 for n in range(3500)}
     situation = Situation(seed, settings.config, renderer, {}, pending, frozenset(pending))
     drop = Command("drop", 1, "/perf drop all", Drop(drop_all=True))
-    answer = answers.drop(situation, drop, the_comment(cid=9000))
+    answer = effects.drop(situation, drop, the_comment(cid=9000))
     assert isinstance(answer, Answered)
-    assert answer.text.endswith(f"and {3500 - answers.NAMED_DROPS} more")
+    assert answer.text.endswith(f"and {3500 - effects.NAMED_DROPS} more")
     line = Line(1, drop.text, drop, "accepted", "accepted", answer.text)
     (reply,) = replies(Handled(the_comment(cid=9000), True, (line,)), renderer, settings)
     fits(reply.body, settings.config)

@@ -18,16 +18,10 @@ import httpx
 from bot.context import RunContext
 from bot.github.actions import Action, CommentAction, PullRequestAction
 from bot.github.live import cache, dispatch
-from bot.github.live.client import Session, build_client, connection
-from bot.github.live.dashboard_writes import DashboardWrites
-from bot.github.live.issue_writes import IssueWrites
-from bot.github.live.label_link_writes import NativeWrites
-from bot.github.live.limits import LimitBudget
+from bot.github.live.client import LimitBudget, RetryPolicy, Session, Traffic, build_client, connection
 from bot.github.live.observe import BranchState, Reader
 from bot.github.live.pacing import Pacer
-from bot.github.live.pull import PullWriter
-from bot.github.live.retry import RetryPolicy
-from bot.github.live.traffic import Traffic
+from bot.github.live.writes import DashboardWrites, IssueWrites, NativeWrites, PullWriter
 from bot.github.observed import Observed
 from bot.github.port import GitHubError
 from bot.github.scope import ReadScope

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from githubkit.exception import GitHubException
 
-from bot.github.live.client import Session
-from bot.github.live.failures import failure
+from bot.github.live.client import Session, failure
 
 # The permission the endpoint needs ("Create a repository dispatch event").
 NEEDS = "contents: write"

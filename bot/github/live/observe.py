@@ -1,4 +1,13 @@
-"""Reading a repository live: the queries of `query.py`, mapped into one `Observed`.
+"""Reading a repository live: GraphQL answers mapped into one `Observed`.
+
+**Mapping.** GraphQL nodes as perfbot's observations: issues, comments, the bot's own reactions, the
+PR.
+
+**Collected.** What a live read has found so far, issue by issue: from GraphQL nodes, or from the
+observation cache for issues GitHub says did not change; and the cache entries that record it for
+next time.
+
+**The read.** Reading a repository live: the queries of `query.py`, mapped into one `Observed`.
 
 At seed scale a run costs one GraphQL request; more only for more than 50 issues, issues that
 only the tip's snapshot names, issues past 100 comments, a file too big for GraphQL, and one
@@ -18,18 +27,17 @@ from typing import Any
 
 from githubkit.exception import GitHubException, RequestFailed
 
-from bot.github.live import cache, mapping
-from bot.github.live.bodies import blob_text, parsed
-from bot.github.live.client import Session
-from bot.github.live.collected import Collected
-from bot.github.live.failures import failure
-from bot.github.live.graphql import FieldsRefused, query
+from bot.github.live import cache
+from bot.github.live.cache import FORMAT, CachedIssue, ObservationCache
+from bot.github.live.client import Session, blob_text, failure, parsed
 from bot.github.live.query import (
     DASHBOARD_ALIAS,
     ISSUES_PER_QUERY,
     LINK_FIELDS,
+    PAGED_LINKS,
     PULLS_ALIAS,
     UPDATED_ALIAS,
+    FieldsRefused,
     Native,
     branch_file_alias,
     comments_query,
@@ -40,11 +48,262 @@ from bot.github.live.query import (
     links_alias,
     links_query,
     pulls_query,
+    query,
     updated_query,
 )
-from bot.github.observed import DefaultBranch, Issue, Observed, Permission, PullRequest
+from bot.github.observed import (
+    Comment,
+    DefaultBranch,
+    Issue,
+    LabelEvent,
+    Observed,
+    Permission,
+    PullRequest,
+    Reaction,
+    RepositoryLabel,
+)
 from bot.github.port import GitHubError
 from bot.github.scope import ReadScope
+
+# GraphQL's ReactionContent names in REST's (and the offline state's) spelling.
+REACTIONS = {
+    "THUMBS_UP": "+1",
+    "THUMBS_DOWN": "-1",
+    "LAUGH": "laugh",
+    "HOORAY": "hooray",
+    "CONFUSED": "confused",
+    "HEART": "heart",
+    "ROCKET": "rocket",
+    "EYES": "eyes",
+}
+GHOST = "ghost"  # GitHub's name for a deleted account
+
+
+def login_of(author: dict[str, Any] | None) -> tuple[str, str]:
+    """(login, user type). GraphQL gives a Bot's login without the `[bot]` REST shows."""
+    if not author:
+        return GHOST, "User"
+    login, kind = str(author.get("login") or GHOST), author.get("__typename")
+    if kind == "Bot":
+        return (login if login.endswith("[bot]") else f"{login}[bot]"), "Bot"
+    return login, "Organization" if kind == "Organization" else "User"
+
+
+def numbers(connection: dict[str, Any] | None) -> tuple[int, ...]:
+    return tuple(int(n["number"]) for n in (connection or {}).get("nodes") or [] if n)
+
+
+def issue_of(node: dict[str, Any]) -> Issue:
+    """An issue; its labels and links when the query read them (`IssueLabels`, `IssueLinks`)."""
+    reason = node.get("stateReason")
+    parent = node.get("parent") or {}
+    database_id = node.get("fullDatabaseId")
+    return Issue(
+        number=node["number"],
+        title=node.get("title") or "",
+        state="closed" if node.get("state") == "CLOSED" else "open",
+        state_reason=reason.lower() if isinstance(reason, str) else None,
+        assignees=tuple(a["login"] for a in (node.get("assignees") or {}).get("nodes") or [] if a),
+        labels=tuple(str(n["name"]) for n in (node.get("labels") or {}).get("nodes") or [] if n),
+        blocked_by=numbers(node.get("blockedBy")),
+        parent=int(parent["number"]) if parent.get("number") is not None else None,
+        database_id=int(database_id) if database_id is not None else None,  # a BigInt, sent as a string
+    )
+
+
+def sub_issues(node: dict[str, Any]) -> tuple[int, ...]:
+    return numbers(node.get("subIssues"))
+
+
+def label_events_of(number: int, node: dict[str, Any]) -> list[LabelEvent]:
+    """The label events of an issue's timeline, oldest first, with a Bot's login as REST spells it."""
+    found = []
+    for event in (node.get("timelineItems") or {}).get("nodes") or []:
+        kind = (event or {}).get("__typename")
+        if kind not in ("LabeledEvent", "UnlabeledEvent") or not (event.get("label") or {}).get("name"):
+            continue
+        found.append(
+            LabelEvent(
+                issue=number,
+                label=event["label"]["name"],
+                action="labeled" if kind == "LabeledEvent" else "unlabeled",
+                actor=login_of(event.get("actor"))[0],
+                created_at=event["createdAt"],
+            )
+        )
+    return found
+
+
+def repository_labels(repo: dict[str, Any]) -> tuple[RepositoryLabel, ...]:
+    nodes = (repo.get("stateLabels") or {}).get("nodes") or []
+    return tuple(
+        RepositoryLabel(name=n["name"], color=n.get("color") or "ededed", description=n.get("description"))
+        for n in nodes
+        if n
+    )
+
+
+def comments_of(number: int, page: dict[str, Any], bot_login: str) -> tuple[list[Comment], list[Reaction]]:
+    """One page of an issue's comments, and the reactions the viewer (the bot) left on them."""
+    found, reactions = [], []
+    for node in page.get("nodes") or []:
+        if not node:
+            continue
+        login, kind = login_of(node.get("author"))
+        comment_id = int(node["fullDatabaseId"])  # a BigInt, sent as a string
+        found.append(
+            Comment(
+                id=comment_id,
+                issue=number,
+                user=login,
+                user_type=kind,  # type: ignore[arg-type]
+                created_at=node["createdAt"],
+                body=node.get("body") or "",
+                edited=node.get("lastEditedAt") is not None,
+            )
+        )
+        reactions += [
+            Reaction(comment_id=comment_id, user=bot_login, content=REACTIONS[group["content"]])
+            for group in node.get("reactionGroups") or []
+            if group.get("viewerHasReacted") and group.get("content") in REACTIONS
+        ]
+    return found, reactions
+
+
+def next_cursor(page: dict[str, Any]) -> str | None:
+    info = page.get("pageInfo") or {}
+    return str(info["endCursor"]) if info.get("hasNextPage") and info.get("endCursor") else None
+
+
+def made_by(commit: dict[str, Any] | None, bot_login: str) -> bool:
+    """Whether a commit's author is the bot (a bot author has no user; its name is its login)."""
+    author = (commit or {}).get("author") or {}
+    user = author.get("user") or {}
+    return bot_login in (user.get("login"), author.get("name"))
+
+
+def fork_pull(node: dict[str, Any], branch: str) -> PullRequest:
+    """An open PR from a fork's branch that has perfbot's branch name (its repository may be gone)."""
+    fork = (node.get("headRepository") or {}).get("nameWithOwner") or "a deleted fork"
+    return PullRequest(
+        number=int(node["number"]), head=branch, head_repository=str(fork), title=node.get("title") or ""
+    )
+
+
+def dashboard_issue(node: dict[str, Any]) -> Issue:
+    """An issue read for the dashboard: its state, author, body and labels."""
+    return Issue(
+        number=int(node["number"]),
+        title=node.get("title") or "",
+        state="closed" if node.get("state") == "CLOSED" else "open",
+        user=login_of(node.get("author"))[0],
+        body=node.get("body") or "",
+        labels=tuple(str(n["name"]) for n in (node.get("labels") or {}).get("nodes") or [] if n),
+    )
+
+
+@dataclass
+class Collected:
+    issues: dict[int, Issue] = field(default_factory=dict)
+    comments: list[Comment] = field(default_factory=list)
+    reactions: list[Reaction] = field(default_factory=list)
+    cursors: dict[int, str] = field(default_factory=dict)
+    label_events: list[LabelEvent] = field(default_factory=list)
+    # (parent, child) from each issue's sub-issues.
+    children: list[tuple[int, int]] = field(default_factory=list)
+    # GitHub's `updatedAt` of each issue, as read or as the cache recorded it.
+    updated: dict[int, dt.datetime] = field(default_factory=dict)
+    # (issue, link field) -> the cursor of its next page of links, while there is one.
+    link_cursors: dict[tuple[int, str], str] = field(default_factory=dict)
+
+    def node(self, node: dict[str, Any]) -> int | None:
+        """Take an issue node (its first page of comments too); None when it was taken already
+        (an issue both changed and asked for by number comes twice in one answer)."""
+        found = issue_of(node)
+        if found.number in self.issues:
+            return None
+        self.issues[found.number] = found
+        self.label_events += label_events_of(found.number, node)
+        self.children += [(found.number, child) for child in sub_issues(node)]
+        self._link_cursors(found.number, node)
+        stamp = node.get("updatedAt")
+        if isinstance(stamp, str):
+            self.updated[found.number] = dt.datetime.fromisoformat(stamp)
+        return found.number
+
+    def _link_cursors(self, number: int, node: dict[str, Any]) -> None:
+        for name in PAGED_LINKS:
+            cursor = next_cursor(node.get(name) or {})
+            if cursor is None:
+                self.link_cursors.pop((number, name), None)
+            else:
+                self.link_cursors[(number, name)] = cursor
+
+    def links_page(self, number: int, name: str, page: dict[str, Any]) -> None:
+        """A further page of an issue's blocked-by issues or sub-issues."""
+        found = numbers(page)
+        if name == "subIssues":
+            self.children += [(number, child) for child in found]
+        else:
+            issue = self.issues[number]
+            self.issues[number] = issue.model_copy(update={"blocked_by": (*issue.blocked_by, *found)})
+        self._link_cursors(number, {name: page})
+
+    def page(self, number: int, page: dict[str, Any], bot_login: str) -> None:
+        comments, reactions = comments_of(number, page, bot_login)
+        self.comments += comments
+        self.reactions += reactions
+        cursor = next_cursor(page)
+        if cursor is None:
+            self.cursors.pop(number, None)
+        else:
+            self.cursors[number] = cursor
+
+    def restore(self, entry: CachedIssue) -> None:
+        """An issue as the cache recorded it (GitHub reports no change since)."""
+        number = entry.issue.number
+        self.issues[number] = entry.issue
+        self.comments += entry.comments
+        self.reactions += entry.reactions
+        self.label_events += entry.label_events
+        self.children += [(number, child) for child in entry.sub_issues]
+        self.updated[number] = entry.updated_at
+
+    def entries(self) -> dict[int, CachedIssue] | None:
+        """Each issue found as a cache entry; None when one came without `updatedAt`."""
+        if not set(self.issues) <= set(self.updated):
+            return None
+        comments: dict[int, list[Comment]] = {}
+        for comment in self.comments:
+            comments.setdefault(comment.issue, []).append(comment)
+        on_issue = {c.id: c.issue for c in self.comments}
+        reactions: dict[int, list[Reaction]] = {}
+        for reaction in self.reactions:
+            if reaction.comment_id in on_issue:
+                reactions.setdefault(on_issue[reaction.comment_id], []).append(reaction)
+        return {
+            n: CachedIssue(
+                issue=issue,
+                updated_at=self.updated[n],
+                comments=tuple(sorted(comments.get(n, ()), key=lambda c: c.id)),
+                reactions=tuple(reactions.get(n, ())),
+                label_events=tuple(e for e in self.label_events if e.issue == n),
+                sub_issues=tuple(child for parent, child in self.children if parent == n),
+            )
+            for n, issue in sorted(self.issues.items())
+        }
+
+    def cache(
+        self, repository: str, bot_login: str, reads: str, watermark: dt.datetime | None
+    ) -> ObservationCache | None:
+        """The observation cache of what was found; None without a watermark or an issue's date."""
+        entries = self.entries()
+        if watermark is None or entries is None:
+            return None
+        return ObservationCache(
+            format=FORMAT, repository=repository, bot_login=bot_login, reads=reads, watermark=watermark, issues=entries
+        )
+
 
 FIRST = "reading the repository"
 ROLES: frozenset[str] = frozenset({"none", "read", "triage", "write", "maintain", "admin"})
@@ -119,7 +378,7 @@ class Reader:
             repository=str(repo.get("nameWithOwner") or self.session.conn.repository),
             bot_login=self.bot_login,
             issues=(*self._with_parents(), *self._dashboards(repo)),
-            labels=mapping.repository_labels(repo),
+            labels=repository_labels(repo),
             label_events=tuple(sorted(self.found.label_events, key=lambda e: (e.issue, e.created_at))),
             links_unavailable=self.links_refused,
             comments=tuple(sorted(self.found.comments, key=lambda c: c.id)),
@@ -153,7 +412,7 @@ class Reader:
         tip_files = self._files(repo, "tip")
         head = (repo.get("branchHead") or {}).get("target")
         if head:
-            branch.head, branch.head_is_ours = str(head["oid"]), mapping.made_by(head, self.bot_login)
+            branch.head, branch.head_is_ours = str(head["oid"]), made_by(head, self.bot_login)
             branch.head_files = self._files(repo, "head")
         self._read_pulls(repo.get(PULLS_ALIAS), branch)
         self._issues(repo)
@@ -179,7 +438,7 @@ class Reader:
             for node in page.get("nodes") or []:
                 if node and node.get("number") in tracked and self.found.node(node) is not None:
                     self.found.page(int(node["number"]), node.get("comments") or {}, self.bot_login)
-            after = mapping.next_cursor(page)
+            after = next_cursor(page)
             if after is None or self.since is None:
                 return
             variables = {"since": self.since.isoformat(), "after": after}
@@ -214,9 +473,7 @@ class Reader:
         """The issues carrying the dashboard's label that are not tracked issues (read apart, with
         author and body: perfbot finds its own dashboard by both)."""
         nodes = ((repo.get(DASHBOARD_ALIAS) or {}).get("nodes")) or []
-        return tuple(
-            mapping.dashboard_issue(node) for node in nodes if node and node.get("number") not in self.found.issues
-        )
+        return tuple(dashboard_issue(node) for node in nodes if node and node.get("number") not in self.found.issues)
 
     def _with_parents(self) -> tuple[Issue, ...]:
         """The issues, each with its parent as either side of the sub-issue link shows it."""
@@ -234,10 +491,10 @@ class Reader:
         while page:
             for node in page.get("nodes") or []:
                 if node and node.get("isCrossRepository"):
-                    self.forks.append(mapping.fork_pull(node, self.scope.branch))
+                    self.forks.append(fork_pull(node, self.scope.branch))
                 elif node and branch.pull is None:
                     self._pull(node, branch)
-            after = mapping.next_cursor(page)
+            after = next_cursor(page)
             if after is None or branch.pull is not None:
                 return
             data = query(self.session, pulls_query(), {"branch": self.scope.branch, "after": after}, "reading PRs")
@@ -246,7 +503,7 @@ class Reader:
     def _pull(self, node: dict[str, Any], branch: BranchState) -> None:
         commits = node.get("commits") or {}
         nodes = [n.get("commit") for n in commits.get("nodes") or [] if n]
-        ours = commits.get("totalCount") == 1 and all(mapping.made_by(c, self.bot_login) for c in nodes)
+        ours = commits.get("totalCount") == 1 and all(made_by(c, self.bot_login) for c in nodes)
         branch.pull, branch.pull_title, branch.pull_body = (
             int(node["number"]),
             node.get("title") or "",

@@ -24,10 +24,8 @@ from bot.context import RunContext
 from bot.github.branch_file import BranchFile
 from bot.github.live import dispatch
 from bot.github.live.adapter import open_session
-from bot.github.live.bodies import blob_text, parsed
-from bot.github.live.client import Session
-from bot.github.live.failures import failure, github_message
-from bot.github.live.graphql import query
+from bot.github.live.client import Session, blob_text, failure, github_message, parsed
+from bot.github.live.query import query
 from bot.github.port import GitHubError
 
 T = TypeVar("T")

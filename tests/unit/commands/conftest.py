@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands import line_starts
+from bot.commands import browser_parse
 from bot.config import BotConfig, Settings
 
 
@@ -18,4 +18,4 @@ def config(settings: Settings) -> BotConfig:
 def fresh_patterns() -> None:
     """`line_starts._passing` keeps each pattern it builds; a process that built them before
     (mutation testing forks one per mutant) would otherwise test patterns of other code."""
-    line_starts._passing.cache_clear()
+    browser_parse._passing.cache_clear()

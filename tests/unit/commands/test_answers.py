@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from bot.commands import answers
+from bot.commands import effects
 from bot.commands.effects import Answered, Refused, Situation
 from bot.commands.grammar import Command, Drop, Targeted
 from bot.commands.records import Key
@@ -26,19 +26,19 @@ def situation(config: BotConfig, renderer: Renderer) -> Situation:
 
 def test_claim_and_unclaim_answer_and_ask_for_the_assignment(situation: Situation) -> None:
     claim = Command("claim", 1, "t", Targeted(target="w2"))
-    assert answers.claim(situation, claim, COMMENT) == Answered(
+    assert effects.claim(situation, claim, COMMENT) == Answered(
         "alice will be assigned to #12 (`w2`)", AssignAction(issue=12, login="alice", add=True)
     )
     unclaim = Command("unclaim", 1, "t", Targeted(target="w2"))
-    assert answers.unclaim(situation, unclaim, COMMENT) == Answered(
+    assert effects.unclaim(situation, unclaim, COMMENT) == Answered(
         "alice is not assigned to #12 (`w2`)", AssignAction(issue=12, login="alice", add=False)
     )
 
 
 def test_claim_needs_a_known_packet_whose_issue_was_observed(situation: Situation) -> None:
-    unknown = answers.claim(situation, Command("claim", 1, "t", Targeted(target="w9")), COMMENT)
+    unknown = effects.claim(situation, Command("claim", 1, "t", Targeted(target="w9")), COMMENT)
     assert unknown == Refused("unknown packet `w9`; did you mean `w3`, `w2`, `w1`?")
-    unobserved = answers.unclaim(situation, Command("unclaim", 1, "t", Targeted(target="w3")), COMMENT)
+    unobserved = effects.unclaim(situation, Command("unclaim", 1, "t", Targeted(target="w3")), COMMENT)
     assert unobserved == Refused("issue #13 was not observed")
 
 
@@ -50,20 +50,20 @@ def test_drop_lists_the_accepted_commands_this_comment_dropped_in_order(situatio
     drop = Command("drop", 1, "t", Drop(drop_all=True))
     dropped = {(205, 1): 301, (201, 2): 301, (201, 1): 301, (202, 1): 999, (203, 1): 301}
     accepted = {(201, 1), (201, 2), (202, 1), (205, 1)}
-    answer = answers.drop(with_drops(situation, dropped, accepted), drop, COMMENT)
+    answer = effects.drop(with_drops(situation, dropped, accepted), drop, COMMENT)
     assert answer == Answered("dropped pending commands: comment 201 line 1, comment 201 line 2, comment 205 line 1")
 
 
 def test_drop_with_nothing_pending(situation: Situation) -> None:
     drop = Command("drop", 1, "t", Drop(drop_all=True))
-    assert answers.drop(with_drops(situation, {(202, 1): 999}, {(202, 1)}), drop, COMMENT) == Answered(
+    assert effects.drop(with_drops(situation, {(202, 1): 999}, {(202, 1)}), drop, COMMENT) == Answered(
         "no pending commands to drop"
     )
 
 
 def test_an_assignment_effect_built_at_test_time(situation: Situation) -> None:
     # claim and unclaim are built when the module is imported; building one here puts its code under test.
-    assign, release = answers._assignment(True), answers._assignment(False)
+    assign, release = effects._assignment(True), effects._assignment(False)
     command = Command("claim", 1, "t", Targeted(target="w2"))
     assert assign(situation, command, COMMENT) == Answered(
         "alice will be assigned to #12 (`w2`)", AssignAction(issue=12, login="alice", add=True)

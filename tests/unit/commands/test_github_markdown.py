@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands import github_markdown
+from bot.commands import reading
 from tests.unit.commands.github_page import rendered
 
 CASES = [
@@ -29,23 +29,23 @@ CASES = [
 
 @pytest.mark.parametrize("body", CASES)
 def test_a_comment_renders_as_cmark_gfm_renders_it_with_githubs_options(body: str) -> None:
-    assert github_markdown.to_html(body) == rendered(body)
+    assert reading.to_html(body) == rendered(body)
 
 
 def test_many_renders_in_a_row_each_render_their_own_text() -> None:
     bodies = [f"*{n}* [^{n}]\n\n[^{n}]: note {n}" for n in range(200)]
-    assert [github_markdown.to_html(body) for body in bodies] == [rendered(body) for body in bodies]
+    assert [reading.to_html(body) for body in bodies] == [rendered(body) for body in bodies]
 
 
 def test_the_platforms_cmark_gfm_exports_what_frees_a_render() -> None:
-    assert github_markdown._releaser() is not None
+    assert reading._releaser() is not None
 
 
 def test_each_render_hands_its_tree_and_its_text_to_be_freed(monkeypatch: pytest.MonkeyPatch) -> None:
     freed: list[tuple[int, int]] = []
-    monkeypatch.setattr(github_markdown, "_releaser", lambda: lambda root, text: freed.append((root, text)))
-    assert github_markdown.to_html("*a*") == rendered("*a*")
-    assert github_markdown.to_html("b") == rendered("b")
+    monkeypatch.setattr(reading, "_releaser", lambda: lambda root, text: freed.append((root, text)))
+    assert reading.to_html("*a*") == rendered("*a*")
+    assert reading.to_html("b") == rendered("b")
     assert len(freed) == 2
     assert all(address > 0 for pair in freed for address in pair)
     assert all(root != text for root, text in freed)  # the tree, then the text, not one of them twice

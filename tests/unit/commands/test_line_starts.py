@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands.line_starts import DEEPEST, PARAGRAPH, STEPS, UNREAD, Page, line_starts, tag_end
+from bot.commands.browser_parse import DEEPEST, PARAGRAPH, STEPS, UNREAD, Page, line_starts, tag_end
 
 M = "\ue000"
 

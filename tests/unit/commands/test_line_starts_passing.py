@@ -17,10 +17,9 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import given, settings
 
-from bot.commands import line_starts
-from bot.commands.github_markdown import to_html
-from bot.commands.line_starts import DEEPEST, PASSED_DEPTH
-from bot.commands.visible import _candidates, _with_marks
+from bot.commands import browser_parse
+from bot.commands.browser_parse import DEEPEST, PASSED_DEPTH
+from bot.commands.reading import _candidates, _with_marks, to_html
 from tests.property_budget import examples
 from tests.unit.commands.test_visible import BLOCK_HTML, FRAGMENTS, comments
 
@@ -37,10 +36,10 @@ def marked_html(body: str) -> str:
 
 def both(html: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], list[int]]:
     """The line starts found passing over whole elements, and a step per tag."""
-    passing = list(line_starts.line_starts(html, len(html)))
+    passing = list(browser_parse.line_starts(html, len(html)))
     with monkeypatch.context() as patched:
-        patched.setattr(line_starts, "_passing", lambda *_: STEPPING)
-        stepping = list(line_starts.line_starts(html, len(html)))
+        patched.setattr(browser_parse, "_passing", lambda *_: STEPPING)
+        stepping = list(browser_parse.line_starts(html, len(html)))
     return passing, stepping
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands.lookalikes import lookalike, skeleton
+from bot.commands.effects import lookalike, skeleton
 
 KNOWN = ["fix-m1", "mac.m5/exact", "ma", "c2"]
 

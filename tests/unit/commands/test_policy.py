@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands.policy import authorise, dropped
 from bot.commands.reading import parse
+from bot.commands.replay import authorise, dropped
 from bot.github.observed import Permission
 from bot.snapshot.model import Snapshot
 from tests.unit.commands.values import CUDA, M1, comment, fresh, recalled

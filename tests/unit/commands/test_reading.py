@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from bot.commands.browser_parse import STEPS
 from bot.commands.grammar import Blocking
-from bot.commands.line_starts import STEPS
 from bot.commands.reading import Parsed, ParseError, command_lines, has_raw_command_line, parse
 from bot.commands.registry import VERBS
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.commands.line_starts import STEPS
+from bot.commands.browser_parse import STEPS
 from bot.commands.reading import Parsed, parse
 from bot.commands.records import DECISION_TOPIC, Record
 from bot.commands.selection import Fresh, Recalled, reread, take

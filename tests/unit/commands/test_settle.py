@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from bot.commands.grammar import Blocking, Command
+from bot.commands.pipeline import settled_through
 from bot.commands.records import Decision, Verdict
 from bot.commands.replay import Handled, Line
-from bot.commands.settle import settled_through
 from tests.unit.commands.values import comment
 
 BLOCK = Command("block", 1, "/perf block x y", Blocking(target="x", condition="y"))

@@ -16,10 +16,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bot.commands import github_markdown
-from bot.commands.line_starts import STEPS
-from bot.commands.reading import command_lines
-from bot.commands.visible import paragraph_lines, starts_command
+from bot.commands import reading
+from bot.commands.browser_parse import STEPS
+from bot.commands.reading import command_lines, paragraph_lines, starts_command
 from tests.property_budget import examples
 from tests.unit.commands.github_page import rendered, shows
 
@@ -157,8 +156,8 @@ def test_as_many_tags_as_perfbot_reads_one_by_one_leave_the_comment_read() -> No
 
 def test_github_markdown_renders_as_cmarkgfm_does_with_githubs_options() -> None:
     body = "a ~b~ www.x.org\n\n| c |\n|---|\n\n- [x] d\n\n<script>\n\nsee[^1]\n\n[^1]: e"
-    assert github_markdown.to_html(body) == rendered(body)
-    assert github_markdown._releaser() is not None  # this platform's cmark-gfm frees what it renders
+    assert reading.to_html(body) == rendered(body)
+    assert reading._releaser() is not None  # this platform's cmark-gfm frees what it renders
 
 
 def test_a_prefix_a_mark_would_change_is_read_only_where_the_mark_changes_nothing() -> None:

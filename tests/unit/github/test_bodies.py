@@ -16,12 +16,22 @@ from githubkit.graphql import GraphQLResponse
 from githubkit.utils import UNSET
 from githubkit_schemas.latest.models import Blob, GitRef, Label
 
-from bot.github.live.bodies import Malformed, blob_text, check, error_body, parsed
-from bot.github.live.client import Connection, Session, build_client
-from bot.github.live.failures import failure
-from bot.github.live.limits import LimitBudget
-from bot.github.live.retry import READ_TRIES, RetryPolicy, transient
-from bot.github.live.traffic import Traffic
+from bot.github.live.client import (
+    READ_TRIES,
+    Connection,
+    LimitBudget,
+    Malformed,
+    RetryPolicy,
+    Session,
+    Traffic,
+    blob_text,
+    build_client,
+    check,
+    error_body,
+    failure,
+    parsed,
+    transient,
+)
 from bot.github.port import AmbiguousWriteError, GitHubError
 
 API = "https://api.github.com"

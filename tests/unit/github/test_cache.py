@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.github.live import cache
-from bot.github.live.traffic import server_time
+from bot.github.live.client import server_time
 from bot.github.observed import Comment, Issue
 
 WATERMARK = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)

@@ -16,7 +16,7 @@ from githubkit.exception import (
 )
 from githubkit.response import Response
 
-from bot.github.live.limits import BUDGET_SECONDS, LimitBudget, Limited, limited
+from bot.github.live.client import BUDGET_SECONDS, LimitBudget, Limited, limited
 
 SECONDARY = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 DOCS = "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api"

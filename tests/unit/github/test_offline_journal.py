@@ -15,8 +15,7 @@ from bot.errors import InputError
 from bot.github.actions import AssignAction, CommentAction, LabelAction, PullRequestAction, ReactAction
 from bot.github.branch_file import BranchFile
 from bot.github.markers import marker
-from bot.github.offline import OfflineGitHub
-from bot.github.offline_journal import journal_path
+from bot.github.offline import OfflineGitHub, journal_path
 
 NOW = dt.datetime(2026, 8, 27, 12, tzinfo=dt.UTC)
 LEASES = BranchFile(branch="perfbot/leases", path="leases.json")

@@ -12,7 +12,7 @@ import pytest
 
 from bot import files
 from bot.errors import InputError
-from bot.github import offline_journal
+from bot.github import offline
 from bot.github.offline import OfflineGitHub
 
 NOW = dt.datetime(2026, 8, 27, 12, tzinfo=dt.UTC)
@@ -37,7 +37,7 @@ def test_a_state_past_the_input_cap_of_the_decided_files_is_read(tmp_path: Path)
 
 
 def test_a_state_above_its_cap_is_one_located_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(offline_journal, "MAX_STATE_BYTES", 4096)
+    monkeypatch.setattr(offline, "MAX_STATE_BYTES", 4096)
     path = big_state(tmp_path / "state.json", 8192)
     with pytest.raises(InputError) as raised:
         OfflineGitHub.open(path, NOW)

@@ -1,12 +1,11 @@
-"""A new snapshot file with comments (`store_new`): the store's own layout, every comment where it
+"""A new snapshot file with comments (`store_save.commented_text`): the store's own layout, every comment where it
 was asked for, and nothing a comment holds can become YAML."""
 
 from __future__ import annotations
 
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import parse_model
-from bot.snapshot.store_new import commented_text
-from bot.snapshot.store_save import dump_new
+from bot.snapshot.store_save import commented_text, dump_new
 from tests.unit.snapshot.values import valid
 
 

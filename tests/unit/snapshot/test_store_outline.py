@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.snapshot import store
-from bot.snapshot.store_libyaml import Seen, load_data
+from bot.snapshot.store import Seen, load_data
 from bot.snapshot.store_outline import (
     BlockList,
     BlockMap,

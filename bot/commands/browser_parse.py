@@ -1,7 +1,7 @@
 """Where, in cmark-gfm's HTML, a line of top-level paragraph text starts, as a browser builds the page.
 
 A line starts right after a paragraph's `<p data-sourcepos="…">` (the paragraph cmark-gfm wrote,
-raw HTML cannot forge the attribute: `visible` spells it otherwise in a comment) or after a
+raw HTML cannot forge the attribute: `reading` spells it otherwise in a comment) or after a
 `<br />` and its line break inside it. It is a line of top-level paragraph text when the browser
 would put its text straight into that paragraph, and the paragraph straight into the page:
 
@@ -74,14 +74,14 @@ RAW_TEXT = frozenset({"iframe", "noembed", "noframes", "noscript", "style", "tex
 ENDLESS = frozenset({"plaintext", "script"})
 FOREIGN = frozenset({"svg", "math"})
 
-# The first character of the mark `visible` puts at each candidate line.
+# The first character of the mark `reading` puts at each candidate line.
 MARKED = "\ue000"
 _PARAGRAPH = re.compile(r'<p data-sourcepos="[0-9]+:[0-9]+-[0-9]+:[0-9]+">')
 # A start or end tag with no attribute, in lower case, as cmark-gfm writes its own: read at once.
 _PLAIN_TAG = re.compile(r"<(/?)([a-z][a-z0-9]*)>")
 _BREAK = "<br />\n"
 # What reading may pass over at once: text, and a `<br />` and its line break before a line that
-# starts without a mark (`\ue000`, what `visible` puts at a candidate line).
+# starts without a mark (`\ue000`, what `reading` puts at a candidate line).
 _NEXT = re.compile("<(?!br />\n(?!\ue000))")
 # When nothing waits to reopen and no `<select>` is open, also whole elements that change nothing
 # on the page once they end (`_passing`): one regex match over a list, a heading, a quote, code,

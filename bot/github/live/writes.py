@@ -1,0 +1,462 @@
+"""The live writes: REST and git data calls, each one typed githubkit call.
+
+**Issue writes.** The small REST writes: a comment, an edit of one, a reaction, an assignment. Each
+is one typed githubkit call.
+
+Before its first comment, a run re-reads the newest comments of every issue it will comment on
+(one GraphQL request for up to 50 issues): GitHub's lists are eventually consistent, so the run's
+own read may have missed a comment an earlier run posted moments before. A marker found there is
+not posted again.
+
+**Label and link writes.** The label and link writes: typed githubkit calls, repeatable, a refusal
+said once and survived.
+
+Each write is repeatable: adding a label that is there changes nothing, removing one that is gone
+is done, creating a label that exists counts as created. GitHub's dependency and sub-issue
+endpoints name the other issue by its database id, which the read gives for every tracked issue.
+A 403, 404, 410 or 422 on these endpoints (no permission, an older GitHub Enterprise Server
+without them, a link GitHub does not allow) is a `NativeRefused`: the run says so and goes on.
+
+**Dashboard writes.** The dashboard issue's REST writes: open it once (with its label), then edit
+its body in place.
+
+Opening makes sure of the label first (created with GitHub's default colour when the repository
+lacks it; one that exists already is fine), since the next run finds the dashboard by its label
+and marker: an issue opened without its label would be opened again. Opening is not repeatable (a
+second issue would be a duplicate dashboard): a lost answer stops the run, and the next run's read
+finds the issue that landed. An edit sends the whole body, so sending it twice leaves one state.
+
+**The regeneration PR.** The regeneration PR through the git data API: one bot commit on top of the
+default branch's tip.
+
+The commit's parent is the tip the run read and decided on. Before a ref moves, the tip (and
+the PR branch, when it exists) are read again: if either moved, nothing is moved and the next
+run starts over from what is there then. A branch holding a commit perfbot did not make is
+never force-moved.
+
+The open PR is the one from this repository's branch: a fork's PR from a branch of the same name
+is someone else's (`Observed.open_pull`). The writer answers with the PR's number, so the
+action's outputs are filled whichever adapter ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
+from urllib.parse import quote
+
+from githubkit.exception import GitHubException, RequestFailed
+from githubkit.versions import RestVersionSwitcher as RestNamespace
+from githubkit_schemas.latest.types import ReposOwnerRepoGitTreesPostBodyPropTreeItemsType as TreeEntry
+
+from bot.github.actions import (
+    AssignAction,
+    CommentAction,
+    CreateIssueAction,
+    CreateLabelAction,
+    EditCommentAction,
+    EditIssueAction,
+    LabelAction,
+    LinkAction,
+    PullRequestAction,
+    ReactAction,
+)
+from bot.github.live import observe
+from bot.github.live.cache import Keeper
+from bot.github.live.client import Session, failure, github_details, github_message, parsed
+from bot.github.live.observe import BranchState
+from bot.github.live.query import ISSUES_PER_QUERY, issue_alias, newest_comments_query, query
+from bot.github.markers import markers_in
+from bot.github.port import GitHubError, NativeRefused
+
+
+class IssueWrites:
+    """The live adapter's writes on issues and comments, over its session. Each first marks its
+    issue stale in the observation cache, so a crash mid-write still leaves the issue re-read."""
+
+    session: Session
+    keeper: Keeper
+    bot_login: str
+    # The issues this run will comment on, and the marker header of each of the bot's comments
+    # on those it re-read, oldest first (with the comments it has posted since).
+    commenting: list[int]
+    posted: dict[int, list[frozenset[tuple[str, str]]]]
+
+    def headers_now(self, issue: int) -> list[frozenset[tuple[str, str]]]:
+        """The bot's marker headers on `issue`: re-read once per run, then kept up with its own comments."""
+        if issue not in self.posted:
+            self._reread([issue, *(n for n in self.commenting if n not in self.posted and n != issue)])
+        return list(self.posted[issue])
+
+    def _reread(self, numbers: list[int]) -> None:
+        batch = numbers[:ISSUES_PER_QUERY]
+        data = query(self.session, newest_comments_query(batch), {}, "re-reading comments before commenting")
+        repo = data.get("repository") or {}
+        for number in batch:
+            found = (repo.get(issue_alias(number)) or {}).get("comments") or {}
+            self.posted[number] = [
+                frozenset(markers_in(node.get("body") or ""))
+                for node in found.get("nodes") or []
+                if node and observe.login_of(node.get("author"))[0] == self.bot_login
+            ]
+
+    def comment(self, action: CommentAction) -> int:
+        """A comment is not repeatable: a lost answer stops the run (the next run finds its marker)."""
+        self.keeper.touch_for(action)
+        session = self.session
+        conn = session.conn
+        try:
+            issues = session.github.rest.issues
+            made = parsed(issues.create_comment(conn.owner, conn.name, action.issue, body=action.body))
+        except GitHubException as exc:
+            raise failure(exc, f"commenting on #{action.issue}", session, repeatable=False) from exc
+        self.posted.setdefault(action.issue, []).append(frozenset(markers_in(action.body)))
+        return made.id
+
+    def edit_comment(self, action: EditCommentAction) -> None:
+        """An edit is repeatable: the same body sent twice leaves the comment as one edit would."""
+        self.keeper.touch_for(action)
+        session = self.session
+        conn = session.conn
+        try:
+            issues = session.github.rest.issues
+            parsed(issues.update_comment(conn.owner, conn.name, action.comment_id, body=action.body))
+        except GitHubException as exc:
+            raise failure(exc, f"editing comment {action.comment_id} on #{action.issue}", session) from exc
+
+    def react(self, action: ReactAction) -> None:
+        """A repeated reaction is harmless: GitHub answers 200 with the existing one."""
+        self.keeper.touch_for(action)
+        session = self.session
+        conn = session.conn
+        try:
+            session.github.rest.reactions.create_for_issue_comment(
+                conn.owner, conn.name, action.comment_id, content=action.content
+            )
+        except GitHubException as exc:
+            raise failure(exc, f"reacting {action.content} to comment {action.comment_id}", session) from exc
+
+    def assign(self, action: AssignAction) -> None:
+        self.keeper.touch_for(action)
+        session = self.session
+        conn = session.conn
+        verb = "assigning" if action.add else "unassigning"
+        try:
+            if action.add:
+                session.github.rest.issues.add_assignees(conn.owner, conn.name, action.issue, assignees=[action.login])
+            else:
+                session.github.rest.issues.remove_assignees(
+                    conn.owner, conn.name, action.issue, assignees=[action.login]
+                )
+        except GitHubException as exc:
+            raise failure(exc, f"{verb} {action.login} on #{action.issue}", session) from exc
+
+
+REFUSALS = frozenset({403, 404, 410, 422})
+
+
+def _refused(exc: RequestFailed, what: str) -> NativeRefused:
+    detail = f"{exc.response.status_code} {github_message(exc)}".strip()
+    return NativeRefused(f"{what} ({detail})")
+
+
+def _status(exc: GitHubException) -> int | None:
+    return exc.response.status_code if isinstance(exc, RequestFailed) else None
+
+
+class NativeWrites:
+    """The live adapter's writes on labels and links, over its session; `ids` maps issue numbers to
+    database ids (REST names the other issue of a link by it)."""
+
+    session: Session
+    ids: Mapping[int, int]
+    keeper: Keeper
+
+    def add_labels(self, actions: Sequence[LabelAction]) -> None:
+        """Labels added to one issue in one request (`actions.joins`)."""
+        self.keeper.touch_for(*actions)
+        session, issue = self.session, actions[0].issue
+        names = [action.name for action in actions]
+        try:
+            session.github.rest.issues.add_labels(session.conn.owner, session.conn.name, issue, labels=names)
+        except GitHubException as exc:
+            raise _failure(exc, f"adding labels {', '.join(names)} on #{issue}", session) from exc
+
+    def label(self, action: LabelAction) -> None:
+        self.keeper.touch_for(action)
+        session = self.session
+        conn, issues = session.conn, session.github.rest.issues
+        what = f"{'adding' if action.add else 'removing'} label {action.name} on #{action.issue}"
+        try:
+            if action.add:
+                issues.add_labels(conn.owner, conn.name, action.issue, labels=[action.name])
+            else:
+                # GitHub's path takes the name encoded: state labels carry a slash.
+                issues.remove_label(conn.owner, conn.name, action.issue, quote(action.name, safe=""))
+        except GitHubException as exc:
+            if not action.add and _status(exc) == 404:
+                return  # already gone
+            raise _failure(exc, what, session) from exc
+
+    def create_label(self, action: CreateLabelAction) -> None:
+        session = self.session
+        conn = session.conn
+        what = f"creating label {action.name}"
+        try:
+            session.github.rest.issues.create_label(
+                conn.owner, conn.name, name=action.name, color=action.color, description=action.description
+            )
+        except GitHubException as exc:
+            if (
+                isinstance(exc, RequestFailed)
+                and exc.response.status_code == 422
+                and "already_exists" in exc.response.text
+            ):
+                return  # made by someone else since the read
+            raise _failure(exc, what, session) from exc
+
+    def link(self, action: LinkAction) -> None:
+        self.keeper.touch_for(action)
+        session = self.session
+        conn, issues = session.conn, session.github.rest.issues
+        verb = "adding" if action.add else "removing"
+        if action.relation == "blocked_by":
+            what = f"{verb} the native link #{action.issue} blocked by #{action.target}"
+            other = _database_id(self.ids, action.target, what)
+        else:
+            what = f"{verb} the native link #{action.issue} sub-issue of #{action.target}"
+            other = _database_id(self.ids, action.issue, what)
+        try:
+            if action.relation == "blocked_by" and action.add:
+                issues.add_blocked_by_dependency(conn.owner, conn.name, action.issue, issue_id=other)
+            elif action.relation == "blocked_by":
+                issues.remove_dependency_blocked_by(conn.owner, conn.name, action.issue, other)
+            elif action.add:
+                issues.add_sub_issue(conn.owner, conn.name, action.target, sub_issue_id=other)
+            else:
+                issues.remove_sub_issue(conn.owner, conn.name, action.target, sub_issue_id=other)
+        except GitHubException as exc:
+            if not action.add and _status(exc) == 404:
+                return  # already gone
+            raise _failure(exc, what, session) from exc
+
+
+def _database_id(ids: Mapping[int, int], number: int, what: str) -> int:
+    found = ids.get(number)
+    if found is None:
+        raise NativeRefused(f"{what} (GitHub gave no database id for #{number})")
+    return found
+
+
+def _failure(exc: GitHubException, what: str, session: Session) -> GitHubError:
+    if isinstance(exc, RequestFailed) and exc.response.status_code in REFUSALS:
+        return _refused(exc, what)
+    return failure(exc, what, session)
+
+
+# The colour GitHub gives a label made without one.
+DEFAULT_COLOR = "ededed"
+
+
+class DashboardWrites:
+    """Mixed into the live adapter, which holds the session and the observation cache's keeper."""
+
+    session: Session
+    keeper: Keeper
+
+    def create_issue(self, action: CreateIssueAction) -> int:
+        for name in action.labels:
+            self._label_exists(name)
+        session = self.session
+        conn = session.conn
+        try:
+            made = parsed(
+                session.github.rest.issues.create(
+                    conn.owner, conn.name, title=action.title, body=action.body, labels=list(action.labels)
+                )
+            )
+        except GitHubException as exc:
+            raise failure(exc, "opening the dashboard issue", session, repeatable=False) from exc
+        return made.number
+
+    def edit_issue(self, action: EditIssueAction) -> None:
+        self.keeper.touch_for(action)
+        session = self.session
+        conn = session.conn
+        try:
+            session.github.rest.issues.update(conn.owner, conn.name, action.issue, body=action.body)
+        except GitHubException as exc:
+            raise failure(exc, f"editing the dashboard issue #{action.issue}", session) from exc
+
+    def _label_exists(self, name: str) -> None:
+        """Create the label, GitHub's default colour and no description; one that exists is fine."""
+        session = self.session
+        conn = session.conn
+        try:
+            session.github.rest.issues.create_label(conn.owner, conn.name, name=name, color=DEFAULT_COLOR)
+        except GitHubException as exc:
+            if (
+                isinstance(exc, RequestFailed)
+                and exc.response.status_code == 422
+                and "already_exists" in exc.response.text
+            ):
+                return
+            raise failure(exc, f"creating the dashboard's label {name}", session) from exc
+
+
+T = TypeVar("T")
+# Reads of the PR list when GitHub says a PR is open that the list does not show yet.
+LIST_TRIES = 3
+LIST_PAUSE_SECONDS = 2.0
+
+
+class PullWriter:
+    def __init__(self, session: Session, state: BranchState, branch: str, message: str) -> None:
+        self.session, self.state, self.branch, self.message = session, state, branch, message
+
+    def apply(self, action: PullRequestAction) -> int | None:
+        """The write; the PR's number (GitHub's, when this run opened it)."""
+        if action.operation == "none":
+            return action.number
+        if action.operation == "close":
+            self._close(action)
+            return action.number
+        if self.state.head is None or action.files != self.state.head_files:
+            self._commit(action.files)
+        number = action.number
+        if action.operation == "update" and number is not None:
+            self._update(number, action)
+            return number
+        return self._create(action)
+
+    def _update(self, number: int, action: PullRequestAction) -> None:
+        if (action.title, action.body) != (self.state.pull_title, self.state.pull_body):
+            self._call(
+                f"updating PR #{number}",
+                lambda: self._rest.pulls.update(self._owner, self._name, number, title=action.title, body=action.body),
+            )
+            self.state.pull_title, self.state.pull_body = action.title, action.body
+
+    @property
+    def _rest(self) -> RestNamespace:
+        return self.session.github.rest
+
+    @property
+    def _owner(self) -> str:
+        return self.session.conn.owner
+
+    @property
+    def _name(self) -> str:
+        return self.session.conn.name
+
+    def _call(self, what: str, request: Callable[[], T], *, repeatable: bool = True) -> T:
+        try:
+            return request()
+        except GitHubException as exc:
+            raise failure(exc, what, self.session, repeatable=repeatable) from exc
+
+    def _close(self, action: PullRequestAction) -> None:
+        number = action.number
+        if number is None:
+            return
+        self._call(
+            f"closing PR #{number}", lambda: self._rest.pulls.update(self._owner, self._name, number, state="closed")
+        )
+
+    def _commit(self, files: dict[str, str]) -> None:
+        state = self.state
+        if state.head is not None and not state.head_is_ours:
+            raise GitHubError(
+                f"branch {self.branch} holds commit {state.head[:12]}, which perfbot did not make; it is left as it "
+                f"is. Merge or close its PR, or delete the branch, and perfbot proposes its change again"
+            )
+        entries: list[TreeEntry] = [
+            {"path": path, "mode": "100644", "type": "blob", "content": text} for path, text in sorted(files.items())
+        ]
+        tree = self._call(
+            "writing the PR's files",
+            lambda: parsed(self._rest.git.create_tree(self._owner, self._name, base_tree=state.tip_tree, tree=entries)),
+        ).sha
+        commit = self._call(
+            "making the PR's commit",
+            lambda: parsed(
+                self._rest.git.create_commit(
+                    self._owner, self._name, message=self.message, tree=tree, parents=[state.tip]
+                )
+            ),
+        ).sha
+        self._expect(f"heads/{state.default_branch}", state.tip, f"the default branch {state.default_branch}")
+        if state.head is None:
+            self._call(
+                f"creating branch {self.branch}",
+                lambda: self._rest.git.create_ref(self._owner, self._name, ref=f"refs/heads/{self.branch}", sha=commit),
+                repeatable=False,
+            )
+        else:
+            self._expect(f"heads/{self.branch}", state.head, f"branch {self.branch}")
+            self._call(
+                f"moving branch {self.branch}",
+                lambda: self._rest.git.update_ref(
+                    self._owner, self._name, f"heads/{self.branch}", sha=commit, force=True
+                ),
+            )
+        state.head, state.head_files = commit, dict(files)
+
+    def _expect(self, ref: str, oid: str, what: str) -> None:
+        """Refuse to move a ref when `ref` no longer points where this run read it."""
+        found = self._call(f"reading {what}", lambda: parsed(self._rest.git.get_ref(self._owner, self._name, ref)))
+        now = found.object_.sha
+        if now != oid:
+            raise GitHubError(
+                f"{what} moved from {oid[:12]} to {now[:12]} while perfbot ran; nothing was moved, and the next run "
+                "starts over from there"
+            )
+
+    def _create(self, action: PullRequestAction) -> int:
+        state = self.state
+        try:
+            made = parsed(
+                self._rest.pulls.create(
+                    self._owner,
+                    self._name,
+                    title=action.title,
+                    head=self.branch,
+                    base=state.default_branch,
+                    body=action.body,
+                )
+            )
+        except RequestFailed as exc:
+            if exc.response.status_code == 422 and any("already exists" in said for said in github_details(exc)):
+                return self._update_existing(action)
+            raise failure(exc, "opening the PR", self.session, repeatable=False) from exc
+        except GitHubException as exc:
+            raise failure(exc, "opening the PR", self.session, repeatable=False) from exc
+        state.pull, state.pull_title, state.pull_body = made.number, action.title, action.body
+        return made.number
+
+    def _update_existing(self, action: PullRequestAction) -> int:
+        """GitHub refuses a second PR from one head (its 422 says so in `errors[].message`): the run's
+        read missed the open PR, as a list that lags behind a write does. Like create-pull-request,
+        update that PR; the list is read again after a pause while it still lags."""
+        for attempt in range(LIST_TRIES):
+            if attempt:
+                self.session.wait(LIST_PAUSE_SECONDS * attempt)
+            found = self._call(
+                "finding the open PR",
+                lambda: parsed(
+                    self._rest.pulls.list(self._owner, self._name, head=f"{self._owner}:{self.branch}", state="open")
+                ),
+            )
+            if found:
+                number = found[0].number
+                self.state.pull, self.state.pull_title, self.state.pull_body = (
+                    number,
+                    found[0].title,
+                    found[0].body or "",
+                )
+                self._update(number, action)
+                return number
+        raise GitHubError(
+            f"GitHub says a PR from {self.branch} is open, but lists none after {LIST_TRIES} reads; "
+            "run perfbot again in a few minutes"
+        )
