@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import hashlib
-import sys
 import traceback
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-import jinja2
 from jinja2 import BaseLoader, Environment, StrictUndefined, TemplateError, TemplateNotFound, TemplateSyntaxError
-from jinja2.bccache import Bucket, BytecodeCache, FileSystemBytecodeCache
 
 from bot.config import SHIPPED_TEMPLATES, PageText
 from bot.errors import BotError, input_error
@@ -97,40 +92,9 @@ OPTIONS: dict[str, Any] = {
 _ENVIRONMENTS: dict[frozenset[tuple[str, str]], Environment] = {}
 
 
-class _InstallCache(FileSystemBytecodeCache):
-    """Compiled templates kept with the installation (`compiled_templates`), so each template is
-    compiled once per install rather than once per run: jinja2 keys each by its name and the
-    checksum of its source, and writes each file whole (a temporary file, then a rename). A cache
-    that cannot be read or written only costs the compile."""
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
-            super().load_bytecode(bucket)
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        with contextlib.suppress(OSError):
-            super().dump_bytecode(bucket)
-
-
-@functools.cache
-def compiled_templates() -> BytecodeCache | None:
-    """Where compiled templates are kept: under the Python environment perfbot runs in (the
-    action's cached venv, a person's virtualenv), in a folder named for jinja2's version and the
-    options code is compiled with (the source's checksum is jinja2's own key). None when it
-    cannot be made."""
-    options = repr(sorted((name, getattr(value, "__name__", value)) for name, value in OPTIONS.items()))
-    digest = hashlib.sha256(f"{jinja2.__version__} {options}".encode()).hexdigest()[:16]
-    folder = Path(sys.prefix) / "share" / "perfbot" / "compiled-templates" / digest
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return _InstallCache(str(folder))
-
-
 def environment(loader: BaseLoader) -> Environment:
-    """An environment with perfbot's options and filters, its compiled templates kept per install."""
-    env = Environment(loader=loader, bytecode_cache=compiled_templates(), **OPTIONS)
+    """An environment with perfbot's options and filters."""
+    env = Environment(loader=loader, **OPTIONS)
     env.filters.update(FILTERS)
     return env
 
