@@ -12,7 +12,7 @@ from jinja2 import BaseLoader, Environment, StrictUndefined, TemplateError, Temp
 
 from bot.config import SHIPPED_TEMPLATES, PageText
 from bot.errors import BotError, input_error
-from bot.evidence import graph as packet_graph
+from bot.evidence import packet_graph
 from bot.files import read_text
 from bot.snapshot.model import SCHEMA_ONE, Snapshot, WorkPacket
 from bot.timestamps import duration

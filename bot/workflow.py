@@ -12,7 +12,7 @@ from bot.annotations import error_annotations, failure_annotation
 from bot.config import SHIPPED_TEMPLATES
 from bot.errors import BotError, InputError
 from bot.files import append_text, write_atomic
-from bot.github.actions import CommentAction
+from bot.github.actions import NUDGE_TOPICS, CommentAction
 from bot.reconcile.summary import RunResult, failure_summary, job_summary, pull_request_number
 from bot.render import Renderer
 
@@ -26,8 +26,6 @@ class Destinations(NamedTuple):
     server_url: str = "https://github.com"
 
 
-# The comments that tell people something changed (not replies to commands, not records of links).
-NUDGE_TOPICS = frozenset({"packet-ready", "lease-lost", "review-overdue", "issue-mismatch"})
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
 

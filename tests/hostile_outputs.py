@@ -2,7 +2,7 @@
 
 Each output is made by the code that makes it in a run where that is practical: the job summary by
 `reconcile.summary`, status by `reconcile.status`, explain by `evidence.explain`, the graphs by
-`evidence.graph` and `Renderer`, the replies by the command outbox. Their inputs (the snapshot's
+`evidence.packet_graph` and `Renderer`, the replies by the command outbox. Their inputs (the snapshot's
 text, ids and paths; leases; logins; comments; issue and PR titles; file names; messages) carry the
 hostile string. Each text of the snapshot is the hostile string followed by its seed value, so ids
 still name what they named and the derivations, explanations and graphs keep their shape.
@@ -24,7 +24,7 @@ from bot.commands.registry import command_table
 from bot.commands.replay import Handled, Line
 from bot.config import Settings
 from bot.errors import Problem
-from bot.evidence import graph as packet_graph
+from bot.evidence import packet_graph
 from bot.evidence.derive import Derivation, Reason, ReasonKind, derive_all
 from bot.evidence.explain import explain
 from bot.evidence.leases import Lease, LeaseReadback
@@ -48,11 +48,10 @@ from bot.github.markers import header, marker
 from bot.github.observed import Comment, Issue, LabelEvent, Observed, PullRequest
 from bot.reconcile import dashboard
 from bot.reconcile.changes import Change, snapshot_changes
-from bot.reconcile.dashboard_view import content
+from bot.reconcile.dashboard import content
 from bot.reconcile.decide import lease_report
 from bot.reconcile.executor import Report
-from bot.reconcile.labels_and_links import NativePlan, plan_native
-from bot.reconcile.links import LINK_TOPIC, RECORD_TOPIC
+from bot.reconcile.labels_and_links import LINK_TOPIC, RECORD_TOPIC, NativePlan, plan_native
 from bot.reconcile.plan import Plan
 from bot.reconcile.status import status
 from bot.reconcile.summary import RunResult, failure_summary, job_summary
@@ -60,7 +59,7 @@ from bot.reconcile.view import evidence_for
 from bot.render import Renderer
 from bot.snapshot.model import SCHEMA_ONE, RetiredConstraint, Snapshot, WorkState
 from bot.snapshot.store import load_snapshot
-from bot.upstream.compose import LEASES, UPSTREAM_PAGE
+from bot.upstream.importing import LEASES, UPSTREAM_PAGE
 from tests.paths import ROOT
 
 REASON_KINDS: tuple[ReasonKind, ...] = ReasonKind.__args__  # type: ignore[attr-defined]

@@ -22,7 +22,7 @@ from typing import Any
 
 from bot.cli import main
 from bot.config import load_settings
-from bot.evidence import graph as packet_graph
+from bot.evidence import packet_graph
 from bot.evidence.explain import explain
 from bot.github.markers import markers_in
 from bot.github.observed import Observed
@@ -60,7 +60,7 @@ OPEN_DEPENDENCY = re.compile(r"^- Hard dependency `[^`]+` .* is `[a-z-]+`, not c
 
 
 def tone(state: str) -> str:
-    """The graph's colour family of a state (a class of its own, not bot.evidence.graph's)."""
+    """The graph's colour family of a state (a class of its own, not bot.evidence.packet_graph's)."""
     return state if state in ("ready", "running", "complete") else "hold" if state == "capacity-hold" else "waiting"
 
 

@@ -12,6 +12,7 @@ changed must be exactly the recipe's, and each must be named in docs/architectur
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -147,6 +148,7 @@ def add_topic(root: Path) -> None:
         '    "packet-held": TopicSpec(\n'
         '        "comments/packet-held.md.j2",\n'
         '        "on a packet\'s issue, once per episode, when a merged change holds it `capacity-hold`",\n'
+        '        "nudge",\n'
         "    ),\n" + r"\1",
     )
     (root / "templates/comments/packet-held.md.j2").write_text(
@@ -280,3 +282,36 @@ def test_the_recipes_name_every_file_a_new_verb_and_a_new_topic_touch(tmp_path: 
     assert " passed" in tests
     assert "`/perf note <packet> <text>` | reply with the note; nothing is recorded | anyone |" in readme
     assert "| `packet-held` | on a packet's issue, once per episode" in (root / "docs/reference.md").read_text()
+    held_packet_is_nudged(root)
+
+
+def held_packet_is_nudged(root: Path) -> None:
+    """A run of the copy with a packet that a merged change held writes the new topic's comment,
+    and the action's outputs count it as a nudge of the packet's issue (the workflow's nudge
+    topics come from the topic registry, not a list of their own)."""
+    edit(root, "config/snapshot.yaml", r"^(    state: capacity-hold\n)", r"\1    state_revision: 1\n")
+    state = root / "state.json"
+    shutil.copy(root / "examples/offline-state.json", state)
+    outputs, plan = root / "outputs.txt", root / "plan.json"
+    now = "2026-08-27T17:00:00Z"
+    ok(
+        run(
+            root,
+            "-m",
+            "bot",
+            "reconcile",
+            "--offline",
+            str(state),
+            "--now",
+            now,
+            "--outputs",
+            str(outputs),
+            "--plan-json",
+            str(plan),
+        )
+    )
+    held = [a for a in json.loads(plan.read_text())["actions"] if a.get("topic") == "packet-held"]
+    assert [a["issue"] for a in held] == [9430]
+    said = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    assert 9430 in json.loads(said["nudged-issues"])
+    assert int(said["comments-written"]) >= 1

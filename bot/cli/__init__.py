@@ -54,17 +54,17 @@ def _subcommand(args: argparse.Namespace, context: RunContext) -> int:
 
 
 def _run(args: argparse.Namespace, context: RunContext) -> int:
-    from bot.cli import files
+    from bot.cli import file_commands
 
     if args.command == "init":
-        return files.init(args.dir, args.action, args.branch)
+        return file_commands.init(args.dir, args.action, args.branch)
     if args.command == "import":
-        return files.upstream_import(args.dir, args.current, args.graph, args.page)
+        return file_commands.upstream_import(args.dir, args.current, args.graph, args.page)
     from bot.config import load_settings
 
     settings = load_settings(args.config)
     if args.command == "validate":
-        return files.validate(settings)
+        return file_commands.validate(settings)
     if args.command in ("reconcile", "export-state", "explain", "graph", "status"):
         from bot.cli import run
 
@@ -74,14 +74,14 @@ def _run(args: argparse.Namespace, context: RunContext) -> int:
             return run.export_state(settings, args.out, context)
         return run.show(settings, args, context)
     if args.command == "publish-leases":
-        from bot.cli import publish
+        from bot.cli import run
 
-        return publish.publish_leases(settings, args, context, sys.stdin)
+        return run.publish_leases(settings, args, context, sys.stdin)
     if args.command == "schema":
-        return files.schema(settings, args)
+        return file_commands.schema(settings, args)
     if args.command == "reference":
-        return files.reference(settings, args)
-    return files.render(settings, check=args.check, write=args.write)
+        return file_commands.reference(settings, args)
+    return file_commands.render(settings, check=args.check, write=args.write)
 
 
 def _report(error: BotError, context: RunContext) -> None:

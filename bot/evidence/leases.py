@@ -1,5 +1,8 @@
-"""Live leases: read a dos lane journal (JSONL), a `dos lease-lane live` array or the readback
-`perfbot publish-leases` publishes (that array with its readback time), fold, judge staleness.
+"""Leases: the live leases read back, and the readback file `perfbot publish-leases` commits.
+
+**Reading.** Live leases: read a dos lane journal (JSONL), a `dos lease-lane live` array or the
+readback `perfbot publish-leases` publishes (that array with its readback time), fold, judge
+staleness.
 
 The journal fold follows dos-kernel: ACQUIRE/RECONCILE add or replace a lease keyed on
 (loop_ts, lane), RELEASE/SCAVENGE remove it, HEARTBEAT/ADOPT update it, CHECKPOINT resets the
@@ -7,17 +10,30 @@ set; other ops are forensic. A torn last line is ignored; a corrupt middle line 
 JSON past the reader's bounds, or not an object) is reported and skipped. Unknown fields are
 ignored, since newer dos versions add fields; every record the fold produces is validated, so an
 entry that would make a lease malformed is an error naming its line.
+
+**Publishing.** The published lease readback: where it lives (`BRANCH:PATH`), the file `perfbot
+publish-leases` commits there, and whether a new readback is worth a commit.
+
+dos keeps its leases on the fleet host, where a job on a GitHub runner cannot see them, so the
+host publishes its readback to a branch of the repository and a run reads it from there. A
+commit is made when the leases differ from the published ones, never for the time alone; the
+one exception is a refresh once the published readback is `readback_refresh_minutes` old, so a
+fleet whose leases did not change does not look stale (`readback_max_age_minutes`) to a run.
 """
 
+from __future__ import annotations
+
 import datetime as dt
+import json
 import re
 from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator
 
 from bot.errors import InputError, Problem, validation_problems
+from bot.github.branch_file import BranchFile, branch_file
 from bot.json_input import JsonProblem, loads, parse_value
-from bot.timestamps import parse_timestamp
+from bot.timestamps import parse_timestamp, utc_stamp
 
 LeaseFormat = Literal["journal", "live-array", "published"]
 _ADD, _REMOVE = frozenset({"ACQUIRE", "RECONCILE"}), frozenset({"RELEASE", "SCAVENGE"})
@@ -270,3 +286,62 @@ def _lease(record: Any, file: str, line: int, what: str) -> Lease:
     if not lease.tree or any(not glob.strip() for glob in lease.tree):
         raise InputError([Problem(file, line, 1, f"{what} ({lease.lane}) has an empty path list")])
     return lease
+
+
+DEFAULT_TARGET = "perfbot/leases:leases.json"
+Reason = Literal["first", "changed", "refresh", "replaced"]
+
+
+def target(text: str | None) -> BranchFile:
+    """Where `publish-leases` writes: `text` (the config's `leases` or `--to`) when it names a branch
+    file, else the default `perfbot/leases:leases.json`."""
+    found = branch_file(text) if text else None
+    if found is not None:
+        return found
+    default = branch_file(DEFAULT_TARGET)
+    assert default is not None
+    return default
+
+
+def published_text(readback: LeaseReadback, at: dt.datetime) -> str:
+    """The published file: the live leases (the fields perfbot reads) and when they were read back."""
+    record = {
+        "readback_at": utc_stamp(at),
+        "source": "journal" if readback.format == "journal" else "live-array",
+        "leases": [lease.model_dump(mode="json", exclude_none=True) for lease in readback.live],
+    }
+    return json.dumps(record, indent=2) + "\n"
+
+
+def _same(one: tuple[Lease, ...], other: tuple[Lease, ...]) -> bool:
+    """The same set of leases, in any order (a heartbeat is a change: it keeps a lease from going stale)."""
+    return sorted(x.model_dump_json() for x in one) == sorted(x.model_dump_json() for x in other)
+
+
+class Decision(NamedTuple):
+    """What to publish: `reason` None means the published readback already says it all."""
+
+    text: str
+    reason: Reason | None
+    previous_at: dt.datetime | None = None
+
+
+def decide(
+    current: str | None, readback: LeaseReadback, now: dt.datetime, refresh_minutes: int, where: str
+) -> Decision:
+    """Compare the leases, not the time: a rerun with the same leases writes nothing until the
+    published readback is `refresh_minutes` old."""
+    text = published_text(readback, now)
+    if current is None:
+        return Decision(text, "first")
+    try:
+        before = parse_leases(current, where)
+    except InputError:
+        return Decision(text, "replaced")
+    if before.readback_at is None:
+        return Decision(text, "replaced")
+    if not _same(before.live, readback.live):
+        return Decision(text, "changed", before.readback_at)
+    if now - before.readback_at >= dt.timedelta(minutes=refresh_minutes):
+        return Decision(text, "refresh", before.readback_at)
+    return Decision(text, None, before.readback_at)

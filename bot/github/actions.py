@@ -19,11 +19,19 @@ Topic = Literal[
 ]
 
 
+# What a topic's comment is for: a `nudge` tells people on an issue that something changed (the
+# action's `nudged-issues` output names the issues nudged); a `reply` answers a command comment; a
+# `native` comment accounts for perfbot's labels and links (written with their writes).
+TopicKind = Literal["nudge", "reply", "native"]
+
+
 class TopicSpec(NamedTuple):
-    """One comment topic: the template that words it, and when perfbot writes it (docs/reference.md)."""
+    """One comment topic: the template that words it, when perfbot writes it (docs/reference.md),
+    and what kind of comment it is."""
 
     template: str
     meaning: str
+    kind: TopicKind
 
 
 # The topic registry: adding a topic is its word in `Topic` and its entry here, plus its template.
@@ -32,19 +40,23 @@ TOPICS: dict[Topic, TopicSpec] = {
         "comments/packet-ready.md.j2",
         "on a packet's issue, once per episode, when its derived state becomes `ready` from a waiting state: why "
         "(dependencies met, lease released), its next action and exit condition",
+        "nudge",
     ),
     "lease-lost": TopicSpec(
         "comments/lease-lost.md.j2",
         "on a packet's issue, once per episode, when a `running` packet's issue no longer holds a live lease",
+        "nudge",
     ),
     "review-overdue": TopicSpec(
         "comments/review-overdue.md.j2",
         "on a constraint's review issue, once per `review_by` date, when today (UTC) is past it",
+        "nudge",
     ),
     "issue-mismatch": TopicSpec(
         "comments/issue-mismatch.md.j2",
         "on an issue closed while its packet is not complete, or reopened while it is complete, naming the merged"
         " state its labels show; nothing is changed",
+        "nudge",
     ),
     "command-reply": TopicSpec(
         "comments/command-reply.md.j2",
@@ -52,10 +64,12 @@ TOPICS: dict[Topic, TopicSpec] = {
         " `why` or `help` answer, a `drop`'s list), one line per command; its author is @-mentioned only for a"
         " refusal. A comment whose commands were all accepted gets 🚀 alone (`commands.replies: all`: a reply"
         " to every command comment)",
+        "reply",
     ),
     "command-lapsed": TopicSpec(
         "comments/command-lapsed.md.j2",
         "when an applied command no longer applies to the default branch's snapshot, so the PR leaves it out",
+        "reply",
     ),
     "native-links": TopicSpec(
         "comments/native-links.md.j2",
@@ -64,11 +78,13 @@ TOPICS: dict[Topic, TopicSpec] = {
         "kept link and why, and the last change, each link added or removed with its cause (a dependency met, a "
         "blocker's lease released, a packet complete or moved, the snapshot no longer naming it); its markers are "
         "perfbot's record of the links it owns",
+        "native",
     ),
     "native-restored": TopicSpec(
         "comments/native-restored.md.j2",
         "on an issue whose state label or perfbot link a person took off, just before perfbot puts it back: what, "
         "and that the snapshot and the evidence decide; once for each removal (a marker per label and link)",
+        "native",
     ),
 }
 ReactionContent = Literal["eyes", "rocket", "confused"]
@@ -221,7 +237,11 @@ def joins(previous: Action | None, action: Action) -> bool:
 
 # Comments that account for native writes: the record (native-links) is written only once every
 # native write of the run landed; an explanation (native-restored) just before the writes it explains.
-NATIVE_TOPICS = frozenset({"native-links", "native-restored"})
+NATIVE_TOPICS = frozenset(topic for topic, spec in TOPICS.items() if spec.kind == "native")
+# The comments that tell people something changed (not replies to commands, not records of links).
+NUDGE_TOPICS = frozenset(topic for topic, spec in TOPICS.items() if spec.kind == "nudge")
+# The answers to command comments (tier: first of a run).
+REPLY_TOPICS = frozenset(topic for topic, spec in TOPICS.items() if spec.kind == "reply")
 # Topics that are records rather than events: one living comment each, edited in place when what
 # it records changes (none when nothing does), posted again once if it was deleted.
 LIVING_TOPICS: frozenset[Topic] = frozenset({"native-links"})

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from bot.context import RunContext
 from bot.github.offline import OfflineGitHub
-from bot.github.port import GitHubPort, ReadbackPublisher
-from bot.github.scope import ReadScope
+from bot.github.port import GitHubPort, ReadbackPublisher, ReadScope
 
 
 @contextmanager

@@ -20,8 +20,7 @@ from bot.github.observed import Comment
 from bot.reconcile import dashboard, proposal
 from bot.reconcile.changes import Change, snapshot_changes
 from bot.reconcile.inputs import Inputs
-from bot.reconcile.labels_and_links import plan_native
-from bot.reconcile.links import with_proposals
+from bot.reconcile.labels_and_links import plan_native, with_proposals
 from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.reconcile.plan import Plan
 from bot.reconcile.schedule import schedule

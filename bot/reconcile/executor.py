@@ -36,7 +36,7 @@ from bot.github.port import (
     PullHeadTeller,
     WriteAnnouncer,
 )
-from bot.reconcile.links import RECORD_TOPIC, REPOSTED_TOPICS
+from bot.reconcile.labels_and_links import RECORD_TOPIC, REPOSTED_TOPICS
 from bot.reconcile.plan import Plan
 
 

@@ -18,7 +18,7 @@ from bot.files import read_text
 from bot.github.actions import TipReport
 from bot.github.branch_file import BranchFile, branch_file
 from bot.github.observed import Observed
-from bot.github.scope import ReadScope
+from bot.github.port import ReadScope
 from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
 from bot.snapshot.checked import checked, checked_text

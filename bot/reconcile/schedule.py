@@ -19,6 +19,7 @@ from __future__ import annotations
 from bot.github.actions import (
     NATIVE_KINDS,
     NATIVE_TOPICS,
+    REPLY_TOPICS,
     Action,
     AssignAction,
     CommentAction,
@@ -52,7 +53,7 @@ def tier(action: Action) -> int:
         return NUDGES
     if isinstance(action, ReactAction):
         return ANSWERS if action.content == "eyes" else NUDGES
-    if isinstance(action, CommentAction) and action.topic in ("command-reply", "command-lapsed"):
+    if isinstance(action, CommentAction) and action.topic in REPLY_TOPICS:
         return ANSWERS
     return NUDGES  # the other reactions, the nudges and the dashboard's writes (`DASHBOARD_KINDS`)
 

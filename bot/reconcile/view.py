@@ -14,7 +14,7 @@ from typing import NamedTuple
 from bot.commands import pipeline
 from bot.commands.effects import Explainer
 from bot.config import BotConfig
-from bot.evidence import graph as packet_graph
+from bot.evidence import packet_graph
 from bot.evidence.derive import Derivation, Evidence, derive_all
 from bot.evidence.explain import Explanation, explain
 from bot.evidence.leases import LeaseReadback

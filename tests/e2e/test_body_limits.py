@@ -28,8 +28,7 @@ from bot.github.observed import Comment, Issue, Observed
 from bot.reconcile import gather
 from bot.reconcile.changes import Change, PacketChange
 from bot.reconcile.decide import Story, lease_report, pull_request
-from bot.reconcile.labels_and_links import plan_native
-from bot.reconcile.links import RECORD_TOPIC, implied, link_key, recorded
+from bot.reconcile.labels_and_links import RECORD_TOPIC, implied, link_key, plan_native, recorded
 from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot, WorkPacket

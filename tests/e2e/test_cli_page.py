@@ -142,7 +142,7 @@ def test_a_tab_libyaml_would_take_is_refused_where_it_stands(
 
 
 def test_validate_counts_in_words() -> None:
-    from bot.cli.files import counted
+    from bot.cli.file_commands import counted
 
     assert [counted(1, "program"), counted(0, "packet"), counted(4, "constraint")] == [
         "1 program",

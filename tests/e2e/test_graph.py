@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from bot.cli import main
 from bot.config import LeaseRules, Settings
 from bot.evidence.derive import Derivation
-from bot.evidence.graph import build, lease_notes, of_derivations, of_run
 from bot.evidence.leases import Lease, parse_leases
+from bot.evidence.packet_graph import build, lease_notes, of_derivations, of_run
 from bot.github.observed import Observed
 from bot.reconcile import gather
 from bot.reconcile.view import changed_graph, view

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.cli import main
-from bot.cli.publish import DISPATCH_EVENT
+from bot.cli.run import DISPATCH_EVENT
 from tests.harness import Repo
 from tests.test_leases import acquire, journal, op
 

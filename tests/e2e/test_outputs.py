@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.cli import main
-from bot.workflow import NUDGE_TOPICS
+from bot.github.actions import NUDGE_TOPICS
 from tests.harness import Repo
 from tests.one_state import walk_after_run
 

@@ -285,7 +285,7 @@ def test_offline_publish_keeps_the_file_in_the_state(sandbox: Repo, tmp_path: Pa
 def test_the_double_serves_the_states_branch_files_and_keeps_them_current(
     sandbox: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from bot.evidence.published import published_text
+    from bot.evidence.leases import published_text
 
     exported = published_text(parse_leases("[]", "live.json"), READ_AT)
     sandbox.edit_state(branch_files={BRANCH: {FILE: exported}})

@@ -73,6 +73,9 @@ def test_reference_check_fails_on_drift(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_the_topics_part_has_a_row_per_registered_topic_with_its_meaning() -> None:
     renderer = Renderer.from_directory(ROOT / "templates")
-    topics = {"packet-ready": TOPICS["packet-ready"], "new-topic": TopicSpec("comments/new.md.j2", "when *new*")}
+    topics = {
+        "packet-ready": TOPICS["packet-ready"],
+        "new-topic": TopicSpec("comments/new.md.j2", "when *new*", "nudge"),
+    }
     rows = renderer.render("reference/topics.md.j2", topics=topics).strip().split("\n")[2:]
     assert rows == [f"| `packet-ready` | {TOPICS['packet-ready'].meaning} |", "| `new-topic` | when *new* |"]

@@ -23,8 +23,7 @@ from bot.github.live.observe import BranchState, Reader
 from bot.github.live.pacing import Pacer
 from bot.github.live.writes import DashboardWrites, IssueWrites, NativeWrites, PullWriter
 from bot.github.observed import Observed
-from bot.github.port import GitHubError
-from bot.github.scope import ReadScope
+from bot.github.port import GitHubError, ReadScope
 
 
 @dataclass(frozen=True)

@@ -62,8 +62,7 @@ from bot.github.observed import (
     Reaction,
     RepositoryLabel,
 )
-from bot.github.port import GitHubError
-from bot.github.scope import ReadScope
+from bot.github.port import GitHubError, ReadScope
 
 # GraphQL's ReactionContent names in REST's (and the offline state's) spelling.
 REACTIONS = {

@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 
 from bot.config import BotConfig, LeaseRules, Settings
 from bot.errors import InputError
-from bot.evidence.leases import Lease, LeaseReadback, parse_leases
-from bot.evidence.published import decide, published_text, target
+from bot.evidence.leases import Lease, LeaseReadback, decide, parse_leases, published_text, target
 from bot.github.branch_file import BranchFile, branch_file
 from bot.github.observed import Observed
 from bot.github.offline import OfflineGitHub

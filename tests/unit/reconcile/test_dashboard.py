@@ -17,7 +17,7 @@ from bot.github.actions import CreateIssueAction, EditIssueAction
 from bot.github.markers import marker
 from bot.github.observed import Issue, Observed
 from bot.reconcile import dashboard
-from bot.reconcile.dashboard_view import WAITING_STATES, Content, content
+from bot.reconcile.dashboard import WAITING_STATES, Content, content
 from bot.reconcile.view import evidence_for
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot

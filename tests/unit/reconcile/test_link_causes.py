@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.reconcile.link_causes import Cause, cause_of
+from bot.reconcile.labels_and_links import Cause, cause_of
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import parse_model
 from tests.paths import ROOT

@@ -1,4 +1,4 @@
-"""Upstream's lever graph as perfbot's levers (`bot.upstream.graph`): what is kept, what is listed as
+"""Upstream's lever graph as perfbot's levers (`bot.upstream.lever_graph`): what is kept, what is listed as
 dropped, the same ready arms as upstream's rule, and every refusal at its place."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bot.snapshot.levers import ready_levers
 from bot.snapshot.model import Lever
-from bot.upstream.graph import GRAPH_SCHEMA, dropped, read_graph
+from bot.upstream.lever_graph import GRAPH_SCHEMA, dropped, read_graph
 from tests.property_budget import examples
 from tests.unit.upstream.reading import refusals, through
 

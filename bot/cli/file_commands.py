@@ -42,8 +42,7 @@ def init(directory: Path, action: str | None, branch: str | None) -> int:
 
 
 def upstream_import(directory: Path, current: Path, graph: Path, page: str) -> int:
-    from bot.upstream.compose import CONFIG
-    from bot.upstream.importing import import_upstream
+    from bot.upstream.importing import CONFIG, import_upstream
 
     outcome = import_upstream(directory, current, graph, page)
     for path in outcome.written:
