@@ -40,8 +40,8 @@ EXIT_OK = 0
 
 def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
-    trigger = _trigger(args, context)  # every input is read and checked before anything is decided
-    started_by = _started_by(args, context)
+    event = _event(args, context)  # every input is read and checked before anything is decided
+    trigger, started_by = event if event is not None else (None, None)
     local = gather.snapshot(settings)
     scope = gather.read_scope(settings, local, args.leases)._replace(cache=args.cache)
     sent = started_by.sent if started_by is not None else ()
@@ -104,21 +104,15 @@ def _ask_follow_up(github: GitHubPort, report: executor.Report) -> None:
     )
 
 
-def _started_by(args: argparse.Namespace, context: RunContext) -> FollowUp | None:
-    """The follow-up this run is, when a `perfbot-follow-up` dispatch started it."""
+def _event(args: argparse.Namespace, context: RunContext) -> tuple[Trigger, FollowUp | None] | None:
+    """The event that started the run (its trigger), and the follow-up it is when a
+    `perfbot-follow-up` dispatch started it; None without an event file."""
     event_path = args.event_path or context.event_path
     if event_path is None:
         return None
     name = args.event_name or context.event_name or "workflow_dispatch"
-    return follow_up_of(name, read_text(event_path), str(event_path))
-
-
-def _trigger(args: argparse.Namespace, context: RunContext) -> Trigger | None:
-    event_path = args.event_path or context.event_path
-    if event_path is None:
-        return None
-    name = args.event_name or context.event_name or "workflow_dispatch"
-    return parse_event(name, read_text(event_path), str(event_path))
+    text = read_text(event_path)
+    return parse_event(name, text, str(event_path)), follow_up_of(name, text, str(event_path))
 
 
 def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
