@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import re
 import sys
 from pathlib import Path
 from typing import TextIO
 
+from pydantic import ValidationError
+
 from bot import workflow
+from bot.cli.arguments import PULL_REQUEST_LISTS
 from bot.config import Settings
 from bot.context import RunContext
-from bot.errors import ProposalRefused, input_error
+from bot.errors import InputError, Problem, ProposalRefused, input_error
 from bot.evidence import leases, packet_graph
 from bot.evidence.leases import parse_leases
 from bot.files import read_text, write_atomic
@@ -40,6 +44,7 @@ EXIT_OK = 0
 
 def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
+    settings = _with_pull_request_flags(settings, args)
     event = _event(args, context)  # every input is read and checked before anything is decided
     trigger, started_by = event if event is not None else (None, None)
     local = gather.snapshot(settings)
@@ -85,6 +90,28 @@ def _shown(plan: Plan, renderer: Renderer, args: argparse.Namespace) -> str:
     if args.json:
         return log_safe_json(plan.model_dump_json(indent=2) + "\n")
     return log_safe(renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run))
+
+
+def _with_pull_request_flags(settings: Settings, args: argparse.Namespace) -> Settings:
+    """The config's `pull_request` options with those the flags (the action's inputs) set instead;
+    a value the config would refuse is refused here, naming the flag."""
+    given: dict[str, object] = {
+        name: tuple(item.strip() for item in re.split(r"[,\n]", value) if item.strip())
+        for name in PULL_REQUEST_LISTS
+        if (value := getattr(args, f"pull_request_{name}")) is not None
+    }
+    if args.pull_request_draft is not None:
+        given["draft"] = args.pull_request_draft == "true"
+    if not given:
+        return settings
+    current = settings.config.pull_request
+    try:
+        options = type(current).model_validate({**current.model_dump(), **given})
+    except ValidationError as exc:
+        flags = {f"--pull-request-{str(e['loc'][0]).replace('_', '-')}": e["msg"] for e in exc.errors()}
+        raise InputError([Problem(flag, 0, 0, said) for flag, said in flags.items()]) from None
+    config = settings.config.model_copy(update={"pull_request": options})
+    return settings.model_copy(update={"config": config})
 
 
 def _ask_follow_up(github: GitHubPort, report: executor.Report) -> None:
@@ -206,7 +233,7 @@ def publish_leases(settings: Settings, args: argparse.Namespace, context: RunCon
 def target(settings: Settings, to: str | None) -> BranchFile:
     """`--to`, else the config's `leases` when it names a branch file, else perfbot/leases:leases.json."""
     if to is None:
-        return leases.target(settings.config.leases)
+        return leases.target(settings.config.lease_file)
     try:
         found = branch_file(to)
     except ValueError as exc:

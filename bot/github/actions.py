@@ -140,6 +140,11 @@ class PullRequestAction(Frozen):
     note: str = ""
     # Open PRs from forks whose branch has perfbot's branch name: not perfbot's, so left alone.
     forks: tuple[int, ...] = Field(default=(), exclude_if=lambda value: not value)
+    # What a PR perfbot opens starts with (`pull_request` in the config); written only by `create`.
+    labels: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    team_reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    draft: bool = Field(default=False, exclude_if=lambda value: not value)
 
 
 class LabelAction(Frozen):
@@ -297,6 +302,8 @@ class LeaseReport(Frozen):
     file: str
     format: str
     live: int
+    # Of `live`, those open pull requests hold (`leases.sources: [pull-requests]`); absent when none.
+    pulls: int = Field(default=0, exclude_if=lambda value: value == 0)
     stale: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     # Only a published readback carries its time, so plans of the other formats stay as they were.

@@ -11,6 +11,9 @@ from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
 from bot.timestamps import comparable
 
+# GitHub lists at most this many files of a pull request ("List pull requests files" in its REST
+# reference: "Responses include a maximum of 3000 files"): a PR that changes more claims `**`.
+PULL_FILES_LISTED = 3000
 Permission = Literal["none", "read", "triage", "write", "maintain", "admin"]
 
 
@@ -116,6 +119,28 @@ class PullRequest(Tolerant):
     foreign_commits: bool = Field(
         default=False, description="True when the branch has commits perfbot did not make; it then leaves the PR."
     )
+    # What makes a person's PR a lease (`leases.sources: [pull-requests]`); read only then.
+    user: str = Field(default="", description="Its author's login.")
+    user_type: Literal["User", "Bot", "Organization"] = Field(
+        default="User", description="The author's account type; a bot's PR is no lease unless configured."
+    )
+    draft: bool = Field(default=False, description="Whether it is a draft.")
+    paths: tuple[str, ...] = Field(
+        default=(), description="The paths it changes, as GitHub lists them (at most 3,000)."
+    )
+    changed_files: StrictInt | None = Field(
+        default=None, ge=0, description="How many files it changes (GitHub's count; `paths` may list fewer)."
+    )
+    closes: tuple[StrictInt, ...] = Field(
+        default=(), description="The issues it closes when merged (GitHub's closing references)."
+    )
+    pushed_at: Moment | None = Field(default=None, description="Its last push (its newest commit's time).")
+    closed_at: Moment | None = Field(default=None, description="When it was merged or closed.")
+
+    @field_validator("user")
+    @classmethod
+    def _encodable(cls, value: str) -> str:
+        return _without_lone_surrogates(value)
 
 
 class DefaultBranch(Tolerant):

@@ -491,6 +491,7 @@ class OfflineGitHub(OfflineNativeWrites):
                     "title": action.title,
                     "body": action.body,
                     "files": action.files,
+                    **_opened_with(action),
                 }
             )
         changed = []
@@ -661,3 +662,15 @@ def remove(journal: Path) -> None:
         journal.unlink(missing_ok=True)
     except OSError as exc:
         raise OutputError(f"{journal}: cannot remove: {exc.strerror or exc}") from exc
+
+
+def _opened_with(action: PullRequestAction) -> dict[str, object]:
+    """What a new PR starts with, as GitHub keeps it (each only when set): its labels, the logins
+    and teams asked to review it, and whether it is a draft."""
+    kept = {
+        "labels": list(action.labels),
+        "requested_reviewers": list(action.reviewers),
+        "requested_teams": list(action.team_reviewers),
+        "draft": action.draft,
+    }
+    return {key: value for key, value in kept.items() if value}

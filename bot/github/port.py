@@ -212,6 +212,9 @@ class ReadScope(NamedTuple):
     links: bool = False
     # The dashboard issue's label when the dashboard is on: the issues carrying it are read (never cached).
     dashboard_label: str = ""
+    # Whether the repository's open pull requests are read as leases (with their changed paths and
+    # closing references), and its recently closed ones as released leases.
+    pull_leases: bool = False
     # The observation cache of a live run (`--cache`): issues unchanged since it are not read again.
     cache: Path | None = None
 

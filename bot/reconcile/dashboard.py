@@ -28,7 +28,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from bot.bodies import capped
 from bot.config import BotConfig
@@ -75,6 +75,8 @@ class LeaseLine(Row):
     issue: int | None
     since: str | None
     stale: bool
+    # The pull request that holds it, when it is one (`leases.sources: [pull-requests]`).
+    pull: int | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class Running(Row):
@@ -170,6 +172,7 @@ def lease_line(lease: Lease, config: BotConfig, now: dt.datetime) -> LeaseLine:
         holder=lease.holder,
         lane=lease.lane,
         issue=lease.issue(rules.holder_issue_pattern),
+        pull=lease.pull,
         since=utc_stamp(taken) if taken else None,
         stale=lease.is_stale(now, rules.ttl_minutes, rules.grace_minutes),
     )
@@ -265,7 +268,7 @@ def _blocker(
             state=states.get(reason.subject, ""),
             lease=lease,
         )
-    if kind == "lease-overlap":
+    if kind in ("lease-overlap", "pull-overlap"):
         return Blocker(kind="lease", text=reason.subject, lease=leases.get(reason.subject))
     if kind == "condition":
         return Blocker(kind="condition", text=reason.subject)

@@ -140,6 +140,7 @@ def lease_report(inputs: Inputs) -> LeaseReport:
         file=readback.file,
         format=readback.format,
         live=len(readback.live),
+        pulls=sum(1 for lease in readback.live if lease.pull is not None),
         stale=tuple(lease.describe() for lease in readback.stale(inputs.now, rules.ttl_minutes, rules.grace_minutes)),
         warnings=readback.warnings,
         readback=time,
@@ -237,7 +238,8 @@ def pull_request(
         operation="create", branch=settings.branch, title=settings.title, body=body, files=files
     )
     if existing is None:
-        return proposal
+        options = ("labels", "reviewers", "team_reviewers", "draft")
+        return proposal.model_copy(update={name: getattr(settings, name) for name in options})
     if existing.files == files and existing.body == body and existing.title == settings.title:
         return PullRequestAction(operation="none", number=existing.number, branch=settings.branch)
     if existing.foreign_commits:

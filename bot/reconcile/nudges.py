@@ -59,6 +59,12 @@ def ready_episode(packet: WorkPacket, derivation: Derivation) -> int | None:
     return None
 
 
+def _landed(packet: WorkPacket, d: Derivation) -> bool:
+    """The packet's own pull request merged: its work landed, no lease was lost (GitHub closes the
+    issue, and the issue-mismatch nudge asks for the packet's completion)."""
+    return any(r.kind == "pull-released" and r.detail == f"merged #{packet.issue}" for r in d.reasons)
+
+
 class Nudges:
     """Comments that tell people something changed; each is said once, keyed by a marker."""
 
@@ -113,7 +119,7 @@ class Nudges:
             topic: Topic
             if ready is not None:
                 topic, episode = "packet-ready", _digest("ready", ready)
-            elif packet.state == "running" and not d.own_lease:
+            elif packet.state == "running" and not d.own_lease and not _landed(packet, d):
                 topic, episode = "lease-lost", _digest(packet.state, packet.state_revision)
             else:
                 continue
@@ -124,6 +130,8 @@ class Nudges:
                 ("reasons", d.reasons),
                 packet=packet,
                 derivation=d,
+                lease_file=self.config.lease_file is not None,
+                pulls=self.config.pull_leases is not None,
             )
         return actions
 

@@ -58,6 +58,10 @@ class Status(Row):
     readback: ReadbackTime | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
+def more(count: int) -> tuple[str, ...]:
+    return (f"… and {count} more",) if count > 0 else ()
+
+
 def status(plan: Plan, readback: LeaseReadback, observed: Observed, config: BotConfig, now: dt.datetime) -> Status:
     """The summary of a planned (not applied) run, in the merged state the labels show (a change
     pending in the regeneration PR counts once it merges)."""
@@ -71,7 +75,8 @@ def status(plan: Plan, readback: LeaseReadback, observed: Observed, config: BotC
             LiveLease(
                 holder=lease.holder,
                 lane=lease.lane,
-                tree=lease.tree,
+                # A PR changes up to 3,000 paths: the first few stand for them on one screen.
+                tree=lease.tree if lease.pull is None else (*lease.tree[:5], *more(len(lease.tree) - 5)),
                 issue=lease.issue(rules.holder_issue_pattern),
                 last_seen=seen.strftime("%Y-%m-%dT%H:%M:%SZ") if seen else None,
                 age_minutes=int((now - seen).total_seconds() // 60) if seen else None,

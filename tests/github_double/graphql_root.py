@@ -16,7 +16,7 @@ from typing import Any
 
 from graphql import GraphQLResolveInfo
 
-from tests.github_double import branches
+from tests.github_double import branches, pull_files
 from tests.github_double.gitstore import Commit, blob_oid, tree_oid
 from tests.github_double.graphql_labels import label_node
 from tests.github_double.graphql_nodes import (
@@ -92,11 +92,22 @@ class RepositoryNode(Node):
         found = [label_node(self.world, n) for n in names if query is None or query.lower() in n.lower()]
         return connection(info, found, **page)
 
+    def pull_request(self, info: GraphQLResolveInfo[Any], number: int) -> PullRequestNode:
+        record = self.world.pull(number)
+        if record is None:
+            raise error("NOT_FOUND", f"Could not resolve to a PullRequest with the number of {number}.")
+        return PullRequestNode(self.world, self.viewer, record)
+
     def pull_requests(self, info: GraphQLResolveInfo[Any], **args: Any) -> dict[str, Any]:
         states = args.get("states")
+        order = args.get("order_by") or {"field": "CREATED_AT", "direction": "ASC"}
         found = [
             PullRequestNode(self.world, self.viewer, p)
-            for p in sorted(self.world.listed("pulls"), key=lambda p: int(p["number"]))
+            for p in sorted(
+                self.world.listed("pulls"),
+                key=pull_files.order_key(order["field"]),
+                reverse=order["direction"] == "DESC",
+            )
             if (states is None or str(p["state"]).upper() in states)
             and args.get("head_ref_name") in (None, p["head"])
             and args.get("base_ref_name") in (None, self.world.pull_base(p["number"]))

@@ -49,6 +49,7 @@ class LiveGitHub(IssueWrites, NativeWrites, DashboardWrites):
         self.commenting: list[int] = []
         self.posted: dict[int, list[frozenset[tuple[str, str]]]] = {}
         self.head: str | None = None  # the PR branch's head after this run's create or update
+        self.pull_api: dict[str, int] = {}
 
     def observe(self) -> Observed:
         session = self.session
@@ -58,11 +59,12 @@ class LiveGitHub(IssueWrites, NativeWrites, DashboardWrites):
         observed, self.branch = reader.observe()
         self.bot_login = observed.bot_login
         self.keeper.keep(reader.renewed())
+        self.pull_api = reader.pull_reads.api() if self.scope.pull_leases else {}
         self.ids = {i.number: i.database_id for i in observed.issues if i.database_id is not None}
         return observed
 
     def requests(self) -> dict[str, int]:
-        return self.session.traffic.summary()
+        return self.session.traffic.summary() | self.pull_api
 
     def before_writes(self, actions: Sequence[Action]) -> None:
         self.keeper.touch_for(*actions)
