@@ -188,6 +188,13 @@ class PullRequestSettings(Strict):
         default="perfbot: update the performance-constraints snapshot and page",
         description="The regeneration PR's title.",
     )
+    merge: Literal["manual", "auto"] = Field(
+        default="manual",
+        description="`manual`: a person merges the PR. `auto`: the run that opens or updates it merges it when "
+        "GitHub allows that now, else turns on GitHub's auto-merge when the default branch requires checks or "
+        "reviews (and the repository allows auto-merge), else says in one line why neither is allowed "
+        "(`perfbot init` writes `auto`).",
+    )
     # Applied when perfbot opens the PR, never again: a label a person takes off, a review request
     # a person withdraws or a draft a person marks ready stays as they left it.
     labels: tuple[Annotated[StrictStr, Field(min_length=1, max_length=50)], ...] = Field(

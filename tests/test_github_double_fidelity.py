@@ -182,6 +182,8 @@ def _rest_scenario(http: httpx.Client) -> list[tuple[str, str, httpx.Response, A
     call("POST", f"{REPO}/pulls/{number}/requested_reviewers", m.PullRequestSimple, {"reviewers": ["alice"]})
     call("GET", f"{REPO}/pulls", list[m.PullRequestSimple], head=f"{OWNER}:{BRANCH}")
     call("GET", f"{REPO}/pulls/{number}", m.PullRequest)
+    # `merge: auto`: a head that moved is refused (409).
+    call("PUT", f"{REPO}/pulls/{number}/merge", m.BasicError, {"sha": "0" * 40})
     call("PATCH", f"{REPO}/pulls/{number}", m.PullRequest, {"state": "closed"})
     call("PATCH", f"{REPO}/pulls/{number}", m.PullRequest, {"state": "open"})
     call("PUT", f"{REPO}/pulls/{number}/merge", m.PullRequestMergeResult, {"merge_method": "merge"})

@@ -62,11 +62,16 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
             _ask_follow_up(github, report)
         refused = tuple(report.refused) if report is not None else ()
         decided = plan
-        plan = plan.model_copy(update={"api": github.requests(), "native_notes": (*plan.native_notes, *refused)})
+        merged = report.merge if report is not None else None
+        plan = plan.model_copy(
+            update={"api": github.requests(), "native_notes": (*plan.native_notes, *refused), "merge": merged}
+        )
     # With no request counted and no write refused (offline), the plan is the one already shown.
     sys.stdout.write(shown if plan == decided else _shown(plan, inputs.renderer, args))
     if report is not None:
         print(f"applied {len(report.done)} actions; {len(report.deferred)} deferred to the next run", file=sys.stderr)
+        if report.merge is not None:
+            print(report.merge.said(), file=sys.stderr)
         if report.superseded is not None:
             done = report.superseded
             print(
@@ -156,7 +161,7 @@ def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> i
         if args.format == "markdown" and not args.json:
             from bot.reconcile.view import dashboard_preview
 
-            sys.stdout.write(dashboard_preview(inputs, plan.pull_request()))
+            sys.stdout.write(dashboard_preview(inputs, plan.pull_request(), plan.changes))
             return EXIT_OK
         summary = status(plan, inputs.readback, inputs.observed, settings.config, now)
         text = (

@@ -143,6 +143,19 @@ class PullRequest(Tolerant):
         return _without_lone_surrogates(value)
 
 
+class MergeRules(Tolerant):
+    """The repository's merge rules as an offline state gives them (a live run reads GitHub's)."""
+
+    auto_merge_allowed: bool = Field(default=False, description="The repository allows auto-merge.")
+    requires_checks: bool = Field(
+        default=False,
+        description="The default branch requires status checks or reviews that the PR has not passed yet.",
+    )
+    methods: tuple[Literal["MERGE", "SQUASH", "REBASE"], ...] = Field(
+        default=("MERGE", "SQUASH", "REBASE"), description="The merge methods the repository allows."
+    )
+
+
 class DefaultBranch(Tolerant):
     """The default branch's tip as GitHub holds it: its commit and the files perfbot decides on.
 
@@ -177,6 +190,11 @@ class Observed(Tolerant):
     # None when the default branch was not read (an offline state without it): the local files count.
     default_branch: DefaultBranch | None = Field(
         default=None, description="The default branch's tip and files, when the state carries them."
+    )
+    merge_rules: MergeRules = Field(
+        default=MergeRules(),
+        description="How GitHub would let the regeneration PR merge, for `pull_request.merge: auto` (offline only).",
+        exclude_if=lambda rules: rules == MergeRules(),
     )
     # Files read on other branches: the published lease readback when `leases` is `BRANCH:PATH`.
     branch_files: dict[str, dict[str, str]] = Field(

@@ -37,6 +37,7 @@ from bot.github.actions import (
     ReactAction,
 )
 from bot.github.branch_file import BranchFile
+from bot.github.merging import MergeOutcome
 from bot.github.observed import Observed
 
 
@@ -133,6 +134,14 @@ class PullHeadTeller(Protocol):
     write, when it created or updated the PR (None after a close); the action's `pull-request-head-sha`."""
 
     def pull_head(self) -> str | None: ...
+
+
+@runtime_checkable
+class PullMerger(Protocol):
+    """An optional capability (`pull_request.merge: auto`): merge the PR just written, or turn on
+    GitHub's auto-merge for it, as GitHub's rules allow (`bot.github.merging`); what was done."""
+
+    def merge_pull(self, number: int) -> MergeOutcome: ...
 
 
 class GitHubPort(GitHubReader, GitHubWriter, Protocol):

@@ -26,6 +26,7 @@ from bot.github.actions import (
     joins,
 )
 from bot.github.markers import markers_in
+from bot.github.merging import MergeOutcome
 from bot.github.port import (
     GitHubError,
     GitHubWriter,
@@ -34,6 +35,7 @@ from bot.github.port import (
     NativeRefused,
     PacedWriter,
     PullHeadTeller,
+    PullMerger,
     WriteAnnouncer,
 )
 from bot.reconcile.labels_and_links import RECORD_TOPIC, REPOSTED_TOPICS
@@ -60,6 +62,8 @@ class Report:
     dashboard_number: int | None = None
     # Deferred writes a later run can make (not those of a family GitHub refused this run).
     left: int = 0
+    # What `pull_request.merge: auto` did with the PR this run wrote.
+    merge: MergeOutcome | None = None
 
 
 def _family(action: Action) -> str:
@@ -161,9 +165,23 @@ def _refused(plan: Plan, carried: list[int], port: GitHubWriter, report: Report,
     if isinstance(action, PullRequestAction):
         report.pull_request_number = number if number is not None else action.number
         report.pull_request_head = port.pull_head() if isinstance(port, PullHeadTeller) else None
+        report.merge = _merged(action, report.pull_request_number, port)
     if isinstance(action, CreateIssueAction):
         report.dashboard_number = number
     return False
+
+
+def _merged(action: PullRequestAction, number: int | None, port: GitHubWriter) -> MergeOutcome | None:
+    """`merge: auto`: the PR this run opened or updated is merged, or set to merge itself. A merge
+    GitHub refuses is a line in the run's results, not a failed run: the PR stays open as it was."""
+    if action.merge != "auto" or action.operation not in ("create", "update") or number is None:
+        return None
+    if not isinstance(port, PullMerger):
+        return MergeOutcome(status="not-merged", pull=number, line="this adapter cannot merge")
+    try:
+        return port.merge_pull(number)
+    except GitHubError as error:
+        return MergeOutcome(status="not-merged", pull=number, line=str(error))
 
 
 def _written_since(action: CommentAction, port: GitHubWriter) -> bool:

@@ -8,11 +8,12 @@ branch), and the plan says so.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from pathlib import Path
 
 from bot.commands.pipeline import unanswered
 from bot.config import Settings
-from bot.errors import input_error
+from bot.errors import BotError, input_error
 from bot.evidence.leases import LeaseReadback, parse_leases
 from bot.evidence.pull_leases import PULL_REQUESTS, with_pull_leases
 from bot.files import read_text
@@ -20,7 +21,7 @@ from bot.github.actions import TipReport
 from bot.github.branch_file import BranchFile, branch_file
 from bot.github.observed import Observed
 from bot.github.port import ReadScope
-from bot.reconcile.inputs import Inputs
+from bot.reconcile.inputs import Inputs, Told
 from bot.render import Renderer
 from bot.snapshot.checked import checked, checked_text
 from bot.snapshot.model import Snapshot
@@ -176,4 +177,22 @@ def inputs(
         now=now,
         decided_on=report,
         max_writes=max_writes,
+        told=told(observed, config.pull_request.branch, config.snapshot),
     )
+
+
+def told(observed: Observed, branch: str, path: str) -> Told | None:
+    """The states perfbot's own open regeneration PR records: what the surfaces last named as the
+    record to come. A PR carrying commits perfbot did not make, or a snapshot it cannot read, is
+    not perfbot's word, and counts as none."""
+    pull = observed.open_pull(branch)
+    text = pull.files.get(path) if pull is not None and not pull.foreign_commits else None
+    if pull is None or text is None:
+        return None
+    try:
+        proposed = parse_model(text, f"{path} on {branch}", Snapshot).model
+    except BotError:
+        return None
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    states = {p.id: (str(p.state), p.state_revision) for p in proposed.work_packets}
+    return Told(states=states, key=f"{pull.number}:{digest}")

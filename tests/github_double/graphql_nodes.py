@@ -15,7 +15,7 @@ from typing import Any
 
 from graphql import GraphQLError, GraphQLResolveInfo
 
-from tests.github_double import pull_files
+from tests.github_double import merging, pull_files
 from tests.github_double.gitstore import Person
 from tests.github_double.graphql_labels import issue_id, label_event, label_node
 from tests.github_double.world import World
@@ -295,6 +295,21 @@ class PullRequestNode(NumberedNode):
     @property
     def is_cross_repository(self) -> bool:
         return self.world.fork_of(self.record) is not None
+
+    @property
+    def id(self) -> str:
+        return merging.node_id(self.number)
+
+    @property
+    def merge_state_status(self) -> str:
+        return merging.state(self.world, self.record)
+
+    @property
+    def auto_merge_request(self) -> dict[str, Any] | None:
+        method = self.record.get("auto_merge")
+        if not method or self.record["state"] != "open":
+            return None
+        return {"enabledAt": self.record.get("auto_merge_at"), "mergeMethod": method}
 
     def head_repository(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any] | None:
         """The repository of the PR's branch: a fork's (None once deleted), or this one."""

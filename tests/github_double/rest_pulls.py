@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.github.actions import PullRequestAction
-from tests.github_double import branches, pull_bodies
+from tests.github_double import branches, merging, pull_bodies
 from tests.github_double.context import Context
 from tests.github_double.protocol import (
     HttpError,
@@ -128,6 +128,29 @@ def get_pull(ctx: Context, number: str) -> Response:
     return Response(200, pull_bodies.full(ctx.api, ctx.world, record))
 
 
+def merge_pull(ctx: Context, number: str) -> Response:
+    """`PUT .../pulls/{pull_number}/merge` (GitHub's "Merge a pull request"): GitHub's merge rules
+    (`merging`), its refusals first: 403 without write access, 405 for a PR that is not open, is
+    blocked or asks a method the repository does not allow, 409 when `sha` is not the head."""
+    docs = ctx.docs("pulls/pulls#merge-a-pull-request")
+    world, data = ctx.world, ctx.request.object()
+    record = world.pull(int(number))
+    if record is None:
+        raise not_found(docs)
+    method = data.get("merge_method", "merge")
+    if method not in ("merge", "squash", "rebase"):
+        raise validation_failed(docs, {"resource": "PullRequest", "field": "merge_method", "code": "invalid"})
+    if world.permission(ctx.viewer) not in MERGERS and ctx.viewer != world.bot_login:
+        raise HttpError(403, error_body(403, "Resource not accessible by integration", docs))
+    sha = data.get("sha") if isinstance(data.get("sha"), str) else None
+    refused = merging.refusal(world, record, method.upper(), sha)
+    if refused is not None:
+        status, message = refused
+        raise HttpError(status, error_body(status, message, docs))
+    oid = merging.merge(world, record, method.upper(), ctx.viewer)
+    return Response(200, {"sha": oid, "merged": True, "message": "Pull Request successfully merged"})
+
+
 def update_pull(ctx: Context, number: str) -> Response:
     docs = ctx.docs("pulls/pulls#update-a-pull-request")
     world, data = ctx.world, ctx.request.object()
@@ -162,29 +185,6 @@ def update_pull(ctx: Context, number: str) -> Response:
 
 # Who may merge: GitHub lets a collaborator with write access or more merge a pull request.
 MERGERS = ("write", "maintain", "admin")
-
-
-def merge_pull(ctx: Context, number: str) -> Response:
-    """PUT .../pulls/N/merge (GitHub's "Merge a pull request"): a merge commit of the head on the
-    base by the viewer. 405 for a PR that is not open, 409 when `sha` is not the head, 403 without
-    write access. Only the `merge` method is modelled: squash and rebase are refused with 422."""
-    docs = ctx.docs("pulls/pulls#merge-a-pull-request")
-    world, data = ctx.world, ctx.request.object()
-    record = world.pull(int(number))
-    if record is None:
-        raise not_found(docs)
-    if world.permission(ctx.viewer) not in MERGERS and ctx.viewer != world.bot_login:
-        raise HttpError(403, error_body(403, "Resource not accessible by integration", docs))
-    if record["state"] != "open":
-        raise HttpError(405, {"message": "Pull Request is not mergeable", "documentation_url": docs})
-    if data.get("merge_method", "merge") != "merge":
-        raise invalid("the GitHub double models the merge method `merge` only", docs)
-    head = world.tip(record["head"])
-    if isinstance(data.get("sha"), str) and data["sha"] != head:
-        message = "Head branch was modified. Review and try the merge again."
-        raise HttpError(409, {"message": message, "documentation_url": docs})
-    oid = branches.merge_pull(world, int(number), ctx.viewer)
-    return Response(200, {"sha": oid, "merged": True, "message": "Pull Request successfully merged"})
 
 
 def request_reviewers(ctx: Context, number: str) -> Response:
