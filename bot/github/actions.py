@@ -142,6 +142,9 @@ class PullRequestAction(Frozen):
     body: str = ""
     files: dict[str, str] = {}
     note: str = ""
+    # The open PR's branch carries commits perfbot did not make: perfbot leaves the PR as it is, and
+    # the surfaces say what a person does next (merge or close it, or take the commits off).
+    held: bool = Field(default=False, exclude_if=lambda value: not value)
     # Open PRs from forks whose branch has perfbot's branch name: not perfbot's, so left alone.
     forks: tuple[int, ...] = Field(default=(), exclude_if=lambda value: not value)
     # `auto` (`pull_request.merge`): once written, the PR is merged, or set to merge itself.
@@ -151,6 +154,16 @@ class PullRequestAction(Frozen):
     reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     team_reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     draft: bool = Field(default=False, exclude_if=lambda value: not value)
+
+
+class IgnoredRecord(Frozen):
+    """A record or marker perfbot did not count, as someone other than perfbot may have written it:
+    where it was (`pull-body`: the regeneration PR's body; `comment`: one of perfbot's comments),
+    the comment it names or is, and why."""
+
+    where: Literal["pull-body", "comment"]
+    comment_id: int
+    reason: str
 
 
 class LabelAction(Frozen):

@@ -107,6 +107,10 @@ class GitHubDouble:
         with self.lock:
             return branches.merge_pull(self.world, number, login)
 
+    def close_pull(self, number: int) -> None:
+        with self.lock:
+            branches.close_pull(self.world, number)
+
     def checks_pass(self, number: int) -> None:
         """The PR's required checks pass on its head (GitHub merges it if auto-merge is on)."""
         with self.lock:
