@@ -249,6 +249,20 @@ Action = Annotated[
 DASHBOARD_KINDS = frozenset({"create_issue", "edit_issue"})
 # The writes on labels and links: the lowest priority of a run.
 NATIVE_KINDS = frozenset({"label", "create_label", "link"})
+
+
+def joins(previous: Action | None, action: Action) -> bool:
+    """Whether `action` goes in the same request as `previous`, the write just before it: both add
+    labels to one issue, and GitHub's "Add labels to an issue" takes several names in one POST."""
+    return (
+        isinstance(previous, LabelAction)
+        and isinstance(action, LabelAction)
+        and previous.add
+        and action.add
+        and previous.issue == action.issue
+    )
+
+
 # Comments that account for native writes: the record (native-links) is written only once every
 # native write of the run landed; an explanation (native-restored) just before the writes it explains.
 NATIVE_TOPICS = frozenset(topic for topic, spec in TOPICS.items() if spec.kind == "native")

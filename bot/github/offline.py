@@ -161,6 +161,11 @@ class OfflineNativeWrites(ABC):
             raise GitHubError(f"issue #{number} is not in the state file")
         return found
 
+    def add_labels(self, actions: Sequence[LabelAction]) -> None:
+        """Labels added to one issue together, as GitHub's one request adds them: in order."""
+        for action in actions:
+            self.label(action)
+
     def label(self, action: LabelAction) -> None:
         """Labels change as on GitHub, and each change is recorded as GitHub's timeline records it."""
         issue = self._issue(action.issue)

@@ -47,7 +47,7 @@ action's outputs are filled whichever adapter ran.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -196,6 +196,16 @@ class NativeWrites:
     session: Session
     ids: Mapping[int, int]
     keeper: Keeper
+
+    def add_labels(self, actions: Sequence[LabelAction]) -> None:
+        """Labels added to one issue in one request (`actions.joins`)."""
+        self.keeper.touch_for(*actions)
+        session, issue = self.session, actions[0].issue
+        names = [action.name for action in actions]
+        try:
+            session.github.rest.issues.add_labels(session.conn.owner, session.conn.name, issue, labels=names)
+        except GitHubException as exc:
+            raise _failure(exc, f"adding labels {', '.join(names)} on #{issue}", session) from exc
 
     def label(self, action: LabelAction) -> None:
         self.keeper.touch_for(action)
