@@ -68,7 +68,7 @@ class Derivation(BaseModel):
         )
 
 
-class Evidence(NamedTuple):
+class PacketEvidence(NamedTuple):
     """The observations derivation needs, gathered beforehand."""
 
     leases: tuple[Lease, ...]
@@ -78,7 +78,7 @@ class Evidence(NamedTuple):
     owner: OwnerWording
 
 
-def derive_all(snapshot: Snapshot, evidence: Evidence) -> list[Derivation]:
+def derive_all(snapshot: Snapshot, evidence: PacketEvidence) -> list[Derivation]:
     states = {p.id: p.state for p in snapshot.work_packets}
     issues_of = {p.id: p.issue for p in snapshot.work_packets}
     held = _Holders(evidence.leases, evidence.rules, evidence.released)
@@ -114,7 +114,7 @@ class _Holders:
 
 
 def _derive(
-    packet: WorkPacket, states: Mapping[str, str], issues_of: dict[str, int], held: _Holders, ev: Evidence
+    packet: WorkPacket, states: Mapping[str, str], issues_of: dict[str, int], held: _Holders, ev: PacketEvidence
 ) -> Derivation:
     issue = ev.issues.get(packet.issue)
     own_leases = held.of(packet.issue)
@@ -156,7 +156,7 @@ def _state(
     issue: Issue | None,
     own_leases: list[Lease],
     held: _Holders,
-    ev: Evidence,
+    ev: PacketEvidence,
 ) -> tuple[WorkState, list[Reason]]:
     if packet.state in DECIDED_STATES:
         return packet.state, [Reason(kind="decided", subject=packet.state)]

@@ -97,7 +97,7 @@ class WaitGroup(Row):
     packets: tuple[Packet, ...]
 
 
-class Review(Row):
+class DueReview(Row):
     constraint: str
     review_by: str
     issue: int | None
@@ -135,7 +135,7 @@ class Content(Row):
     running: tuple[Running, ...]
     waiting: tuple[WaitGroup, ...]
     complete: tuple[Packet, ...]
-    reviews: tuple[Review, ...]
+    reviews: tuple[DueReview, ...]
     pending: tuple[Pending, ...]
     commands: tuple[PendingCommand, ...]
     # The regeneration PR: its number, or None; `opening` when this run opens it.
@@ -276,12 +276,12 @@ def _blocker(
     return None
 
 
-def _reviews(snapshot: Snapshot, now: dt.datetime, review_days: int) -> tuple[Review, ...]:
+def _reviews(snapshot: Snapshot, now: dt.datetime, review_days: int) -> tuple[DueReview, ...]:
     """Constraints past `review_by` (overdue) and those due within `review_days`, soonest first."""
     today = now.astimezone(dt.UTC).date()
     horizon = today + dt.timedelta(days=review_days)
     found = [
-        Review(
+        DueReview(
             constraint=c.id,
             review_by=c.review_by.isoformat(),
             issue=review_issue(c.review_issue, c.authority_owner),

@@ -18,17 +18,17 @@ from bot.reconcile.plan import Plan
 from bot.snapshot.model import WORK_STATES
 
 
-class Row(BaseModel):
+class StatusRow(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class ReadyPacket(Row):
+class ReadyPacket(StatusRow):
     id: str
     issue: int
     owner: str
 
 
-class LiveLease(Row):
+class LiveLease(StatusRow):
     holder: str
     lane: str
     tree: tuple[str, ...]
@@ -38,14 +38,14 @@ class LiveLease(Row):
     stale: bool
 
 
-class OpenPull(Row):
+class OpenPull(StatusRow):
     number: int
     title: str
     branch: str
     next_operation: str
 
 
-class Status(Row):
+class Status(StatusRow):
     now: str
     counts: dict[str, int]
     ready: tuple[ReadyPacket, ...]

@@ -15,7 +15,7 @@ from bot.commands import pipeline
 from bot.commands.effects import Explainer
 from bot.config import BotConfig
 from bot.evidence import packet_graph
-from bot.evidence.derive import Derivation, Evidence, derive_all
+from bot.evidence.derive import Derivation, PacketEvidence, derive_all
 from bot.evidence.explain import Explanation, explain
 from bot.evidence.leases import LeaseReadback
 from bot.github.actions import PullRequestAction
@@ -27,9 +27,9 @@ from bot.snapshot.model import Snapshot, WorkState
 
 def evidence_for(
     readback: LeaseReadback, observed: Observed, config: BotConfig, assignees: Mapping[int, tuple[str, ...]]
-) -> Evidence:
+) -> PacketEvidence:
     """The observations derivation needs; `assignees` are those accepted commands changed."""
-    return Evidence(
+    return PacketEvidence(
         leases=readback.live,
         released=readback.released,
         issues={
@@ -47,13 +47,13 @@ class View(NamedTuple):
     regeneration PR would change of it."""
 
     snapshot: Snapshot
-    evidence: Evidence
+    evidence: PacketEvidence
     derivations: tuple[Derivation, ...]
     # Each packet whose state the PR changes: the state it takes when the PR merges.
     pending: Mapping[str, WorkState]
 
 
-def pending_states(merged: Sequence[Derivation], working: Snapshot, evidence: Evidence) -> dict[str, WorkState]:
+def pending_states(merged: Sequence[Derivation], working: Snapshot, evidence: PacketEvidence) -> dict[str, WorkState]:
     """The packets whose derived state the working snapshot (the PR's) changes, and to what."""
     now = {d.id: d.derived_state for d in derive_all(working, evidence)}
     return {d.id: now[d.id] for d in merged if d.id in now and now[d.id] != d.derived_state}
