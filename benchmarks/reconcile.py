@@ -60,7 +60,7 @@ def main() -> None:
     settings = load_settings(REPOSITORY / "config" / "perfbot.yaml")
     renderer = Renderer.from_directory(settings.templates_path)
     loaded = gather.snapshot(settings)
-    readback = gather.leases(settings.leases_path)
+    readback = gather.leases(REPOSITORY / "config" / "leases.json")
     example = REPOSITORY / "examples" / "offline-state.json"
     observed = Observed.model_validate_json(example.read_text(encoding="utf-8"))
     now = dt.datetime(2026, 8, 27, 12, tzinfo=dt.UTC)

@@ -3,7 +3,7 @@
 import contextlib
 import re
 from pathlib import Path
-from typing import Literal, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator, model_validator
 
@@ -35,6 +35,11 @@ class PageText(Strict):
     dependency_graph: StrictBool = Field(
         default=False,
         description="Adds a mermaid graph of the work packets under their table (off: the upstream layout).",
+    )
+    empty_tables: StrictBool = Field(
+        default=True,
+        description="Prints the lever, gate and source-queue tables even with no rows, as upstream's page does "
+        "(false, as `perfbot init` writes it: a table with no rows is left out, and so is a section left empty).",
     )
 
 
@@ -90,12 +95,79 @@ class LeaseRules(Strict):
         return self
 
 
+LeaseSource = Literal["file", "pull-requests"]
+
+
+class PullRequestLeases(Strict):
+    """Which open pull requests count as leases, and when one is reported stale or released."""
+
+    drafts: StrictBool = Field(
+        default=True, description="A draft PR is a lease too (off: only PRs marked ready for review claim paths)."
+    )
+    bots: StrictBool = Field(
+        default=False,
+        description="A PR opened by a bot (Dependabot, Renovate, an App) is a lease too (off: automation claims "
+        "no paths). perfbot's own regeneration PR is never one.",
+    )
+    ttl_days: StrictInt = Field(
+        default=14,
+        gt=0,
+        le=3650,
+        description="Days after its last push an open PR's lease is reported stale (it still counts: fail closed).",
+    )
+    released_days: StrictInt = Field(
+        default=7,
+        gt=0,
+        le=3650,
+        description="A PR merged or closed this many days ago or less is named as a released lease (in a ready "
+        "comment, say); older ones are forgotten.",
+    )
+
+
+class LeaseSettings(Strict):
+    """Where leases come from: dos's lease file, GitHub's open pull requests, or both."""
+
+    file: StrictStr | None = Field(
+        default=None,
+        description="The lease readback, as the string form of `leases` takes it (a path or `BRANCH:PATH`).",
+    )
+    sources: tuple[LeaseSource, ...] = Field(
+        default=("file",),
+        min_length=1,
+        description="`file` (the readback dos writes, at `file`) and/or `pull-requests` (each open PR is a lease on "
+        "the paths it changes, held by its author; a PR that closes a packet's issue is that packet running).",
+    )
+    pull_requests: PullRequestLeases = Field(
+        default=PullRequestLeases(), description="Which pull requests count, and for how long."
+    )
+
+    @field_validator("file")
+    @classmethod
+    def _a_file(cls, value: str | None) -> str | None:
+        if value is not None:
+            branch_file(value)  # a branch with a bad path is refused here, where the config names it
+        return value
+
+    @model_validator(mode="after")
+    def _file_when_read(self) -> Self:
+        if len(set(self.sources)) != len(self.sources):
+            raise ValueError("sources: each source at most once")
+        if "file" in self.sources and not self.file:
+            raise ValueError("sources names `file` but no `file` is set: set it, or read `pull-requests` alone")
+        return self
+
+
 class OwnerWording(Strict):
     unassigned: StrictStr = Field(
         default="unassigned", description="Owner text of a packet whose issue has no assignee."
     )
     lease_suffix: StrictStr = Field(
         default=" / live DOS lease", description="Appended to the owner when the packet's issue holds a live lease."
+    )
+    pull_suffix: StrictStr = Field(
+        default=" / PR {pulls}",
+        description="Appended to the owner when an open pull request closes the packet's issue; `{pulls}` is "
+        "the PRs' numbers (`#12`).",
     )
     assignee_separator: StrictStr = Field(default=", ", description="Joins several assignees.")
     # Owner text of a packet completed with a receipt; `{receipt}` is the issue number.
@@ -105,12 +177,36 @@ class OwnerWording(Strict):
     )
 
 
+# GitHub's logins: letters, digits and single hyphens inside; a team's slug is its name in lower case.
+_LOGIN = r"^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$"
+_TEAM = r"^[a-z0-9][a-z0-9_-]{0,99}$"
+
+
 class PullRequestSettings(Strict):
     branch: StrictStr = Field(default="perfbot/update", description="The one branch perfbot owns for its PR.")
     title: StrictStr = Field(
         default="perfbot: update the performance-constraints snapshot and page",
         description="The regeneration PR's title.",
     )
+    merge: Literal["manual", "auto"] = Field(
+        default="manual",
+        description="`manual`: a person merges the PR. `auto`: the run that opens or updates it merges it when "
+        "GitHub allows that now, else turns on GitHub's auto-merge when the default branch requires checks or "
+        "reviews (and the repository allows auto-merge), else says in one line why neither is allowed "
+        "(`perfbot init` writes `auto`).",
+    )
+    # Applied when perfbot opens the PR, never again: a label a person takes off, a review request
+    # a person withdraws or a draft a person marks ready stays as they left it.
+    labels: tuple[Annotated[StrictStr, Field(min_length=1, max_length=50)], ...] = Field(
+        default=(), description="Labels put on the PR when perfbot opens it (GitHub makes a missing one)."
+    )
+    reviewers: tuple[Annotated[StrictStr, Field(max_length=39, pattern=_LOGIN)], ...] = Field(
+        default=(), description="Logins whose review is requested when perfbot opens the PR (collaborators)."
+    )
+    team_reviewers: tuple[Annotated[StrictStr, Field(pattern=_TEAM)], ...] = Field(
+        default=(), description="Team slugs (of the repository's organisation) whose review is requested likewise."
+    )
+    draft: StrictBool = Field(default=False, description="Opens the PR as a draft.")
 
     @field_validator("branch")
     @classmethod
@@ -192,6 +288,13 @@ DEFAULT_LABEL_STYLES: dict[WorkState, LabelStyle] = {
 }
 
 
+# The defaults' descriptions where pull requests are a lease source (`LabelSettings.style`).
+PULL_LABEL_DESCRIPTIONS: dict[WorkState, str] = {
+    "running": "perfbot: an open PR closes this issue, or it is assigned with a live lease",
+    "waiting-coordination": "perfbot: an open PR, another holder's lease or a blocker overlaps its paths",
+}
+
+
 class LabelSettings(Strict):
     # Off unless set: a config written before the key existed must not label every issue at once.
     enabled: StrictBool = Field(
@@ -212,8 +315,12 @@ class LabelSettings(Strict):
     def name(self, state: WorkState) -> str:
         return self.prefix + state
 
-    def style(self, state: WorkState) -> LabelStyle:
-        return self.styles.get(state) or DEFAULT_LABEL_STYLES[state]
+    def style(self, state: WorkState, pulls: bool = False) -> LabelStyle:
+        """The state's style; a default one names open pull requests where they are leases (`pulls`)."""
+        style = self.styles.get(state) or DEFAULT_LABEL_STYLES[state]
+        if pulls and state in PULL_LABEL_DESCRIPTIONS and style == DEFAULT_LABEL_STYLES[state]:
+            return style.model_copy(update={"description": PULL_LABEL_DESCRIPTIONS[state]})
+        return style
 
 
 class LinkSettings(Strict):
@@ -257,10 +364,11 @@ class BotConfig(Strict):
         description="The snapshot file. Paths are relative to the repository root, the parent of the config's folder."
     )
     page: StrictStr = Field(description="The generated page (relative to the repository root).")
-    leases: StrictStr = Field(
+    leases: StrictStr | LeaseSettings = Field(
         description="The lease readback: a path in the repository (a `dos lease-lane live` JSON array, a dos lane "
         "journal (JSONL) or a published readback), or `BRANCH:PATH`, e.g. `perfbot/leases:leases.json`, where "
-        "`perfbot publish-leases` publishes it."
+        "`perfbot publish-leases` publishes it. Or a mapping with `sources` (`file`, `pull-requests` or both): "
+        "a team without dos reads its open pull requests as leases."
     )
     templates: StrictStr | None = Field(
         default=None,
@@ -285,9 +393,24 @@ class BotConfig(Strict):
 
     @field_validator("leases")
     @classmethod
-    def _leases_source(cls, value: str) -> str:
-        branch_file(value)  # a branch with a bad path is refused here, where the config names it
+    def _leases_source(cls, value: str | LeaseSettings) -> str | LeaseSettings:
+        if isinstance(value, str):
+            branch_file(value)  # a branch with a bad path is refused here, where the config names it
         return value
+
+    @property
+    def lease_file(self) -> str | None:
+        """The lease readback's place, when the file is a source (the string form of `leases` is)."""
+        if isinstance(self.leases, str):
+            return self.leases
+        return self.leases.file if "file" in self.leases.sources else None
+
+    @property
+    def pull_leases(self) -> PullRequestLeases | None:
+        """How open pull requests count as leases; None when they are not a source."""
+        if isinstance(self.leases, LeaseSettings) and "pull-requests" in self.leases.sources:
+            return self.leases.pull_requests
+        return None
 
 
 class Settings(BaseModel):
@@ -311,8 +434,9 @@ class Settings(BaseModel):
         return self.path(self.config.page)
 
     @property
-    def leases_path(self) -> Path:
-        return self.path(self.config.leases)
+    def leases_path(self) -> Path | None:
+        file = self.config.lease_file
+        return None if file is None else self.path(file)
 
     @property
     def templates_path(self) -> Path:

@@ -16,7 +16,16 @@ from bot.evidence import packet_graph
 from bot.files import read_text
 from bot.snapshot.model import SCHEMA_ONE, Snapshot, WorkPacket
 from bot.timestamps import duration
-from bot.untrusted import code_span, dot_text, line_start_safe, mermaid_text, neutral, one_line, table_code
+from bot.untrusted import (
+    code_span,
+    dot_text,
+    line_start_safe,
+    mermaid_text,
+    neutral,
+    one_line,
+    reason_cell,
+    table_code,
+)
 
 
 def line(value: object) -> str:
@@ -76,6 +85,7 @@ FILTERS: dict[str, Callable[..., str]] = {
     "line": line,
     "code": code_span,
     "cell": table_code,
+    "reason_cell": reason_cell,
     "mermaid": mermaid_text,
     "dot": dot_text,
     "duration": duration,

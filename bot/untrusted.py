@@ -81,6 +81,19 @@ def code_span(text: str, limit: int = 300) -> str:
     return f"{fence}{pad}{line}{pad}{fence}"
 
 
+# A code span of perfbot's own (one backtick each side) inside a text it writes: `x`.
+_OWN_SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+
+
+def reason_cell(text: str, limit: int = 300) -> str:
+    """perfbot's own words (a reason, whose outside values it wrote as code spans) for a GFM table
+    cell: one code span, as every cell of outside text is, without the literal backticks its own
+    inner spans would show there; "—" for nothing."""
+    if not text.strip():
+        return "—"
+    return table_code(_OWN_SPAN.sub(r"\1", text), limit)
+
+
 def table_code(text: str, limit: int = 300) -> str:
     """`text` as a code span for a GFM table cell: a `|` even inside a code span ends a cell unescaped."""
     return code_span(text, limit).replace("|", "\\|")

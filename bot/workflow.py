@@ -12,7 +12,7 @@ from bot.annotations import error_annotations, failure_annotation
 from bot.config import SHIPPED_TEMPLATES
 from bot.errors import BotError, InputError
 from bot.files import append_text, write_atomic
-from bot.github.actions import NUDGE_TOPICS, CommentAction
+from bot.github.actions import NUDGE_TOPICS, CommentAction, EditCommentAction
 from bot.reconcile.summary import RunResult, failure_summary, job_summary, pull_request_number
 from bot.render import Renderer
 
@@ -26,25 +26,30 @@ class Destinations(NamedTuple):
     server_url: str = "https://github.com"
 
 
+# `pull-request-operation` in create-pull-request's words (its README, "Action outputs"), so a
+# condition copied from its docs matches; the plan JSON keeps the verbs.
+OPERATION_OUTPUT = {"create": "created", "update": "updated", "close": "closed", "none": "none"}
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
 
 def step_outputs(result: RunResult, plan_json: Path | None, server_url: str) -> dict[str, str]:
-    """The action's outputs; a dry run (no report) wrote nothing, so its PR operation is `none`,
-    no head was committed and no issue was nudged."""
+    """The action's outputs (described in action.yml); a dry run (no report) wrote nothing, so its
+    PR operation is `none`, no head was committed, no comment written and no issue nudged. The
+    PR's number, address and branch name the PR this run wrote, else the open one."""
     plan, report = result.plan, result.report
     pull = plan.pull_request()
     number = pull_request_number(plan, report)
     done = report.done if report is not None else []
-    written = [a for a in done if isinstance(a, CommentAction)]
-    nudged = sorted({a.issue for a in written if a.topic in NUDGE_TOPICS})
+    posted = [a for a in done if isinstance(a, CommentAction)]
+    edited = [a for a in done if isinstance(a, EditCommentAction)]
+    nudged = sorted({a.issue for a in posted if a.topic in NUDGE_TOPICS})
     return {
         "pull-request-number": "" if number is None else str(number),
-        "pull-request-operation": pull.operation if report is not None and pull in done else "none",
+        "pull-request-operation": OPERATION_OUTPUT[pull.operation] if pull in done else "none",
         "pull-request-url": _pull_url(number, result.repository, server_url),
         "pull-request-branch": "" if number is None else pull.branch,
         "pull-request-head-sha": (report.pull_request_head or "") if report is not None and pull in done else "",
-        "comments-written": str(len(written)),
+        "comments-written": str(len(posted) + len(edited)),
         "nudged-issues": json.dumps(nudged),
         "plan-json": "" if plan_json is None else str(plan_json),
     }

@@ -12,8 +12,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from pathlib import Path
 
-from bot.config import SHIPPED_TEMPLATES, BotConfig
+from bot.config import SHIPPED_TEMPLATES, BotConfig, LeaseSource
 from bot.render import Renderer
 from bot.schema_kinds import KINDS
 from bot.schemas import file_name, schema_text
@@ -23,6 +24,7 @@ from bot.snapshot.store import parse_model
 CONFIG = "config/perfbot.yaml"
 SNAPSHOT = "config/snapshot.yaml"
 LEASES = "config/leases.json"
+DOS = ".dos"  # where dos keeps its lane journal: a repository that has it reads the lease file
 WORKFLOW = ".github/workflows/perfbot.yml"
 # Until `--action` names the perfbot action, pinned to a commit, the workflow holds this: shaped
 # as a pin (so zizmor and actionlint pass the file), and failing the job until it is replaced.
@@ -38,19 +40,32 @@ def push_filter(branch: str) -> str:
     return json.dumps(_PATTERN.sub(r"\\\1", branch))
 
 
-def scaffold(today: dt.date, action: str | None, branch: str) -> dict[str, str]:
-    """The files of a new adoption, by repository path; the snapshot and config are validated."""
+def lease_source(root: Path) -> LeaseSource:
+    """Where a new adoption reads its leases: the lease file when one is set up (dos's `.dos/` folder,
+    or a `config/leases.json` already there), else the repository's open pull requests."""
+    return "file" if (root / DOS).is_dir() or (root / LEASES).exists() else "pull-requests"
+
+
+def scaffold(today: dt.date, action: str | None, branch: str, leases: LeaseSource = "file") -> dict[str, str]:
+    """The files of a new adoption, by repository path; the snapshot and config are validated.
+    `leases` is where it reads leases: `file` writes an empty readback, `pull-requests` none."""
     renderer = Renderer.from_directory(SHIPPED_TEMPLATES)
+    pulls = leases == "pull-requests"
     files = {
-        CONFIG: renderer.render("scaffold/perfbot.yaml.j2"),
+        CONFIG: renderer.render("scaffold/perfbot.yaml.j2", pulls=pulls),
         SNAPSHOT: renderer.render(
             "scaffold/snapshot.yaml.j2", today=today.isoformat(), review_by=today + dt.timedelta(days=REVIEW_DAYS)
         ),
-        LEASES: renderer.render("scaffold/leases.json.j2"),
         WORKFLOW: renderer.render(
-            "scaffold/workflow.yml.j2", action=action or UNSET_ACTION, unset=action is None, branch=push_filter(branch)
+            "scaffold/workflow.yml.j2",
+            action=action or UNSET_ACTION,
+            unset=action is None,
+            branch=push_filter(branch),
+            pulls=pulls,
         ),
     }
+    if not pulls:
+        files[LEASES] = renderer.render("scaffold/leases.json.j2")
     config = parse_model(files[CONFIG], CONFIG, BotConfig).model
     snapshot = checked_text(files[SNAPSHOT], SNAPSHOT).model
     files[config.page] = renderer.page(snapshot, config.page_text)

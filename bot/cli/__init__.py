@@ -57,7 +57,7 @@ def _run(args: argparse.Namespace, context: RunContext) -> int:
     from bot.cli import file_commands
 
     if args.command == "init":
-        return file_commands.init(args.dir, args.action, args.branch)
+        return file_commands.init(args.dir, args.action, args.branch, args.leases_from)
     if args.command == "import":
         return file_commands.upstream_import(args.dir, args.current, args.graph, args.page)
     from bot.config import load_settings

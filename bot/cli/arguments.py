@@ -13,6 +13,12 @@ from bot.schema_kinds import KINDS
 from bot.timestamps import parse_timestamp, plausible_now
 
 LEASES_METAVAR = "PATH|BRANCH:PATH"
+# The PR options a flag (and the action's input) may set instead of the config: name, what it holds.
+PULL_REQUEST_LISTS = {
+    "labels": "labels",
+    "reviewers": "logins asked to review",
+    "team_reviewers": "team slugs asked to review",
+}
 LEASES_HELP = "lease readback: a path, or BRANCH:PATH read from GitHub (default: the config's `leases`)"
 # An action a workflow uses, pinned to a full commit SHA (a tag or a branch can be moved under it).
 PINNED_ACTION = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[A-Za-z0-9_./-]+)?@[0-9a-f]{40}")
@@ -33,6 +39,12 @@ def parser() -> argparse.ArgumentParser:
     init.add_argument("--dir", type=Path, default=Path(), help="the repository's root (default: here)")
     init.add_argument(
         "--action", type=pinned_action, metavar="OWNER/REPO@SHA", help="the perfbot action the workflow uses, pinned"
+    )
+    init.add_argument(
+        "--leases-from",
+        choices=("file", "pull-requests"),
+        help="where leases come from: dos's lease file, or open pull requests "
+        "(default: the file when .dos/ or config/leases.json is there, else pull requests)",
     )
     init.add_argument(
         "--branch",
@@ -95,6 +107,19 @@ def reconcile_arguments(reconcile: argparse.ArgumentParser) -> None:
         help="observation cache of a live run: read only the issues changed since it, then renew it",
     )
     reconcile.add_argument("--plan-json", type=Path, metavar="PATH", help="also write the plan JSON to PATH")
+    for name, what in PULL_REQUEST_LISTS.items():
+        reconcile.add_argument(
+            f"--pull-request-{name.replace('_', '-')}",
+            dest=f"pull_request_{name}",
+            metavar="LIST",
+            help=f"{what} of a PR perfbot opens, separated by commas or lines (default: the config's "
+            f"pull_request.{name})",
+        )
+    reconcile.add_argument(
+        "--pull-request-draft",
+        choices=("true", "false"),
+        help="open the PR as a draft (default: the config's pull_request.draft)",
+    )
     reconcile.add_argument("--outputs", type=Path, metavar="PATH", help="append the action's outputs to PATH")
 
 

@@ -24,17 +24,24 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAILED = 0, 1
 
 
-def init(directory: Path, action: str | None, branch: str | None) -> int:
+def init(directory: Path, action: str | None, branch: str | None, leases: str | None = None) -> int:
     from bot.adopt import branch as branches
     from bot.adopt import place
-    from bot.adopt.scaffold import UNSET_ACTION, WORKFLOW, scaffold
+    from bot.adopt.scaffold import DOS, LEASES, UNSET_ACTION, WORKFLOW, lease_source, scaffold
 
     root = directory.resolve()
     default = branch or branches.default_branch(directory)
-    files = scaffold(dt.datetime.now(dt.UTC).date(), action, default)
+    source = lease_source(root) if leases is None else leases
+    files = scaffold(dt.datetime.now(dt.UTC).date(), action, default, "file" if source == "file" else "pull-requests")
+    if (root / LEASES).is_file():
+        files.pop(LEASES, None)  # the lease file set up already is the one read
     place.write_all(root, files)
     for path in files:
         print(f"wrote {directory / path}")
+    if leases is None and source == "pull-requests":
+        print(f"leases: open pull requests (no {DOS}/ and no {LEASES}: `--leases-from file` reads dos's lease file)")
+    elif leases is None:
+        print(f"leases: {LEASES}, as dos writes it ({DOS}/ or {LEASES} is here)")
     print(f"the workflow's push trigger is on {default}{'' if branch else ' (the default branch, from git)'}")
     if action is None:
         print(f"set `uses: {UNSET_ACTION}` in {WORKFLOW} to the perfbot action, pinned to a commit")

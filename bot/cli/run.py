@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import re
 import sys
 from pathlib import Path
 from typing import TextIO
 
+from pydantic import ValidationError
+
 from bot import workflow
+from bot.cli.arguments import PULL_REQUEST_LISTS
 from bot.config import Settings
 from bot.context import RunContext
-from bot.errors import ProposalRefused, input_error
+from bot.errors import InputError, Problem, ProposalRefused, input_error
 from bot.evidence import leases, packet_graph
 from bot.evidence.leases import parse_leases
 from bot.files import read_text, write_atomic
@@ -39,6 +43,7 @@ EXIT_OK = 0
 
 def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
+    settings = _with_pull_request_flags(settings, args)
     trigger = _trigger(args, context)  # every input is read and checked before anything is decided
     local = gather.snapshot(settings)
     scope = gather.read_scope(settings, local, args.leases)._replace(cache=args.cache)
@@ -52,11 +57,16 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
         report = executor.apply(plan, github, args.max_writes) if writes else None
         refused = tuple(report.refused) if report is not None else ()
         decided = plan
-        plan = plan.model_copy(update={"api": github.requests(), "native_notes": (*plan.native_notes, *refused)})
+        merged = report.merge if report is not None else None
+        plan = plan.model_copy(
+            update={"api": github.requests(), "native_notes": (*plan.native_notes, *refused), "merge": merged}
+        )
     # With no request counted and no write refused (offline), the plan is the one already shown.
     sys.stdout.write(shown if plan == decided else _shown(plan, inputs.renderer, args))
     if report is not None:
         print(f"applied {len(report.done)} actions; {len(report.deferred)} deferred to the next run", file=sys.stderr)
+        if report.merge is not None:
+            print(report.merge.said(), file=sys.stderr)
         if report.superseded is not None:
             done = report.superseded
             print(
@@ -82,6 +92,28 @@ def _shown(plan: Plan, renderer: Renderer, args: argparse.Namespace) -> str:
     return log_safe(renderer.render("plan.txt.j2", plan=plan, dry_run=args.dry_run))
 
 
+def _with_pull_request_flags(settings: Settings, args: argparse.Namespace) -> Settings:
+    """The config's `pull_request` options with those the flags (the action's inputs) set instead;
+    a value the config would refuse is refused here, naming the flag."""
+    given: dict[str, object] = {
+        name: tuple(item.strip() for item in re.split(r"[,\n]", value) if item.strip())
+        for name in PULL_REQUEST_LISTS
+        if (value := getattr(args, f"pull_request_{name}")) is not None
+    }
+    if args.pull_request_draft is not None:
+        given["draft"] = args.pull_request_draft == "true"
+    if not given:
+        return settings
+    current = settings.config.pull_request
+    try:
+        options = type(current).model_validate({**current.model_dump(), **given})
+    except ValidationError as exc:
+        flags = {f"--pull-request-{str(e['loc'][0]).replace('_', '-')}": e["msg"] for e in exc.errors()}
+        raise InputError([Problem(flag, 0, 0, said) for flag, said in flags.items()]) from None
+    config = settings.config.model_copy(update={"pull_request": options})
+    return settings.model_copy(update={"config": config})
+
+
 def _trigger(args: argparse.Namespace, context: RunContext) -> Trigger | None:
     event_path = args.event_path or context.event_path
     if event_path is None:
@@ -104,7 +136,7 @@ def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> i
         if args.format == "markdown" and not args.json:
             from bot.reconcile.view import dashboard_preview
 
-            sys.stdout.write(dashboard_preview(inputs, plan.pull_request()))
+            sys.stdout.write(dashboard_preview(inputs, plan.pull_request(), plan.changes))
             return EXIT_OK
         summary = status(plan, inputs.readback, inputs.observed, settings.config, now)
         text = (
@@ -181,7 +213,7 @@ def publish_leases(settings: Settings, args: argparse.Namespace, context: RunCon
 def target(settings: Settings, to: str | None) -> BranchFile:
     """`--to`, else the config's `leases` when it names a branch file, else perfbot/leases:leases.json."""
     if to is None:
-        return leases.target(settings.config.leases)
+        return leases.target(settings.config.lease_file)
     try:
         found = branch_file(to)
     except ValueError as exc:

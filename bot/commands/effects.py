@@ -98,8 +98,21 @@ Outcome = Applied | Answered | Refused
 Effect = Callable[[Situation, Command, Comment], Outcome]
 
 
+# An id is suggested for a typo when it is this similar (difflib's ratio) ...
+SUGGEST_CUTOFF = 0.5
+# ... and about as similar as the closest one: ids that share only a prefix (`mac.m…`) are not offered.
+SUGGEST_MARGIN = 0.1
+
+
 def suggest(unknown: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(unknown, list(known), n=3, cutoff=0.5)
+    """ "; did you mean …?" naming at most three known ids close to `unknown`, the closest first."""
+    scored = []
+    for candidate in known:
+        matcher = difflib.SequenceMatcher(None, unknown, candidate)
+        if matcher.real_quick_ratio() >= SUGGEST_CUTOFF and matcher.quick_ratio() >= SUGGEST_CUTOFF:
+            scored.append((matcher.ratio(), candidate))
+    scored = sorted((item for item in scored if item[0] >= SUGGEST_CUTOFF), reverse=True)
+    close = [c for ratio, c in scored[:3] if ratio >= scored[0][0] - SUGGEST_MARGIN]
     return f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
 
 

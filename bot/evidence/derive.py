@@ -1,10 +1,12 @@
 """Derived packet state: what the evidence (dependencies, leases, assignment) says each packet is.
 
-Order of the rules (DESIGN.md): an open hard dependency (one not `complete`, whatever the
-reason) means `waiting-dependency`; else a foreign overlapping lease, a blocker still holding an
-overlapping lease, or a free-text blocker means `waiting-coordination`; else, when the packet's
-issue was not observed, the recorded state stands; else an assigned issue with its own live lease
-means `running`; else `ready`. `complete`, `capacity-hold` and `waiting-evidence` change only by decision.
+Order of the rules (docs/leases.md, "How a packet's state is derived"): an open hard
+dependency (one not `complete`, whatever the reason) means `waiting-dependency`; else a foreign
+overlapping lease, a blocker still holding an overlapping lease, or a free-text blocker means
+`waiting-coordination`; else, when the packet's issue was not observed, the recorded state
+stands; else an assigned issue with its own live lease, or an open pull request that closes the
+issue (when pull requests are a lease source), means `running`; else `ready`. `complete`,
+`capacity-hold` and `waiting-evidence` change only by decision.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -14,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bot.config import LeaseRules, OwnerWording
 from bot.evidence.leases import Lease
-from bot.evidence.overlap import LeaseIndex, overlaps
+from bot.evidence.overlap import LeaseIndex, overlapping_pairs, overlaps
 from bot.github.observed import Issue
 from bot.snapshot.model import DECIDED_STATES, Snapshot, WorkPacket, WorkState
 
@@ -31,6 +33,9 @@ ReasonKind = Literal[
     "lease-released",
     "no-live-lease",
     "unassigned",
+    "pull-overlap",
+    "pull-closes",
+    "pull-released",
 ]
 
 
@@ -89,19 +94,21 @@ class _Holders:
     """Each lease's issue and the prefix indexes of live and released leases, built once per run."""
 
     def __init__(self, leases: Iterable[Lease], rules: LeaseRules, released: Iterable[Lease] = ()) -> None:
-        self.pairs = [(lease, lease.issue(rules.holder_issue_pattern)) for lease in leases]
+        self.pairs = [(lease, lease.issues(rules.holder_issue_pattern)) for lease in leases]
         self.by_issue: dict[int | None, list[Lease]] = {}
-        for lease, issue in self.pairs:
-            self.by_issue.setdefault(issue, []).append(lease)
+        for lease, issues in self.pairs:
+            for issue in issues or (None,):
+                self.by_issue.setdefault(issue, []).append(lease)
         self.index = LeaseIndex(lease for lease, _ in self.pairs)
-        self.released = tuple((lease, lease.issue(rules.holder_issue_pattern)) for lease in released)
+        self.released = tuple((lease, lease.issues(rules.holder_issue_pattern)) for lease in released)
         self.released_index = LeaseIndex(lease for lease, _ in self.released)
         self.released_by_issue: dict[int | None, set[int]] = {}
-        for position, (_, issue) in enumerate(self.released):
-            self.released_by_issue.setdefault(issue, set()).add(position)
+        for position, (_, issues) in enumerate(self.released):
+            for issue in issues or (None,):
+                self.released_by_issue.setdefault(issue, set()).add(position)
 
-    def overlapping(self, paths: Sequence[str]) -> list[tuple[Lease, int | None]]:
-        """(lease, its issue) of the live leases whose trees overlap `paths`, in readback order."""
+    def overlapping(self, paths: Sequence[str]) -> list[tuple[Lease, tuple[int, ...]]]:
+        """(lease, its issues) of the live leases whose trees overlap `paths`, in readback order."""
         return [self.pairs[at] for at in sorted(self.index.positions(paths))]
 
     def released_for(self, packet: WorkPacket) -> list[Lease]:
@@ -145,8 +152,13 @@ def _owner(packet: WorkPacket, issue: Issue | None, own_leases: list[Lease], wor
     """Assignees (or `unassigned`), plus the live-lease suffix; complete packets keep their text."""
     if packet.state == "complete" or issue is None:
         return packet.owner
-    names = wording.assignee_separator.join(issue.assignees) or wording.unassigned
-    return names + (wording.lease_suffix if own_leases else "")
+    pulls = [lease for lease in own_leases if lease.pull is not None]
+    authors = dict.fromkeys(lease.holder for lease in pulls if lease.holder)
+    names = wording.assignee_separator.join(issue.assignees or authors) or wording.unassigned
+    suffix = wording.lease_suffix if len(pulls) < len(own_leases) else ""
+    if pulls:
+        suffix += wording.pull_suffix.replace("{pulls}", ", ".join(f"#{lease.pull}" for lease in pulls))
+    return names + suffix
 
 
 def _state(
@@ -172,21 +184,52 @@ def _state(
         return packet.state, [Reason(kind="issue-unobserved", subject=f"#{packet.issue}")]
     deps = (*packet.hard_dependency_ids, *packet.satisfied_dependency_ids)
     met = [Reason(kind="dependencies-met", subject=", ".join(deps))] if deps else []
-    if issue.assignees and own_leases:
-        running = Reason(
-            kind="running", subject=", ".join(issue.assignees), detail="; ".join(x.describe() for x in own_leases)
-        )
-        return "running", [*met, running]
-    released = [Reason(kind="lease-released", subject=lease.describe()) for lease in held.released_for(packet)]
+    pulls = [lease for lease in own_leases if lease.pull is not None]
+    if (issue.assignees and own_leases) or pulls:
+        return "running", [*met, *_running(issue, own_leases)]
+    released = [_released(lease, packet.issue) for lease in held.released_for(packet)]
     if not issue.assignees:
         return "ready", [*met, *released, Reason(kind="unassigned", subject=f"#{packet.issue}")]
     return "ready", [*met, *released, Reason(kind="no-live-lease", subject=f"#{packet.issue}")]
 
 
+def _running(issue: Issue, own_leases: list[Lease]) -> list[Reason]:
+    """Why a packet runs: its assignees' dos leases, and each open PR that closes its issue."""
+    reasons = []
+    leases = [lease for lease in own_leases if lease.pull is None]
+    if issue.assignees and leases:
+        detail = "; ".join(x.describe() for x in leases)
+        reasons.append(Reason(kind="running", subject=", ".join(issue.assignees), detail=detail))
+    for lease in own_leases:
+        if lease.pull is not None:
+            reasons.append(Reason(kind="pull-closes", subject=lease.describe(), detail=f"#{issue.number}"))
+    return reasons
+
+
+def _released(lease: Lease, issue: int) -> Reason:
+    """A released lease; a PR's says whether it was merged and whether it closed the packet's issue
+    (`merged #N`: the packet's own work landed, which no "lease lost" nudge should call lost)."""
+    if lease.pull is None:
+        return Reason(kind="lease-released", subject=lease.describe())
+    own = f" #{issue}" if issue in (lease.closes or ()) else ""
+    return Reason(kind="pull-released", subject=lease.describe(), detail=(lease.pull_state or "closed") + own)
+
+
+def _where(paths: Sequence[str], lease: Lease) -> str:
+    """The lease's paths that meet `paths`, at most five named: which of a PR's files collide."""
+    meeting = list(dict.fromkeys(glob for _, glob in overlapping_pairs(paths, lease.tree))) or list(lease.tree)
+    more = f" and {len(meeting) - 5} more" if len(meeting) > 5 else ""
+    return ", ".join(meeting[:5]) + more
+
+
 def _coordination(packet: WorkPacket, issues_of: dict[str, int], held: _Holders) -> list[Reason]:
     reasons: list[Reason] = []
-    for lease, issue in held.overlapping(packet.paths):
-        if issue != packet.issue:
+    for lease, issues in held.overlapping(packet.paths):
+        if packet.issue in issues:
+            continue
+        if lease.pull is not None:
+            reasons.append(Reason(kind="pull-overlap", subject=lease.describe(), detail=_where(packet.paths, lease)))
+        else:
             reasons.append(Reason(kind="lease-overlap", subject=lease.describe(), detail=", ".join(packet.paths)))
     for blocker in packet.blocked_by_ids:
         holding = [x for x in held.of(issues_of[blocker]) if overlaps(packet.paths, x.tree)]

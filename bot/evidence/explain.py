@@ -24,6 +24,10 @@ EventKind = Literal["complete", "release", "unblock", "decide", "observe"]
 RUNNABLE = frozenset({"ready", "running"})
 
 
+# Paths of one pull request shown in an explanation (the rest are counted).
+SHOWN = 10
+
+
 class UnknownPacketError(BotError):
     """The id names no work packet; the message offers the closest ids."""
 
@@ -39,6 +43,10 @@ class LeaseFact(NamedTuple):
     last_seen: str
     age_minutes: int | None
     stale: bool
+    # A pull request's lease (`leases.sources: [pull-requests]`): its number and how many of its
+    # paths, beyond those shown in `tree` and `overlaps`, it also changes.
+    pull: int | None = None
+    more: int = 0
 
 
 class PacketFact(NamedTuple):
@@ -98,7 +106,7 @@ def explain(
         dependencies=tuple(facts.packet(d) for d in packet.hard_dependency_ids),
         satisfied=tuple(facts.packet(d) for d in packet.satisfied_dependency_ids),
         leases=tuple(facts.lease(x, packet) for x in colliding(packet.paths, packet.issue, evidence.leases, pattern)),
-        own_leases=tuple(facts.lease(x, packet) for x in evidence.leases if x.issue(pattern) == packet.issue),
+        own_leases=tuple(facts.lease(x, packet) for x in evidence.leases if packet.issue in x.issues(pattern)),
         blockers=tuple(
             facts.packet(b)._replace(holds_lease=b not in derivation.cleared_blockers) for b in packet.blocked_by_ids
         ),
@@ -119,12 +127,20 @@ class _Facts:
     def lease(self, lease: Lease, packet: WorkPacket) -> LeaseFact:
         rules = self.evidence.rules
         seen = lease.last_seen()
+        pairs = overlapping_pairs(packet.paths, lease.tree)
+        tree, more = lease.tree, 0
+        if lease.pull is not None:  # a PR changes up to 3,000 paths: those that meet the packet come first
+            meeting = list(dict.fromkeys(b for _, b in pairs))
+            ordered = [*meeting, *(g for g in lease.tree if g not in set(meeting))]
+            tree, more, pairs = tuple(ordered[:SHOWN]), max(0, len(ordered) - SHOWN), pairs[:SHOWN]
         return LeaseFact(
+            pull=lease.pull,
+            more=more,
             holder=lease.holder,
             lane=lease.lane,
-            tree=lease.tree,
+            tree=tree,
             issue=lease.issue(rules.holder_issue_pattern),
-            overlaps=tuple(overlapping_pairs(packet.paths, lease.tree)),
+            overlaps=tuple(pairs),
             last_seen=seen.strftime("%Y-%m-%dT%H:%M:%SZ") if seen else "",
             age_minutes=int((self.now - seen).total_seconds() // 60) if seen else None,
             stale=lease.is_stale(self.now, rules.ttl_minutes, rules.grace_minutes),
@@ -165,8 +181,8 @@ def _next_events(
             events.append(Event("complete", reason.subject, issues.get(reason.subject)))
         elif reason.kind == "condition":
             events.append(Event("unblock", reason.subject, packet.issue))
-        elif reason.kind in ("lease-overlap", "blocker-holds-lease"):
-            described = reason.subject if reason.kind == "lease-overlap" else reason.detail
+        elif reason.kind in ("lease-overlap", "pull-overlap", "blocker-holds-lease"):
+            described = reason.detail if reason.kind == "blocker-holds-lease" else reason.subject
             for lease in evidence.leases:
                 if lease.describe() == described:
                     events.append(Event("release", lease.holder, lease.issue(pattern), facts.lease(lease, packet)))
@@ -179,7 +195,12 @@ def _happen(
     """The snapshot and evidence as they would be after `event`."""
     if event.kind == "release" and event.lease is not None:
         gone = event.lease
-        kept = tuple(x for x in evidence.leases if (x.holder, x.lane, x.tree) != (gone.holder, gone.lane, gone.tree))
+        if gone.pull is not None:  # a PR's fact shows some of its paths: the PR is known by its number
+            kept = tuple(x for x in evidence.leases if x.pull != gone.pull)
+        else:
+            kept = tuple(
+                x for x in evidence.leases if (x.holder, x.lane, x.tree) != (gone.holder, gone.lane, gone.tree)
+            )
         return snapshot, evidence._replace(leases=kept)
     if event.kind == "observe":
         issue = Issue(number=packet.issue)

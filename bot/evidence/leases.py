@@ -35,7 +35,7 @@ from bot.github.branch_file import BranchFile, branch_file
 from bot.json_input import JsonProblem, loads, parse_value
 from bot.timestamps import parse_timestamp, utc_stamp
 
-LeaseFormat = Literal["journal", "live-array", "published"]
+LeaseFormat = Literal["journal", "live-array", "published", "pull-requests"]
 _ADD, _REMOVE = frozenset({"ACQUIRE", "RECONCILE"}), frozenset({"RELEASE", "SCAVENGE"})
 # Fields dos rebuilds a lease from when an ACQUIRE entry carries no nested `lease` record.
 _FLAT_FIELDS = (
@@ -68,13 +68,19 @@ class Lease(BaseModel):
     lane: Name
     loop_ts: Name
     holder: Name = ""
-    tree: tuple[Glob, ...] = Field(max_length=1000)
+    # 3,000: the most paths GitHub lists of one pull request, which a PR's lease carries.
+    tree: tuple[Glob, ...] = Field(max_length=3000)
     acquired_at: Stamp | None = None
     heartbeat_at: Stamp | None = None
     # timedelta holds about 1.4e12 minutes; a bound well inside it keeps staleness finite.
     ttl_minutes: int | None = Field(default=None, ge=0, le=10**9)
     host_id: Name | None = None
     mode: Name | None = None
+    # Set on the leases an open pull request holds (`leases.sources: [pull-requests]`), never by dos.
+    pull: int | None = None
+    closes: tuple[int, ...] | None = None
+    pull_state: Literal["open", "merged", "closed"] | None = None
+    draft: bool | None = None
 
     @field_validator("acquired_at", "heartbeat_at")
     @classmethod
@@ -89,10 +95,20 @@ class Lease(BaseModel):
         return (self.loop_ts, self.lane)
 
     def issue(self, pattern: str) -> int | None:
-        """The issue this lease is held for, by the holder-tag convention (e.g. `issue-9420-…`)."""
+        """The issue this lease is held for, by the holder-tag convention (e.g. `issue-9420-…`); a
+        pull request's, the first issue it closes."""
+        if self.pull is not None:
+            return self.closes[0] if self.closes else None
         match = re.search(pattern, self.holder)
         number = match.group(1) if match and match.groups() else None
         return int(number) if number and number.isdigit() and len(number) <= 18 else None
+
+    def issues(self, pattern: str) -> tuple[int, ...]:
+        """Every issue the lease is held for: a pull request's are the issues it closes."""
+        if self.pull is not None:
+            return self.closes or ()
+        found = self.issue(pattern)
+        return () if found is None else (found,)
 
     def last_seen(self) -> dt.datetime | None:
         stamps = [s for s in (_stamp(self.heartbeat_at), _stamp(self.acquired_at)) if s is not None]
@@ -106,10 +122,18 @@ class Lease(BaseModel):
         return now - seen > dt.timedelta(minutes=ttl + grace)
 
     def describe(self) -> str:
-        """One bounded line: long holders and trees are cut, so no lease can flood a comment."""
+        """One bounded line: long holders and trees are cut, so no lease can flood a comment. A pull
+        request's names the PR and its author (its paths are many, and shown where they meet)."""
+        if self.pull is not None:
+            return self.describe_pull()
         tree = ", ".join(_cut(glob, 120) for glob in self.tree[:5])
         more = f" and {len(self.tree) - 5} more" if len(self.tree) > 5 else ""
         return f"{_cut(self.lane, 80)} lease of {_cut(self.holder, 120) or 'an unnamed holder'} on {tree}{more}"
+
+    def describe_pull(self) -> str:
+        draft = " (draft)" if self.draft else ""
+        ended = {"merged": ", merged", "closed": ", closed unmerged"}.get(self.pull_state or "", "")
+        return f"PR #{self.pull}{draft} by {_cut(self.holder, 120) or 'an unknown author'}{ended}"
 
 
 def _cut(text: str, limit: int) -> str:

@@ -48,7 +48,7 @@ def overlapping_pairs(paths: Iterable[str], tree: Iterable[str]) -> list[tuple[s
 
 def colliding(paths: Sequence[str], own_issue: int, leases: Iterable[Lease], holder_pattern: str) -> list[Lease]:
     """Live leases held for another issue (or for none) whose trees overlap `paths`."""
-    return [lease for lease in leases if lease.issue(holder_pattern) != own_issue and overlaps(paths, lease.tree)]
+    return [lease for lease in leases if own_issue not in lease.issues(holder_pattern) and overlaps(paths, lease.tree)]
 
 
 class LeaseIndex:

@@ -148,7 +148,7 @@ def _prerequisites(packet: WorkPacket, kind: EdgeKind) -> tuple[str, ...]:
 def lease_notes(snapshot: Snapshot, leases: Iterable[Lease], rules: LeaseRules) -> dict[str, tuple[LeaseNote, ...]]:
     """Per packet that is not complete: the live leases held for another issue that overlap its paths."""
     index = LeaseIndex(leases)  # the leases overlapping each packet found by prefix, not one test per lease
-    issues = [lease.issue(rules.holder_issue_pattern) for lease in index.leases]
+    issues = [lease.issues(rules.holder_issue_pattern) for lease in index.leases]
     notes: dict[str, tuple[LeaseNote, ...]] = {}
     for packet in snapshot.work_packets:
         if packet.state == "complete":
@@ -156,7 +156,7 @@ def lease_notes(snapshot: Snapshot, leases: Iterable[Lease], rules: LeaseRules) 
         lanes: dict[str, list[str]] = {}
         for position in sorted(index.positions(packet.paths)):
             lease = index.leases[position]
-            if issues[position] != packet.issue:
+            if packet.issue not in issues[position]:
                 lanes.setdefault(lease.holder, []).append(lease.lane)
         if lanes:
             notes[packet.id] = tuple(LeaseNote(holder, tuple(dict.fromkeys(ls))) for holder, ls in lanes.items())

@@ -38,13 +38,17 @@ class TopicSpec(NamedTuple):
 TOPICS: dict[Topic, TopicSpec] = {
     "packet-ready": TopicSpec(
         "comments/packet-ready.md.j2",
-        "on a packet's issue, once per episode, when its derived state becomes `ready` from a waiting state: why "
-        "(dependencies met, lease released), its next action and exit condition",
+        "on a packet's issue, once per episode, when its derived state (merged plus live: the default branch's "
+        "snapshot with the live leases and issues) becomes `ready` from the waiting state perfbot last told, "
+        "whether the default branch or its open PR recorded it; not while a change waiting in the PR makes it "
+        "anything but `ready` (what that change makes true is told when it merges): why (dependencies met, lease "
+        "released), its next action and exit condition",
         "nudge",
     ),
     "lease-lost": TopicSpec(
         "comments/lease-lost.md.j2",
-        "on a packet's issue, once per episode, when a `running` packet's issue no longer holds a live lease",
+        "on a packet's issue, once per episode, when a `running` packet's issue no longer holds a live lease; "
+        "not when a command waiting in the PR completes or holds it",
         "nudge",
     ),
     "review-overdue": TopicSpec(
@@ -140,6 +144,13 @@ class PullRequestAction(Frozen):
     note: str = ""
     # Open PRs from forks whose branch has perfbot's branch name: not perfbot's, so left alone.
     forks: tuple[int, ...] = Field(default=(), exclude_if=lambda value: not value)
+    # `auto` (`pull_request.merge`): once written, the PR is merged, or set to merge itself.
+    merge: Literal["manual", "auto"] = Field(default="manual", exclude_if=lambda value: value == "manual")
+    # What a PR perfbot opens starts with (`pull_request` in the config); written only by `create`.
+    labels: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    team_reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    draft: bool = Field(default=False, exclude_if=lambda value: not value)
 
 
 class LabelAction(Frozen):
@@ -283,6 +294,8 @@ class LeaseReport(Frozen):
     file: str
     format: str
     live: int
+    # Of `live`, those open pull requests hold (`leases.sources: [pull-requests]`); absent when none.
+    pulls: int = Field(default=0, exclude_if=lambda value: value == 0)
     stale: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     # Only a published readback carries its time, so plans of the other formats stay as they were.

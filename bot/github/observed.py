@@ -11,6 +11,9 @@ from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
 from bot.timestamps import comparable
 
+# GitHub lists at most this many files of a pull request ("List pull requests files" in its REST
+# reference: "Responses include a maximum of 3000 files"): a PR that changes more claims `**`.
+PULL_FILES_LISTED = 3000
 Permission = Literal["none", "read", "triage", "write", "maintain", "admin"]
 
 
@@ -116,6 +119,41 @@ class PullRequest(Tolerant):
     foreign_commits: bool = Field(
         default=False, description="True when the branch has commits perfbot did not make; it then leaves the PR."
     )
+    # What makes a person's PR a lease (`leases.sources: [pull-requests]`); read only then.
+    user: str = Field(default="", description="Its author's login.")
+    user_type: Literal["User", "Bot", "Organization"] = Field(
+        default="User", description="The author's account type; a bot's PR is no lease unless configured."
+    )
+    draft: bool = Field(default=False, description="Whether it is a draft.")
+    paths: tuple[str, ...] = Field(
+        default=(), description="The paths it changes, as GitHub lists them (at most 3,000)."
+    )
+    changed_files: StrictInt | None = Field(
+        default=None, ge=0, description="How many files it changes (GitHub's count; `paths` may list fewer)."
+    )
+    closes: tuple[StrictInt, ...] = Field(
+        default=(), description="The issues it closes when merged (GitHub's closing references)."
+    )
+    pushed_at: Moment | None = Field(default=None, description="Its last push (its newest commit's time).")
+    closed_at: Moment | None = Field(default=None, description="When it was merged or closed.")
+
+    @field_validator("user")
+    @classmethod
+    def _encodable(cls, value: str) -> str:
+        return _without_lone_surrogates(value)
+
+
+class MergeRules(Tolerant):
+    """The repository's merge rules as an offline state gives them (a live run reads GitHub's)."""
+
+    auto_merge_allowed: bool = Field(default=False, description="The repository allows auto-merge.")
+    requires_checks: bool = Field(
+        default=False,
+        description="The default branch requires status checks or reviews that the PR has not passed yet.",
+    )
+    methods: tuple[Literal["MERGE", "SQUASH", "REBASE"], ...] = Field(
+        default=("MERGE", "SQUASH", "REBASE"), description="The merge methods the repository allows."
+    )
 
 
 class DefaultBranch(Tolerant):
@@ -152,6 +190,11 @@ class Observed(Tolerant):
     # None when the default branch was not read (an offline state without it): the local files count.
     default_branch: DefaultBranch | None = Field(
         default=None, description="The default branch's tip and files, when the state carries them."
+    )
+    merge_rules: MergeRules = Field(
+        default=MergeRules(),
+        description="How GitHub would let the regeneration PR merge, for `pull_request.merge: auto` (offline only).",
+        exclude_if=lambda rules: rules == MergeRules(),
     )
     # Files read on other branches: the published lease readback when `leases` is `BRANCH:PATH`.
     branch_files: dict[str, dict[str, str]] = Field(

@@ -64,6 +64,7 @@ from bot.github.actions import (
 )
 from bot.github.branch_file import BranchFile
 from bot.github.markers import markers_in
+from bot.github.merging import METHODS, MergeFacts, MergeOutcome, choose
 from bot.github.observed import Observed
 from bot.github.port import GitHubError, NativeRefused
 from bot.json_input import JsonProblem, loads, parse_object
@@ -486,6 +487,7 @@ class OfflineGitHub(OfflineNativeWrites):
                     "title": action.title,
                     "body": action.body,
                     "files": action.files,
+                    **_opened_with(action),
                 }
             )
         changed = []
@@ -503,6 +505,30 @@ class OfflineGitHub(OfflineNativeWrites):
             changed.append(("pulls", index))
         self._save(*changed)
         return action.number
+
+    def merge_pull(self, number: int) -> MergeOutcome:
+        """`merge: auto` under the state's `merge_rules`: a PR GitHub would merge now is recorded
+        `merged` (the checkout's files are not written: a person pulls, as after any merge), one that
+        waits for required checks gets `auto_merge` (its method), else nothing changes."""
+        pulls = self._list("pulls")
+        index, pull = next((i, p) for i, p in enumerate(pulls) if p["number"] == number)
+        rules = self.observed.merge_rules
+        facts = MergeFacts(
+            state="BLOCKED" if rules.requires_checks else "CLEAN",
+            auto_merge_allowed=rules.auto_merge_allowed,
+            methods=tuple(method for method in METHODS if method in rules.methods),
+            armed=pull.get("auto_merge") is not None,
+        )
+        step = choose(facts, reads_left=0)
+        if step.kind == "merge":
+            pull["state"] = "merged"
+            self._save(("pulls", index))
+            return MergeOutcome(status="merged", pull=number, method=step.method)
+        if step.kind == "auto":
+            pull["auto_merge"] = step.method
+            self._save(("pulls", index))
+            return MergeOutcome(status="auto-merge", pull=number, method=step.method)
+        return MergeOutcome(status="not-merged", pull=number, line=step.line)
 
     def _commit_id(self, parent: object, action: PullRequestAction) -> str:
         """The id of the branch's new head: offline there is no commit, so a digest of what one
@@ -656,3 +682,15 @@ def remove(journal: Path) -> None:
         journal.unlink(missing_ok=True)
     except OSError as exc:
         raise OutputError(f"{journal}: cannot remove: {exc.strerror or exc}") from exc
+
+
+def _opened_with(action: PullRequestAction) -> dict[str, object]:
+    """What a new PR starts with, as GitHub keeps it (each only when set): its labels, the logins
+    and teams asked to review it, and whether it is a draft."""
+    kept = {
+        "labels": list(action.labels),
+        "requested_reviewers": list(action.reviewers),
+        "requested_teams": list(action.team_reviewers),
+        "draft": action.draft,
+    }
+    return {key: value for key, value in kept.items() if value}

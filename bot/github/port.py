@@ -36,6 +36,7 @@ from bot.github.actions import (
     ReactAction,
 )
 from bot.github.branch_file import BranchFile
+from bot.github.merging import MergeOutcome
 from bot.github.observed import Observed
 
 
@@ -134,6 +135,14 @@ class PullHeadTeller(Protocol):
     def pull_head(self) -> str | None: ...
 
 
+@runtime_checkable
+class PullMerger(Protocol):
+    """An optional capability (`pull_request.merge: auto`): merge the PR just written, or turn on
+    GitHub's auto-merge for it, as GitHub's rules allow (`bot.github.merging`); what was done."""
+
+    def merge_pull(self, number: int) -> MergeOutcome: ...
+
+
 class GitHubPort(GitHubReader, GitHubWriter, Protocol):
     """A whole adapter: the reader and the writer over one repository."""
 
@@ -191,6 +200,9 @@ class ReadScope(NamedTuple):
     links: bool = False
     # The dashboard issue's label when the dashboard is on: the issues carrying it are read (never cached).
     dashboard_label: str = ""
+    # Whether the repository's open pull requests are read as leases (with their changed paths and
+    # closing references), and its recently closed ones as released leases.
+    pull_leases: bool = False
     # The observation cache of a live run (`--cache`): issues unchanged since it are not read again.
     cache: Path | None = None
 

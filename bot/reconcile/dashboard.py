@@ -28,7 +28,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from bot.bodies import capped
 from bot.config import BotConfig
@@ -38,6 +38,7 @@ from bot.evidence.leases import Lease, LeaseReadback
 from bot.github.actions import Action, CreateIssueAction, DashboardReport, EditIssueAction, PullRequestAction
 from bot.github.markers import marker, markers_in
 from bot.github.observed import Comment, Issue, Observed
+from bot.reconcile.changes import Change
 from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
 from bot.snapshot.model import Program, Snapshot, WorkPacket, WorkState
@@ -75,6 +76,8 @@ class LeaseLine(Row):
     issue: int | None
     since: str | None
     stale: bool
+    # The pull request that holds it, when it is one (`leases.sources: [pull-requests]`).
+    pull: int | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class Running(Row):
@@ -109,6 +112,14 @@ class Pending(Row):
     becomes: WorkState
 
 
+class Recorded(Row):
+    """A state the regeneration PR writes into the record that every surface shows already (the
+    evidence moved it): merging it changes no surface, and it is listed so the PR is never hidden."""
+
+    packet: Packet
+    recorded: str
+
+
 class PendingCommand(Row):
     comment_id: int
     issue: int
@@ -136,8 +147,13 @@ class Content(Row):
     waiting: tuple[WaitGroup, ...]
     complete: tuple[Packet, ...]
     reviews: tuple[DueReview, ...]
+    # Waiting for merge: each packet whose merged state the PR changes (a ready one is listed here
+    # instead of under *ready*), each command it carries, each recorded state it brings up to date
+    # with the evidence, and how many other changes its body lists.
     pending: tuple[Pending, ...]
     commands: tuple[PendingCommand, ...]
+    recorded: tuple[Recorded, ...] = ()
+    other_changes: int = 0
     # The regeneration PR: its number, or None; `opening` when this run opens it.
     pull: int | None
     opening: bool
@@ -152,8 +168,16 @@ class Content(Row):
     def overdue_count(self) -> int:
         return sum(review.overdue for review in self.reviews)
 
+    @property
+    def waits_for_merge(self) -> bool:
+        """Whether the regeneration PR (open, or opened by this run) holds anything to name."""
+        return bool(self.pending or self.commands or self.recorded or self.other_changes)
+
     def section_of(self, packet_id: str) -> str:
-        """The section a packet is listed in: `ready`, `running`, `waiting` or `complete` ("" if none)."""
+        """The section a packet is listed in: `ready`, `running`, `waiting` or `complete` ("" if none);
+        a ready packet the PR changes is listed only as waiting for merge (`merge`)."""
+        if any(x.packet.id == packet_id and x.packet.state == "ready" for x in self.pending):
+            return "merge"
         sections: dict[str, Sequence[Packet]] = {
             "ready": self.ready,
             "running": [r.packet for r in self.running],
@@ -170,6 +194,7 @@ def lease_line(lease: Lease, config: BotConfig, now: dt.datetime) -> LeaseLine:
         holder=lease.holder,
         lane=lease.lane,
         issue=lease.issue(rules.holder_issue_pattern),
+        pull=lease.pull,
         since=utc_stamp(taken) if taken else None,
         stale=lease.is_stale(now, rules.ttl_minutes, rules.grace_minutes),
     )
@@ -185,10 +210,14 @@ def content(
     now: dt.datetime,
     pull: tuple[int | None, bool],
     repository: str,
+    changes: Sequence[Change] = (),
 ) -> Content:
     """The dashboard's content for the merged state `merged` of `snapshot`; `pending` maps each
     packet the regeneration PR changes to the state it takes when the PR merges; `pull` is the PR's
-    number and whether this run opens it."""
+    number and whether this run opens it; `changes` its diff (`reconcile.changes`).
+
+    A ready packet the PR changes (a completion, a hold, a block waiting for the merge) is not
+    listed under *ready*: nobody is told to claim what a pending change already finished."""
     packets = {p.id: p for p in snapshot.work_packets}
     states = {d.id: d.derived_state for d in merged}
     leases = {lease.describe(): lease_line(lease, config, now) for lease in readback.live}
@@ -214,7 +243,7 @@ def content(
     return Content(
         repository=repository,
         prefix=config.commands.prefix,
-        ready=tuple(row(d) for d in by_state.get("ready", [])),
+        ready=tuple(row(d) for d in by_state.get("ready", []) if d.id not in pending),
         running=running,
         waiting=_grouped([d for d in merged if d.derived_state in WAITING_STATES], row, packets, states, leases),
         complete=tuple(row(d) for d in by_state.get("complete", [])),
@@ -223,10 +252,27 @@ def content(
         commands=tuple(
             PendingCommand(comment_id=c.id, issue=c.issue, user=c.user, effect=effect) for c, effect in applied
         ),
+        recorded=_recorded(changes, pending, merged, row),
+        other_changes=sum(1 for c in changes if not (c.kind == "packet" and c.state is not None)),
         pull=pull[0],
         opening=pull[1],
         readback=_readback(readback, config, now),
         review_days=config.commands.review_days,
+    )
+
+
+def _recorded(
+    changes: Sequence[Change],
+    pending: Mapping[str, WorkState],
+    merged: Sequence[Derivation],
+    row: Callable[[Derivation], Packet],
+) -> tuple[Recorded, ...]:
+    """The recorded states the PR brings up to date with what every surface shows already."""
+    by_id = {d.id: d for d in merged}
+    return tuple(
+        Recorded(packet=row(by_id[c.id]), recorded=c.state[0])
+        for c in changes
+        if c.kind == "packet" and c.state is not None and c.id in by_id and c.id not in pending
     )
 
 
@@ -265,7 +311,7 @@ def _blocker(
             state=states.get(reason.subject, ""),
             lease=lease,
         )
-    if kind == "lease-overlap":
+    if kind in ("lease-overlap", "pull-overlap"):
         return Blocker(kind="lease", text=reason.subject, lease=leases.get(reason.subject))
     if kind == "condition":
         return Blocker(kind="condition", text=reason.subject)
@@ -440,6 +486,7 @@ def _lengths(c: Content) -> list[int]:
         len(c.reviews),
         len(c.pending),
         len(c.commands),
+        len(c.recorded),
         1,
     ]
 
@@ -456,6 +503,7 @@ def _omitted(c: Content, cap: int, rest: int) -> dict[str, int]:
         "reviews": len(c.reviews) - rest,
         "pending changes": len(c.pending) - rest,
         "pending commands": len(c.commands) - rest,
+        "recorded states": len(c.recorded) - rest,
     }
     return {what: n for what, n in counts.items() if n > 0}
 
@@ -528,12 +576,16 @@ def dashboard_body(
     pending: dict[str, WorkState],
     applied: Sequence[tuple[Comment, str]],
     proposal: PullRequestAction,
+    changes: Sequence[Change] = (),
 ) -> Body:
-    """The whole body for a run (or a preview: `perfbot status --format markdown`)."""
+    """The whole body for a run (or a preview: `perfbot status --format markdown`); `changes` is
+    the regeneration PR's diff, named under *Waiting for merge* (none when the run closes it)."""
     config, observed = inputs.config, inputs.observed
     base = inputs.snapshot.model
     pull = pull_of(proposal, observed, config.pull_request.branch)
-    c = content(base, merged, pending, applied, inputs.readback, config, inputs.now, pull, observed.repository)
+    if pull == (None, False):
+        changes = ()
+    c = content(base, merged, pending, applied, inputs.readback, config, inputs.now, pull, observed.repository, changes)
     return render(c, graphs(base, merged, inputs.renderer), stamp(inputs), inputs.renderer, limit_of(config))
 
 
@@ -549,9 +601,10 @@ def planned(
     working: Sequence[Derivation],
     applied: Sequence[tuple[Comment, str]],
     proposal: PullRequestAction,
+    changes: Sequence[Change] = (),
 ) -> Planned:
     """The run's dashboard write and report; nothing is rendered when the dashboard is off."""
     if not inputs.config.dashboard.enabled:
         return Planned([], None)
-    body = dashboard_body(inputs, merged, pending_of(merged, working), applied, proposal)
+    body = dashboard_body(inputs, merged, pending_of(merged, working), applied, proposal, changes)
     return plan(dashboards(inputs.observed, inputs.config.dashboard.label), body, inputs.config)

@@ -50,13 +50,13 @@ def decide(inputs: Inputs) -> Plan:
     native.notes += skipped
     files, refused = proposed_files(inputs, following)
     overdue = overdue_reviews(snapshot, inputs.now)
-    nudges = Nudges(observed, config, inputs.renderer, inputs.now)
+    nudges = Nudges(observed, config, inputs.renderer, inputs.now, inputs.told)
     existing = observed.open_pull(config.pull_request.branch)
     # The PR body records quiet answers; a refused PR, or one perfbot leaves, records nothing.
     answers = processed.answers(carrier=not refused and not (existing is not None and existing.foreign_commits))
     actions: list[Action] = [
         *answers.actions,
-        *nudges.every(base, merged, snapshot, overdue),
+        *nudges.every(base, merged, snapshot, overdue, _pending(merged, derivations)),
     ]
     leases = lease_report(inputs)
     story = Story(
@@ -65,7 +65,9 @@ def decide(inputs: Inputs) -> Plan:
     proposal = pull_request(inputs, derivations, files, story, leases, refused)
     forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
     actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
-    board = dashboard.planned(inputs, merged, derivations, processed.applied, proposal)
+    board = dashboard.planned(
+        inputs, merged, derivations, processed.applied, proposal, () if refused else story.changes
+    )
     ordered, deferred = schedule([*actions, *board.actions, *native.actions], inputs.max_writes)
     return Plan(
         refusal=refused,
@@ -140,6 +142,7 @@ def lease_report(inputs: Inputs) -> LeaseReport:
         file=readback.file,
         format=readback.format,
         live=len(readback.live),
+        pulls=sum(1 for lease in readback.live if lease.pull is not None),
         stale=tuple(lease.describe() for lease in readback.stale(inputs.now, rules.ttl_minutes, rules.grace_minutes)),
         warnings=readback.warnings,
         readback=time,
@@ -234,10 +237,11 @@ def pull_request(
         return PullRequestAction(operation="close", number=existing.number, branch=settings.branch)
     body = _pull_body(inputs, derivations, files, story, leases)
     proposal = PullRequestAction(
-        operation="create", branch=settings.branch, title=settings.title, body=body, files=files
+        operation="create", branch=settings.branch, title=settings.title, body=body, files=files, merge=settings.merge
     )
     if existing is None:
-        return proposal
+        options = ("labels", "reviewers", "team_reviewers", "draft")
+        return proposal.model_copy(update={name: getattr(settings, name) for name in options})
     if existing.files == files and existing.body == body and existing.title == settings.title:
         return PullRequestAction(operation="none", number=existing.number, branch=settings.branch)
     if existing.foreign_commits:

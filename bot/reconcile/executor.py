@@ -24,12 +24,14 @@ from bot.github.actions import (
     PullRequestAction,
 )
 from bot.github.markers import markers_in
+from bot.github.merging import MergeOutcome
 from bot.github.port import (
     GitHubError,
     GitHubWriter,
     MarkerRereader,
     NativeRefused,
     PullHeadTeller,
+    PullMerger,
     WriteAnnouncer,
 )
 from bot.reconcile.labels_and_links import RECORD_TOPIC, REPOSTED_TOPICS
@@ -54,6 +56,8 @@ class Report:
     refused: list[NativeNote] = field(default_factory=list)
     # The dashboard issue this run opened (its number is only known now).
     dashboard_number: int | None = None
+    # What `pull_request.merge: auto` did with the PR this run wrote.
+    merge: MergeOutcome | None = None
 
 
 def _family(action: Action) -> str:
@@ -117,9 +121,23 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
         if isinstance(action, PullRequestAction):
             report.pull_request_number = number if number is not None else action.number
             report.pull_request_head = port.pull_head() if isinstance(port, PullHeadTeller) else None
+            report.merge = _merged(action, report.pull_request_number, port)
         if isinstance(action, CreateIssueAction):
             report.dashboard_number = number
     return report
+
+
+def _merged(action: PullRequestAction, number: int | None, port: GitHubWriter) -> MergeOutcome | None:
+    """`merge: auto`: the PR this run opened or updated is merged, or set to merge itself. A merge
+    GitHub refuses is a line in the run's results, not a failed run: the PR stays open as it was."""
+    if action.merge != "auto" or action.operation not in ("create", "update") or number is None:
+        return None
+    if not isinstance(port, PullMerger):
+        return MergeOutcome(status="not-merged", pull=number, line="this adapter cannot merge")
+    try:
+        return port.merge_pull(number)
+    except GitHubError as error:
+        return MergeOutcome(status="not-merged", pull=number, line=str(error))
 
 
 def _written_since(action: CommentAction, port: GitHubWriter) -> bool:

@@ -8,18 +8,20 @@ branch), and the plan says so.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from pathlib import Path
 
 from bot.commands.pipeline import unanswered
 from bot.config import Settings
-from bot.errors import input_error
+from bot.errors import BotError, input_error
 from bot.evidence.leases import LeaseReadback, parse_leases
+from bot.evidence.pull_leases import PULL_REQUESTS, with_pull_leases
 from bot.files import read_text
 from bot.github.actions import TipReport
 from bot.github.branch_file import BranchFile, branch_file
 from bot.github.observed import Observed
 from bot.github.port import ReadScope
-from bot.reconcile.inputs import Inputs
+from bot.reconcile.inputs import Inputs, Told
 from bot.render import Renderer
 from bot.snapshot.checked import checked, checked_text
 from bot.snapshot.model import Snapshot
@@ -36,19 +38,22 @@ def leases(path: Path) -> LeaseReadback:
     return parse_leases(read_text(path), str(path))
 
 
-def lease_source(settings: Settings, leases: Path | str | None) -> Path | BranchFile:
-    """Where a run reads its leases: `--leases` (relative to here), else the config's `leases`
-    (relative to the repository root); either a path in the checkout or `BRANCH:PATH`."""
+def lease_source(settings: Settings, leases: Path | str | None) -> Path | BranchFile | None:
+    """Where a run reads its leases: `--leases` (relative to here), else the config's lease file
+    (relative to the repository root); either a path in the checkout or `BRANCH:PATH`. None when
+    the config reads no lease file (open pull requests alone) and no `--leases` is given."""
     if isinstance(leases, Path):
         return leases
-    text = settings.config.leases if leases is None else leases
+    text = settings.config.lease_file if leases is None else leases
+    if text is None:
+        return None
     try:
         found = branch_file(text)
     except ValueError as exc:
         raise input_error("--leases" if leases is not None else str(settings.file), str(exc)) from exc
     if found is not None:
         return found
-    return settings.leases_path if leases is None else Path(leases)
+    return settings.path(text) if leases is None else Path(leases)
 
 
 def branch_readback(where: BranchFile, observed: Observed) -> LeaseReadback:
@@ -61,6 +66,21 @@ def branch_readback(where: BranchFile, observed: Observed) -> LeaseReadback:
             "publish it with `perfbot publish-leases` on the host that runs dos, or pass --leases with a path",
         )
     return parse_leases(text, str(where))
+
+
+def file_readback(source: Path | BranchFile | None, observed: Observed) -> LeaseReadback:
+    """The lease file's readback; none at all (no live lease) when the config reads no file."""
+    if source is None:
+        return LeaseReadback(PULL_REQUESTS, "pull-requests", ())
+    return branch_readback(source, observed) if isinstance(source, BranchFile) else leases(source)
+
+
+def config_path(settings: Settings) -> str:
+    """The config file's repository path (a PR that edits it claims no packet's paths by that)."""
+    try:
+        return settings.file.resolve().relative_to(settings.root.resolve()).as_posix()
+    except ValueError:
+        return settings.file.as_posix()
 
 
 def committed_files(settings: Settings) -> dict[str, str]:
@@ -94,7 +114,7 @@ def read_scope(settings: Settings, local: Loaded[Snapshot], leases: Path | str |
     return ReadScope(
         issues=issues,
         files=(config.snapshot, config.page),
-        tip_only=(config.leases,) if leases is None and isinstance(source, Path) else (),
+        tip_only=(config.lease_file,) if leases is None and isinstance(source, Path) and config.lease_file else (),
         branch_files=(source,) if isinstance(source, BranchFile) else (),
         branch=config.pull_request.branch,
         issues_in=lambda text: (
@@ -105,6 +125,7 @@ def read_scope(settings: Settings, local: Loaded[Snapshot], leases: Path | str |
         commit_message=config.pull_request.title,
         label_prefix=config.labels.prefix if config.labels.enabled else "",
         links=config.links.blocked_by or config.links.sub_issues,
+        pull_leases=config.pull_leases is not None,
         dashboard_label=config.dashboard.label if config.dashboard.enabled else "",
     )
 
@@ -123,12 +144,13 @@ def inputs(
     committed = committed_files(settings)
     loaded = local or snapshot(settings)
     source = lease_source(settings, leases_path)
+    file = config.lease_file if leases_path is None and isinstance(source, Path) else None
     readback: LeaseReadback | None = None
     tip, report = observed.default_branch, None
     if tip is not None:
         local_files = {**committed}
-        if leases_path is None and isinstance(source, Path) and config.leases in tip.files:
-            local_files[config.leases] = read_text(settings.leases_path)
+        if file is not None and file in tip.files:
+            local_files[file] = read_text(settings.path(file))
         differing = tuple(path for path, text in tip.files.items() if path in local_files and local_files[path] != text)
         if differing:
             report = TipReport(oid=tip.oid, files=differing)
@@ -136,10 +158,13 @@ def inputs(
             if config.snapshot in differing:
                 loaded = checked_text(tip.files[config.snapshot], config.snapshot + where)
             committed.update({p: tip.files[p] for p in differing if p in committed})
-            if config.leases in differing:
-                readback = parse_leases(tip.files[config.leases], config.leases + where)
+            if file is not None and file in differing:
+                readback = parse_leases(tip.files[file], file + where)
     if readback is None:
-        readback = branch_readback(source, observed) if isinstance(source, BranchFile) else leases(source)
+        readback = file_readback(source, observed)
+    pulls = config.pull_leases
+    if pulls is not None:
+        readback = with_pull_leases(readback, observed, pulls, config, now, own_files=(config_path(settings),))
     return Inputs(
         snapshot=loaded,
         snapshot_path=config.snapshot,
@@ -152,4 +177,22 @@ def inputs(
         now=now,
         decided_on=report,
         max_writes=max_writes,
+        told=told(observed, config.pull_request.branch, config.snapshot),
     )
+
+
+def told(observed: Observed, branch: str, path: str) -> Told | None:
+    """The states perfbot's own open regeneration PR records: what the surfaces last named as the
+    record to come. A PR carrying commits perfbot did not make, or a snapshot it cannot read, is
+    not perfbot's word, and counts as none."""
+    pull = observed.open_pull(branch)
+    text = pull.files.get(path) if pull is not None and not pull.foreign_commits else None
+    if pull is None or text is None:
+        return None
+    try:
+        proposed = parse_model(text, f"{path} on {branch}", Snapshot).model
+    except BotError:
+        return None
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    states = {p.id: (str(p.state), p.state_revision) for p in proposed.work_packets}
+    return Told(states=states, key=f"{pull.number}:{digest}")

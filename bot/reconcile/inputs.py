@@ -16,6 +16,15 @@ from bot.snapshot.model import Snapshot
 from bot.snapshot.store import Loaded
 
 
+class Told(NamedTuple):
+    """What perfbot last told people beyond the default branch's record: the states its own open
+    regeneration PR records (each packet's state and `state_revision`), and a key naming that
+    record (the PR and its snapshot's text), so a ready episode the PR opened is told once."""
+
+    states: dict[str, tuple[str, int]]
+    key: str
+
+
 class Inputs(NamedTuple):
     """Everything one run decides on (the default branch's files, leases, GitHub, the clock)."""
 
@@ -32,3 +41,5 @@ class Inputs(NamedTuple):
     decided_on: TipReport | None = None
     # The run's write budget (`--max-writes`); None plans every write for this run.
     max_writes: int | None = None
+    # The states perfbot's own open regeneration PR records (None: no such PR, or one it leaves).
+    told: Told | None = None

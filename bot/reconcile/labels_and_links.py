@@ -115,7 +115,11 @@ def _current(
 
 
 def plan_labels(
-    snapshot: Snapshot, derivations: Iterable[Derivation], observed: Observed, settings: LabelSettings
+    snapshot: Snapshot,
+    derivations: Iterable[Derivation],
+    observed: Observed,
+    settings: LabelSettings,
+    pulls: bool = False,
 ) -> LabelPlan:
     """Remove the state labels an issue should not carry, add those it lacks, create missing ones."""
     found = LabelPlan()
@@ -147,7 +151,7 @@ def plan_labels(
     created = sorted({a.name for a in additions if a.name.casefold() not in existing})
     found.actions += [
         CreateLabelAction(
-            name=n, color=settings.style(managed[n]).color, description=settings.style(managed[n]).description
+            name=n, color=settings.style(managed[n]).color, description=settings.style(managed[n], pulls).description
         )
         for n in created
     ]
@@ -575,7 +579,7 @@ def _planned(
     config: BotConfig,
     renderer: Renderer,
 ) -> NativePlan:
-    labels = plan_labels(following, derivations, observed, config.labels)
+    labels = plan_labels(following, derivations, observed, config.labels, config.pull_leases is not None)
     links = plan_links(base, following, observed, config.links)
     found = NativePlan(notes=links.notes, proposals=links.proposals)
     found.actions += _restored(following, derivations, observed, labels, links, config, renderer)

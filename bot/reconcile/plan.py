@@ -19,6 +19,7 @@ from bot.github.actions import (
     TipReport,
 )
 from bot.github.events import Trigger
+from bot.github.merging import MergeOutcome
 from bot.reconcile.changes import Change
 from bot.snapshot.model import WorkState
 
@@ -53,6 +54,8 @@ class Plan(Frozen):
     merged: tuple[Derivation, ...] = Field(default=(), exclude=True)
     pending: dict[str, WorkState] = Field(default_factory=dict, exclude=True)
     changes: tuple[Change, ...] = Field(default=(), exclude=True)
+    # What `pull_request.merge: auto` did with the PR the run wrote (absent otherwise, and in a dry run).
+    merge: MergeOutcome | None = Field(default=None, exclude_if=lambda value: value is None)
     # The dashboard issue: what this run does with it (absent when the dashboard is off).
     dashboard: DashboardReport | None = Field(default=None, exclude_if=lambda value: value is None)
 

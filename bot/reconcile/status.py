@@ -28,6 +28,15 @@ class ReadyPacket(StatusRow):
     owner: str
 
 
+class WaitingForMerge(StatusRow):
+    """A packet the regeneration PR changes: its merged state, and the state it takes on the merge."""
+
+    id: str
+    issue: int
+    state: str
+    becomes: str
+
+
 class LiveLease(StatusRow):
     holder: str
     lane: str
@@ -49,6 +58,7 @@ class Status(StatusRow):
     now: str
     counts: dict[str, int]
     ready: tuple[ReadyPacket, ...]
+    waiting_for_merge: tuple[WaitingForMerge, ...]
     overdue: tuple[OverdueReview, ...]
     leases: tuple[LiveLease, ...]
     lease_file: str
@@ -58,9 +68,14 @@ class Status(StatusRow):
     readback: ReadbackTime | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
+def more(count: int) -> tuple[str, ...]:
+    return (f"… and {count} more",) if count > 0 else ()
+
+
 def status(plan: Plan, readback: LeaseReadback, observed: Observed, config: BotConfig, now: dt.datetime) -> Status:
     """The summary of a planned (not applied) run, in the merged state the labels show (a change
-    pending in the regeneration PR counts once it merges)."""
+    pending in the regeneration PR counts once it merges). A ready packet that a pending change
+    moves away from ready is not listed as ready but as waiting for the merge, with what it becomes."""
     packets = plan.merged or plan.packets
     counts: dict[str, int] = {s: sum(1 for d in packets if d.derived_state == s) for s in WORK_STATES}
     rules = config.leases_rules
@@ -71,7 +86,8 @@ def status(plan: Plan, readback: LeaseReadback, observed: Observed, config: BotC
             LiveLease(
                 holder=lease.holder,
                 lane=lease.lane,
-                tree=lease.tree,
+                # A PR changes up to 3,000 paths: the first few stand for them on one screen.
+                tree=lease.tree if lease.pull is None else (*lease.tree[:5], *more(len(lease.tree) - 5)),
                 issue=lease.issue(rules.holder_issue_pattern),
                 last_seen=seen.strftime("%Y-%m-%dT%H:%M:%SZ") if seen else None,
                 age_minutes=int((now - seen).total_seconds() // 60) if seen else None,
@@ -84,7 +100,14 @@ def status(plan: Plan, readback: LeaseReadback, observed: Observed, config: BotC
         now=plan.now,
         counts=counts,
         ready=tuple(
-            ReadyPacket(id=d.id, issue=d.issue, owner=d.derived_owner) for d in packets if d.derived_state == "ready"
+            ReadyPacket(id=d.id, issue=d.issue, owner=d.derived_owner)
+            for d in packets
+            if d.derived_state == "ready" and plan.pending.get(d.id, "ready") == "ready"
+        ),
+        waiting_for_merge=tuple(
+            WaitingForMerge(id=d.id, issue=d.issue, state=d.derived_state, becomes=plan.pending[d.id])
+            for d in packets
+            if d.id in plan.pending
         ),
         overdue=plan.overdue,
         leases=tuple(leases),

@@ -21,6 +21,7 @@ from bot.evidence.leases import LeaseReadback
 from bot.github.actions import PullRequestAction
 from bot.github.observed import Observed
 from bot.reconcile import dashboard
+from bot.reconcile.changes import Change
 from bot.reconcile.inputs import Inputs
 from bot.snapshot.model import Snapshot, WorkState
 
@@ -109,9 +110,10 @@ def changed_graph(inputs: Inputs, derivations: Sequence[Derivation]) -> str:
     return inputs.renderer.mermaid_block(graph)
 
 
-def dashboard_preview(inputs: Inputs, proposal: PullRequestAction) -> str:
+def dashboard_preview(inputs: Inputs, proposal: PullRequestAction, changes: Sequence[Change] = ()) -> str:
     """The dashboard issue's body as the run would write it (`perfbot status --format markdown`),
-    whether or not the dashboard is on; `proposal` is the run's regeneration PR action."""
+    whether or not the dashboard is on; `proposal` is the run's regeneration PR action and
+    `changes` its diff."""
     processed = pipeline.process(
         inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs)
     )
@@ -119,4 +121,4 @@ def dashboard_preview(inputs: Inputs, proposal: PullRequestAction) -> str:
     merged = derive_all(inputs.snapshot.model, evidence)
     working = derive_all(processed.snapshot, evidence)
     pending = dashboard.pending_of(merged, working)
-    return dashboard.dashboard_body(inputs, merged, pending, processed.applied, proposal).text
+    return dashboard.dashboard_body(inputs, merged, pending, processed.applied, proposal, changes).text

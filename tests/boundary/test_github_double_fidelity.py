@@ -175,10 +175,18 @@ def _rest_scenario(http: httpx.Client) -> list[tuple[str, str, httpx.Response, A
     call("PATCH", f"{REPO}/git/refs/heads/{BRANCH}", m.GitRef, {"sha": commit, "force": True})
     call("GET", f"{REPO}/compare/main...{BRANCH}", m.CommitComparison)
     call("GET", f"{REPO}/commits", list[m.Commit], sha=BRANCH)
-    number = call("POST", f"{REPO}/pulls", m.PullRequest, {"title": "t", "head": BRANCH, "base": "main"})["number"]
+    number = call(
+        "POST", f"{REPO}/pulls", m.PullRequest, {"title": "t", "head": BRANCH, "base": "main", "draft": True}
+    )["number"]
+    call("POST", f"{REPO}/issues/{number}/labels", list[m.Label], {"labels": ["automated"]})
+    call("POST", f"{REPO}/pulls/{number}/requested_reviewers", m.PullRequestSimple, {"reviewers": ["alice"]})
     call("GET", f"{REPO}/pulls", list[m.PullRequestSimple], head=f"{OWNER}:{BRANCH}")
     call("GET", f"{REPO}/pulls/{number}", m.PullRequest)
+    # `merge: auto`: a head that moved is refused (409).
+    call("PUT", f"{REPO}/pulls/{number}/merge", m.BasicError, {"sha": "0" * 40})
     call("PATCH", f"{REPO}/pulls/{number}", m.PullRequest, {"state": "closed"})
+    call("PATCH", f"{REPO}/pulls/{number}", m.PullRequest, {"state": "open"})
+    call("PUT", f"{REPO}/pulls/{number}/merge", m.PullRequestMergeResult, {"merge_method": "merge"})
     made = call("POST", f"{REPO}/issues", m.Issue, {"title": "dashboard", "body": "b", "labels": ["perfbot-dashboard"]})
     call("PATCH", f"{REPO}/issues/{made['number']}", m.Issue, {"body": "edited"})
     # A dispatch answers 204 with no body.

@@ -51,6 +51,8 @@ SERVED = [
     "pulls/create",
     "pulls/get",
     "pulls/list",
+    "pulls/merge",
+    "pulls/request-reviewers",
     "pulls/update",
     "reactions/create-for-issue-comment",
     "reactions/list-for-issue-comment",
@@ -123,6 +125,7 @@ def test_each_create_says_where_its_resource_is(description: Description, http: 
         "issues/create-comment": "url",
         "reactions/create-for-issue-comment": None,  # neither documents a Location
         "issues/add-assignees": None,
+        "pulls/request-reviewers": None,  # documents none either
         "issues/create-label": "url",
         "issues/add-blocked-by-dependency": "posted",
         "issues/add-sub-issue": "posted",

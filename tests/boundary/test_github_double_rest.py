@@ -203,3 +203,28 @@ def test_every_answer_is_json_with_rate_limit_headers(double: GitHubDouble) -> N
     for answer in answers:
         assert answer.headers["content-type"] == "application/json; charset=utf-8"
         assert answer.headers["x-ratelimit-limit"] == "5000"
+
+
+def test_a_person_with_write_access_merges_a_pull_request_as_github_does() -> None:
+    """PUT .../pulls/N/merge (docs.github.com/rest/pulls/pulls#merge-a-pull-request): 200 with the
+    merge commit; 409 when `sha` is not the head; 405 once it is merged; 403 without write access."""
+    people = {"dana-token": "dana", "robin-token": "robin"}
+    state = example_state(comments=[], permissions={"dana": "write", "robin": "read"})
+    double = make_double(state, tokens=people)
+    with client(double) as gh:
+        number = open_pull(gh, double, {SNAPSHOT: "merged: yes\n"})
+    head = double.tip(BRANCH)
+    with client(double, "robin-token") as gh, pytest.raises(RequestFailed) as refused:
+        gh.rest.pulls.merge(OWNER, NAME, number)
+    assert refused.value.response.status_code == 403
+    with client(double, "dana-token") as gh:
+        with pytest.raises(RequestFailed) as moved:
+            gh.rest.pulls.merge(OWNER, NAME, number, sha="0" * 40)
+        assert moved.value.response.status_code == 409
+        merged = gh.rest.pulls.merge(OWNER, NAME, number, sha=head).parsed_data
+        assert (merged.merged, merged.sha) == (True, double.tip("main"))
+        with pytest.raises(RequestFailed) as again:
+            gh.rest.pulls.merge(OWNER, NAME, number)
+        assert again.value.response.status_code == 405
+    assert double.files("main")[SNAPSHOT] == "merged: yes\n"
+    assert next(p for p in double.state()["pulls"] if p["number"] == number)["state"] == "merged"

@@ -271,7 +271,7 @@ def test_the_outputs_are_the_same_for_the_same_plan_on_both_adapters(
     assert re.fullmatch(r"[0-9a-f]{40}", heads[0])
     assert heads[1] == run.double.tip("perfbot/update")  # the commit the live run made
     assert live == offline
-    assert live["pull-request-operation"] == "create"
+    assert live["pull-request-operation"] == "created"
     assert live["pull-request-number"] == str(our_open_pulls(sandbox.state())[0]["number"])
 
 

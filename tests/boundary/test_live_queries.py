@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from graphql import GraphQLSchema, parse, validate
 
-from bot.github.live import observe
+from bot.github.live import observe, query
 from bot.github.live.observe import batches
 from bot.github.live.publish import PUBLISHED_QUERY
 from bot.github.live.query import ISSUES_PER_QUERY, Native, comments_query, first_query, issues_query
@@ -28,6 +28,10 @@ from bot.github.live.query import ISSUES_PER_QUERY, Native, comments_query, firs
         first_query(3, 2, [8324], with_viewer=False, branch_files=1, native=Native(labels=True, links=True)),
         issues_query([9420], Native(labels=True, links=True)),
         first_query(3, 2, [8324], with_viewer=True, native=Native(labels=True, links=True), since=True, dashboard=True),
+        first_query(2, 2, [8324], with_viewer=False, pull_leases=True),
+        query.more_pull_leases_query(),
+        query.pull_pages_query({12: ("Y3Vyc29y", None), 13: (None, "Y3Vyc29y"), 14: ("Y3Vyc29y", "Y3Vyc29y")}),
+        query.pull_pages_query({12: ("Y3Vyc29y", None)}),
     ],
     ids=[
         "first",
@@ -42,6 +46,10 @@ from bot.github.live.query import ISSUES_PER_QUERY, Native, comments_query, firs
         "readback-native",
         "issues-native",
         "dashboard",
+        "pull-leases",
+        "more-pull-leases",
+        "pull-pages",
+        "pull-paths-only",
     ],
 )
 def test_every_document_validates_against_githubs_schema(github_schema: GraphQLSchema, document: str) -> None:

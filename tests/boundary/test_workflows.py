@@ -90,6 +90,10 @@ def test_the_action_passes_inputs_through_env_only() -> None:
         "max-writes",
         "leases",
         "observation-cache",
+        "pull-request-labels",
+        "pull-request-reviewers",
+        "pull-request-team-reviewers",
+        "pull-request-draft",
         "python-version",
     }
     reconcile = next(step for step in steps(action) if step.get("id") == "reconcile")
@@ -275,9 +279,9 @@ def test_other_events_start_both_jobs(perfbot: dict[str, Any], event: str, actio
         assert started_jobs(perfbot, event, payload) == (["validate", "reconcile"] if wanted else [])
 
 
-def test_the_readme_workflow_is_a_dozen_lines_that_filter_comments_and_write_one_at_a_time() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Adopt perfbot in your repository\n", 1)[1]
+def test_the_adopt_guides_workflow_is_a_dozen_lines_that_filter_comments_and_write_one_at_a_time() -> None:
+    guide = (ROOT / "docs" / "adopt.md").read_text(encoding="utf-8")
+    section = guide.split("# Adopt perfbot in your repository\n", 1)[1]
     block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
     assert len(block.splitlines()) <= 12
     workflow = YAML(typ="safe").load(block)

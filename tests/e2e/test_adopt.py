@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
@@ -23,14 +24,14 @@ from bot.config import SHIPPED_TEMPLATES
 from bot.errors import OutputError
 from bot.files import write_atomic
 from tests.boundary.test_workflows import PINNED, started_jobs
-from tests.support.backends import cli_over, double_on, live_environ
+from tests.support.backends import NOW, cli_over, double_on, live_environ
 from tests.support.paths import ROOT
 
 ACTION = "example/perfbot@3d3c42e5aac5ba805825da76410c181273ba90b1"
+# A repository without dos (no `.dos/`, no lease file) reads its open pull requests as leases.
 FILES = [
     "config/perfbot.yaml",
     "config/snapshot.yaml",
-    "config/leases.json",
     ".github/workflows/perfbot.yml",
     "docs/current-constraints.md",
     "schema/snapshot.schema.json",
@@ -82,19 +83,22 @@ def lint_tool(name: str) -> str:
     return found
 
 
-def reconcile_on_the_double(repo: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+def reconcile_on_the_double(
+    repo: Path, capsys: pytest.CaptureFixture[str], pulls: list[dict[str, object]] | None = None
+) -> dict[str, Any]:
     state = repo.parent / "state.json"
     issue = {"number": 1, "title": "First measurement", "state": "open"}
-    state.write_text(json.dumps({"repository": "example/adopter", "issues": [issue]}), encoding="utf-8")
+    world = {"repository": "example/adopter", "issues": [issue], "pulls": pulls or []}
+    state.write_text(json.dumps(world), encoding="utf-8")
     double = double_on(state, repo)
     with cli_over(double):
         status = main(
-            ["reconcile", "--config", str(repo / "config" / "perfbot.yaml"), "--json"],
+            ["reconcile", "--config", str(repo / "config" / "perfbot.yaml"), "--json", "--now", NOW.isoformat()],
             environ=live_environ("example/adopter"),
         )
     out = capsys.readouterr().out
     assert status == 0, out
-    plan: dict[str, object] = json.loads(out)
+    plan: dict[str, Any] = json.loads(out)
     return plan
 
 
@@ -109,6 +113,7 @@ def test_init_fits_the_repository_and_everything_passes_on_it(
     out = capsys.readouterr().out.splitlines()
     assert out == [
         *(f"wrote {repo / f}" for f in FILES),
+        "leases: open pull requests (no .dos/ and no config/leases.json: `--leases-from file` reads dos's lease file)",
         f"the workflow's push trigger is on {branch} (the default branch, from git)",
     ]
     assert push_branches(repo) == [branch]
@@ -117,7 +122,7 @@ def test_init_fits_the_repository_and_everything_passes_on_it(
         assert main([*command, "--config", config]) == 0, command
     capsys.readouterr()
     plan = reconcile_on_the_double(repo, capsys)
-    assert [p["id"] for p in plan["packets"]] == ["example.first-measurement"]  # type: ignore[attr-defined]
+    assert [p["id"] for p in plan["packets"]] == ["example.first-measurement"]
     workflow = str(repo / ".github" / "workflows" / "perfbot.yml")
     linted = subprocess.run([lint_tool("actionlint"), workflow], capture_output=True, text=True, check=False)
     assert (linted.returncode, linted.stdout) == (0, ""), linted.stdout
@@ -125,6 +130,64 @@ def test_init_fits_the_repository_and_everything_passes_on_it(
     audited = subprocess.run(audit, capture_output=True, text=True, check=False)
     assert audited.returncode == 0, audited.stdout + audited.stderr
     assert "No findings to report" in audited.stdout
+
+
+def pull(number: int, user: str, paths: list[str], body: str = "") -> dict[str, object]:
+    """A person's open PR on the double (its branch made from `paths` alone: a fork's, say)."""
+    return {"number": number, "head": f"{user}/x", "title": "x", "body": body, "state": "open", "user": user} | {
+        "paths": paths,
+        "pushed_at": "2026-08-27T20:00:00Z",
+    }
+
+
+def test_a_new_repository_without_dos_shows_running_and_collisions_from_prs_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = new_repo(tmp_path, "main", commit=True)
+    assert main(["init", "--dir", str(repo), "--action", ACTION]) == 0
+    capsys.readouterr()
+    assert not (repo / "config" / "leases.json").exists()
+    packet_id = "example.first-measurement"  # issue 1, paths docs/**
+    # The team replaces the example with its work: here, the example packet may start now.
+    snapshot = repo / "config" / "snapshot.yaml"
+    text = snapshot.read_text(encoding="utf-8")
+    assert text.count("    state: waiting-evidence\n    owner: unassigned\n") == 1
+    snapshot.write_text(text.replace("    state: waiting-evidence\n    owner:", "    state: ready\n    owner:"))
+    config = str(repo / "config" / "perfbot.yaml")
+    for command in (["validate"], ["render", "--write"], ["schema", "--check"]):
+        assert main([*command, "--config", config]) == 0, command
+    capsys.readouterr()
+
+    plan = reconcile_on_the_double(repo, capsys, [pull(7, "alice", ["docs/guide.md"])])
+    (waiting,) = plan["packets"]
+    assert (waiting["id"], waiting["derived_state"]) == (packet_id, "waiting-coordination")
+    assert [(r["kind"], r["subject"], r["detail"]) for r in waiting["reasons"]] == [
+        ("pull-overlap", "PR #7 by alice", "docs/guide.md")
+    ]
+    assert (plan["leases"]["file"], plan["leases"]["format"], plan["leases"]["live"]) == (
+        "open pull requests",
+        "pull-requests",
+        1,
+    )
+
+    # A PR that changes only perfbot's own page claims nothing; one that closes the issue runs it.
+    pulls = [pull(8, "carol", ["docs/current-constraints.md"]), pull(9, "bob", ["docs/x.md"], body="Closes #1")]
+    plan = reconcile_on_the_double(repo, capsys, pulls)
+    (running,) = plan["packets"]
+    assert (running["derived_state"], running["derived_owner"]) == ("running", "bob / PR #9")
+    assert [r["kind"] for r in running["reasons"]] == ["pull-closes"]
+
+
+def test_a_repository_with_dos_reads_its_lease_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = new_repo(tmp_path, "main", commit=True)
+    (repo / ".dos").mkdir()
+    assert main(["init", "--dir", str(repo), "--action", ACTION]) == 0
+    assert "leases: config/leases.json, as dos writes it" in capsys.readouterr().out
+    assert "\nleases: config/leases.json\n" in (repo / "config" / "perfbot.yaml").read_text(encoding="utf-8")
+    (tmp_path / "other").mkdir()
+    other = new_repo(tmp_path / "other", "main", commit=True)
+    assert main(["init", "--dir", str(other), "--leases-from", "file"]) == 0
+    assert (other / "config" / "leases.json").exists()
 
 
 def test_the_placeholder_pin_passes_both_linters_and_init_says_to_replace_it(
@@ -293,6 +356,7 @@ def test_the_scaffolded_workflow() -> None:
     assert workflow["on"]["repository_dispatch"] == {"types": ["perfbot-leases"]}
     assert job["concurrency"] == {"group": "perfbot-writer", "cancel-in-progress": False}
     assert job["timeout-minutes"] > 0
+    assert "pull_request_target" not in workflow["on"]
     plain = {"action": "created", "comment": {"body": "thanks", "user": {"type": "User"}}}
     command = {"action": "created", "comment": {"body": "/perf help", "user": {"type": "User"}}}
     assert started_jobs(workflow, "issue_comment", plain) == []
@@ -300,6 +364,23 @@ def test_the_scaffolded_workflow() -> None:
     assert started_jobs(workflow, "repository_dispatch", {"action": "perfbot-leases"}) == ["perfbot"]
     assert started_jobs(workflow, "repository_dispatch", {"action": "other"}) == []
     assert UNSET_ACTION in scaffold(dt.date(2026, 9, 1), None, "main")[".github/workflows/perfbot.yml"]
+
+
+def test_the_workflow_of_a_team_without_dos_follows_prs_but_not_perfbots_own() -> None:
+    workflow = YAML(typ="safe").load(
+        scaffold(dt.date(2026, 9, 1), ACTION, "main", "pull-requests")[".github/workflows/perfbot.yml"]
+    )
+    assert "opened" in workflow["on"]["pull_request_target"]["types"]
+    here = {"full_name": "example/adopter"}
+    opened = {"action": "opened", "repository": here}
+    person = opened | {"pull_request": {"head": {"ref": "alice/x", "repo": here}}}
+    ours = opened | {"pull_request": {"head": {"ref": "perfbot/update", "repo": here}}}
+    fork = opened | {"pull_request": {"head": {"ref": "perfbot/update", "repo": {"full_name": "x/fork"}}}}
+    assert started_jobs(workflow, "pull_request_target", person) == ["perfbot"]
+    assert started_jobs(workflow, "pull_request_target", ours) == []
+    assert started_jobs(workflow, "pull_request_target", fork) == ["perfbot"]
+    command = {"action": "created", "comment": {"body": "/perf help", "user": {"type": "User"}}}
+    assert started_jobs(workflow, "issue_comment", command) == ["perfbot"]
 
 
 @pytest.mark.parametrize("branch", ["main", "release+1", "a!b", 'q"uote', "x/y#z", "ünï", "{a}", "a,b"])
@@ -339,3 +420,18 @@ def test_the_templates_ship_inside_the_package() -> None:
     assert SHIPPED_TEMPLATES.parent == ROOT / "bot"
     assert SHIPPED_TEMPLATES.resolve() == (ROOT / "templates").resolve()
     assert (SHIPPED_TEMPLATES / "scaffold" / "snapshot.yaml.j2").is_file()
+
+
+def test_the_new_teams_page_has_no_empty_table_or_section() -> None:
+    page = scaffold(dt.date(2026, 9, 1), None, "main")["docs/current-constraints.md"]
+    lines = page.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("|---") or line.startswith("|--:") or line.startswith("|---:"):
+            row = lines[i + 1] if i + 1 < len(lines) else ""
+            assert row.startswith("| "), f"a table with no rows: {lines[i - 1]}"
+        if line.startswith("#"):
+            following = next((later for later in lines[i + 1 :] if later.strip()), "")
+            assert following.strip("#"), f"an empty section: {line}"
+            assert not following.startswith("#"), f"an empty section: {line}"
+    assert "Graph-dependency-ready arms" not in page
+    assert "source queue" not in page

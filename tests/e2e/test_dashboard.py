@@ -93,6 +93,8 @@ def test_the_first_run_opens_it_and_a_run_that_changes_nothing_writes_nothing(ru
 
 
 def test_a_lease_release_edits_it_once(runs: Runs) -> None:
+    """The release is one edit; the regeneration PR it opens (to record the states the evidence
+    moved) is named under *Waiting for merge*, by its number from the next run on (one more edit)."""
     runs.run()
     (before,) = runs.dashboards()
     (runs.sandbox.root / "config" / "leases.json").write_text("[]\n", encoding="utf-8")
@@ -104,7 +106,15 @@ def test_a_lease_release_edits_it_once(runs: Runs) -> None:
     (after,) = runs.dashboards()
     assert "`cuda.q8_1-numerical-gate`" in after["body"].split("### Running")[0]  # ready now
     assert "Nothing is running." in after["body"]
+    waiting = after["body"].split("### Waiting for merge")[1].split("###")[0]
+    assert "The regeneration PR this run opens brings recorded states up to date" in waiting
+    assert "- #8635 `cuda.q8_1-numerical-gate` recorded `waiting-coordination` → `ready`" in waiting
 
+    _, writes = runs.run()
+    (pull,) = [p for p in runs.sandbox.state()["pulls"] if p.get("state", "open") == "open"]
+    assert writes == [f"PATCH /repos/{REPO}/issues/{before['number']} 200"]
+    (named,) = runs.dashboards()
+    assert f"#{pull['number']} brings recorded states up to date" in named["body"]
     _, writes = runs.run()
     assert writes == []
 
@@ -233,16 +243,17 @@ def test_a_command_pending_in_the_pr_is_shown_as_pending_with_the_pr(runs: Runs)
     )
     runs.run()
     (board,) = runs.dashboards()
-    pending = board["body"].split("### Pending in the regeneration PR")[1].split("###")[0]
-    assert "until the regeneration PR this run opens merges" in pending
+    pending = board["body"].split("### Waiting for merge")[1].split("###")[0]
+    assert "The regeneration PR this run opens records these when it merges" in pending
     assert "- #8325 `mac.m1-streamed-q4k-no-copy` `ready` → `complete`" in pending
     assert "`alice` on #8325 (comment 101)" in pending
-    assert "`mac.m1-streamed-q4k-no-copy`" in board["body"].split("### Running")[0]  # still ready: merged state
+    # Finished work is not offered: the packet is waiting for the merge, not under *Ready now*.
+    assert "`mac.m1-streamed-q4k-no-copy`" not in board["body"].split("### Running")[0]
 
     _, writes = runs.run()
     (pull,) = [p for p in runs.sandbox.state()["pulls"] if p.get("state", "open") == "open"]
     assert writes == [f"PATCH /repos/{REPO}/issues/{board['number']} 200"]
     (named,) = runs.dashboards()
-    assert f"until #{pull['number']} merges" in named["body"]
+    assert f"#{pull['number']} records these when it merges" in named["body"]
     _, writes = runs.run()
     assert writes == []

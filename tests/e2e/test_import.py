@@ -316,11 +316,11 @@ def test_an_invariant_is_named_in_the_file_its_value_came_from(
     assert tree(repo) == {}
 
 
-def test_the_readmes_migration_runs_as_written_in_a_fak_checkout(
+def test_the_migration_guide_runs_as_written_in_a_fak_checkout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("## Move from upstream fak\n", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    guide = (ROOT / "docs" / "migrate-from-fak.md").read_text(encoding="utf-8")
+    block = guide.split("# Move from upstream fak\n", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     lines = [line.split("#", 1)[0].strip() for line in block.splitlines()]
     upstream = [line for line in lines if line.startswith("fak ")]
     assert upstream == [

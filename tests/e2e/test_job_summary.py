@@ -164,7 +164,7 @@ def test_step_outputs_and_the_plan_file(
     assert re.fullmatch(r"[0-9a-f]{40}", created[0]["head_sha"])
     assert outputs.read_text(encoding="utf-8").splitlines() == [
         f"pull-request-number={number}",
-        "pull-request-operation=create",
+        "pull-request-operation=created",
         f"pull-request-url=https://github.com/anthony-chaudhary/fak/pull/{number}",
         "pull-request-branch=perfbot/update",
         f"pull-request-head-sha={created[0]['head_sha']}",

@@ -5,6 +5,7 @@ plan file, as `name=value` lines appended to `$GITHUB_OUTPUT` (here `--outputs`)
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,7 @@ def test_the_pull_request_address_follows_the_server(
     ghes = {"GITHUB_SERVER_URL": "https://ghe.example.com/"}
     found, _ = run(sandbox, tmp_path, "--now", LATE, "--leases", str(empty), environ=ghes)
     number = found["pull-request-number"]
-    assert found["pull-request-operation"] == "create"
+    assert found["pull-request-operation"] == "created"
     assert found["pull-request-url"] == f"https://ghe.example.com/anthony-chaudhary/fak/pull/{number}"
     assert found["pull-request-branch"] == "perfbot/update"
     pull = next(p for p in sandbox.state()["pulls"] if str(p["number"]) == number)
@@ -86,3 +87,116 @@ def test_nudge_topics_are_topics_and_none_is_a_reply_or_a_record() -> None:
 
     assert set(get_args(Topic)) >= NUDGE_TOPICS
     assert not NUDGE_TOPICS & {"command-reply", "command-lapsed", "native-links", "native-restored"}
+
+
+# --- each output as action.yml describes it, on both adapters (the `either` sandbox), through one
+# story: the PR is created, left alone, updated by a command, made unnecessary (closed), then none.
+
+
+class Story:
+    """Runs of `either` with the action's outputs read back after each."""
+
+    def __init__(self, repo: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.repo, self.tmp_path, self.capsys = repo, tmp_path, capsys
+        self.leases = tmp_path / "no-leases.json"
+        self.leases.write_text("[]\n", encoding="utf-8")  # every lease released: packets change state
+
+    def run(self, *args: str) -> tuple[dict[str, str], dict[str, Any]]:
+        out, plan_json = self.tmp_path / "outputs.txt", self.tmp_path / "plan.json"
+        out.unlink(missing_ok=True)
+        common = ["--now", LATE, "--leases", str(self.leases), "--max-writes", "1000"]
+        plan = self.repo.reconcile(self.capsys, *common, "--outputs", str(out), "--plan-json", str(plan_json), *args)
+        return outputs(out), plan
+
+    def open_pulls(self) -> list[dict[str, Any]]:
+        return [p for p in self.repo.state()["pulls"] if p.get("state", "open") == "open"]
+
+
+@pytest.fixture
+def story(either: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Story:
+    return Story(either, tmp_path, capsys)
+
+
+def done(plan: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [a for a in plan["actions"] if a["kind"] == kind]
+
+
+def test_pull_request_number_is_the_pr_this_run_wrote_else_the_open_one(story: Story) -> None:
+    created, _ = story.run()
+    [pull] = story.open_pulls()
+    assert created["pull-request-number"] == str(pull["number"])
+    left, plan = story.run()
+    assert done(plan, "pull_request")[0]["operation"] == "none"
+    assert left["pull-request-number"] == str(pull["number"])  # the open one, not written this run
+
+
+def test_pull_request_operation_speaks_create_pull_requests_words(story: Story) -> None:
+    assert story.run()[0]["pull-request-operation"] == "created"
+    assert story.run()[0]["pull-request-operation"] == "none"
+    story.repo.add_comment(501, 8971, "anthony-chaudhary", "/perf review metal-resident-decode by 2026-10-01")
+    assert story.run()[0]["pull-request-operation"] == "updated"
+    number = story.open_pulls()[0]["number"]
+    make_unnecessary(story)
+    closed, _ = story.run()
+    assert (closed["pull-request-operation"], closed["pull-request-number"]) == ("closed", str(number))
+    assert story.run()[0]["pull-request-operation"] == "none"
+    assert story.run("--dry-run")[0]["pull-request-operation"] == "none"
+
+
+def make_unnecessary(story: Story) -> None:
+    """The PR's files land on the default branch by another way: the PR has nothing left to do."""
+    pull = story.open_pulls()[0]
+    for path, text in pull["files"].items():
+        (story.repo.root / path).write_text(text, encoding="utf-8")
+
+
+def test_pull_request_url_and_branch_name_the_numbered_pr_and_are_empty_without_one(story: Story) -> None:
+    created, _ = story.run()
+    number = created["pull-request-number"]
+    url = f"https://github.com/anthony-chaudhary/fak/pull/{number}"
+    assert (created["pull-request-url"], created["pull-request-branch"]) == (url, "perfbot/update")
+    left, _ = story.run()  # the run did not write the PR: still named, as its number is
+    assert (left["pull-request-number"], left["pull-request-url"], left["pull-request-branch"]) == (
+        number,
+        url,
+        "perfbot/update",
+    )
+    make_unnecessary(story)
+    story.run()
+    after, _ = story.run()
+    assert (after["pull-request-number"], after["pull-request-url"], after["pull-request-branch"]) == ("", "", "")
+
+
+def test_pull_request_head_sha_is_set_only_when_this_run_wrote_the_head(story: Story) -> None:
+    created, _ = story.run()
+    head = created["pull-request-head-sha"]
+    assert re.fullmatch(r"[0-9a-f]{40}", head)
+    state = story.repo.state()
+    # Live, the double's branch holds the commit; offline, the PR record holds the digest.
+    branch_tip = state.get("git", {}).get("refs", {}).get("perfbot/update")
+    assert head == (branch_tip or story.open_pulls()[0]["head_sha"])
+    assert story.run()[0]["pull-request-head-sha"] == ""
+
+
+def test_comments_written_counts_posted_and_edited_comments(story: Story) -> None:
+    found, plan = story.run()
+    posted, edited = done(plan, "comment"), done(plan, "edit_comment")
+    assert posted
+    assert edited
+    assert found["comments-written"] == str(len(posted) + len(edited))
+    assert story.run()[0]["comments-written"] == "0"
+
+
+def test_nudged_issues_is_a_json_list_of_the_nudged_issues(story: Story) -> None:
+    found, plan = story.run()
+    nudged = sorted({a["issue"] for a in done(plan, "comment") if a["topic"] in NUDGE_TOPICS})
+    assert nudged
+    assert json.loads(found["nudged-issues"]) == nudged
+    assert story.run()[0]["nudged-issues"] == "[]"
+
+
+def test_plan_json_is_the_path_of_the_plan_this_run_wrote(story: Story) -> None:
+    found, plan = story.run()
+    written = json.loads(Path(found["plan-json"]).read_text(encoding="utf-8"))
+    written.pop("api")
+    assert written == plan

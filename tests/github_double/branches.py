@@ -60,7 +60,7 @@ def working_tree_files(repo_dir: Path) -> dict[str, str]:
     config = _config(file_text(config_path), str(config_path))
     if config is None:
         return {}
-    paths = [CONFIG_PATH, config.snapshot, config.page, config.leases]
+    paths = [CONFIG_PATH, config.snapshot, config.page, *([config.lease_file] if config.lease_file else [])]
     found = {p: file_text(repo_dir / p) for p in paths}
     return {p: text for p, text in found.items() if text is not None}
 
@@ -97,7 +97,9 @@ def synthesize_pulls(world: World) -> None:
         if pull["state"] != "open" and world.pull_git.get(number, {}).get("closed_head"):
             continue
         tree = world.git.put_files(world.git.files(base) | dict(pull.get("files", {})))
-        head = commit(world, tree, [base], pull.get("title", ""), world.bot_login, DERIVED_DATE)
+        # A person's PR (a record with its `user`) is their commit, pushed at its `pushed_at`.
+        author, date = str(pull.get("user") or world.bot_login), str(pull.get("pushed_at") or DERIVED_DATE)
+        head = commit(world, tree, [base], pull.get("title", ""), author, date)
         if pull.get("foreign_commits"):
             head = commit(world, tree, [head], "A change by a person", PERSON, DERIVED_DATE)
         world.pull_git.setdefault(number, {"base": world.default_branch, "closed_head": None})

@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tests.github_double import branches, graphql_api, openapi_check, routes
+from tests.github_double import branches, graphql_api, merging, openapi_check, routes
 from tests.github_double.context import Context
 from tests.github_double.faults import Fault, Faults, with_partial
 from tests.github_double.limits import RateLimits
@@ -104,6 +104,11 @@ class GitHubDouble:
     def merge_pull(self, number: int, *, login: str = branches.PERSON) -> str:
         with self.lock:
             return branches.merge_pull(self.world, number, login)
+
+    def checks_pass(self, number: int) -> None:
+        """The PR's required checks pass on its head (GitHub merges it if auto-merge is on)."""
+        with self.lock:
+            merging.checks_pass(self.world, number)
 
     def kinds(self) -> dict[str, int]:
         counts = {"graphql": 0, "rest_read": 0, "rest_write": 0}

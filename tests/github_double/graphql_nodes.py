@@ -15,6 +15,7 @@ from typing import Any
 
 from graphql import GraphQLError, GraphQLResolveInfo
 
+from tests.github_double import merging, pull_files
 from tests.github_double.gitstore import Person
 from tests.github_double.graphql_labels import issue_id, label_event, label_node
 from tests.github_double.world import World
@@ -126,6 +127,9 @@ class CommitNode(Node):
     def committer(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any]:
         return _actor(self.world.git.commits[self.oid].committer)
 
+    def committed_date(self, info: GraphQLResolveInfo[Any]) -> str:
+        return str(self.world.git.commits[self.oid].committer.date)
+
     def parents(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
         found = [CommitNode(self.world, self.viewer, p) for p in self.world.git.commits[self.oid].parents]
         return connection(info, found, **page)
@@ -229,6 +233,9 @@ class IssueNode(NumberedNode):
     def body(self, info: GraphQLResolveInfo[Any]) -> str:
         return str(self.record.get("body", ""))
 
+    def repository(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any]:
+        return {"nameWithOwner": self.world.repository, "name": self.world.repository.split("/")[1]}
+
     def labels(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
         return connection(info, [label_node(self.world, name) for name in self.record.get("labels", [])], **page)
 
@@ -289,6 +296,21 @@ class PullRequestNode(NumberedNode):
     def is_cross_repository(self) -> bool:
         return self.world.fork_of(self.record) is not None
 
+    @property
+    def id(self) -> str:
+        return merging.node_id(self.number)
+
+    @property
+    def merge_state_status(self) -> str:
+        return merging.state(self.world, self.record)
+
+    @property
+    def auto_merge_request(self) -> dict[str, Any] | None:
+        method = self.record.get("auto_merge")
+        if not method or self.record["state"] != "open":
+            return None
+        return {"enabledAt": self.record.get("auto_merge_at"), "mergeMethod": method}
+
     def head_repository(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any] | None:
         """The repository of the PR's branch: a fork's (None once deleted), or this one."""
         fork = self.world.fork_of(self.record)
@@ -309,3 +331,35 @@ class PullRequestNode(NumberedNode):
         mine = self.world.fork_of(self.record) is None
         found = self.world.git.only_in(head, base) if mine and head and base else []
         return connection(info, [{"commit": CommitNode(self.world, self.viewer, oid)} for oid in found], **page)
+
+    # --- what makes a person's PR a lease: its author, draft flag, changed files and closing references
+    def author(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any]:
+        """Who opened it (the record's `user`, else the repository's owner); a Bot without `[bot]`."""
+        login = str(self.record.get("user") or self.world.owner)
+        kind = "Bot" if login.endswith("[bot]") or self.record.get("user_type") == "Bot" else "User"
+        return {"typename": kind, "login": login.removesuffix("[bot]")}
+
+    @property
+    def is_draft(self) -> bool:
+        return bool(self.record.get("draft", False))
+
+    @property
+    def closed_at(self) -> str | None:
+        found = self.record.get("closed_at")
+        return None if self.record["state"] == "open" or found is None else str(found)
+
+    @property
+    def changed_files(self) -> int:
+        return len(pull_files.changed(self.world, self.record, self.base_ref_name))
+
+    def files(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
+        """GitHub lists at most 3,000 files of a PR (`changedFiles` counts them all)."""
+        listed = pull_files.changed(self.world, self.record, self.base_ref_name)[: pull_files.LISTED]
+        nodes = [{"path": path, "changeType": kind, "additions": 0, "deletions": 0} for path, kind in listed]
+        return connection(info, nodes, **page)
+
+    def closing_issues_references(
+        self, info: GraphQLResolveInfo[Any], user_linked_only: bool = False, order_by: Any = None, **page: Any
+    ) -> dict[str, Any]:
+        found = pull_files.closing(self.world, self.record, self.base_ref_name, user_linked_only)
+        return connection(info, [IssueNode(self.world, self.viewer, record) for record in found], **page)

@@ -16,7 +16,7 @@ from typing import Any
 
 from graphql import GraphQLResolveInfo
 
-from tests.github_double import branches
+from tests.github_double import branches, merging, pull_files
 from tests.github_double.gitstore import Commit, blob_oid, tree_oid
 from tests.github_double.graphql_labels import label_node
 from tests.github_double.graphql_nodes import (
@@ -92,11 +92,38 @@ class RepositoryNode(Node):
         found = [label_node(self.world, n) for n in names if query is None or query.lower() in n.lower()]
         return connection(info, found, **page)
 
+    def pull_request(self, info: GraphQLResolveInfo[Any], number: int) -> PullRequestNode:
+        record = self.world.pull(number)
+        if record is None:
+            raise error("NOT_FOUND", f"Could not resolve to a PullRequest with the number of {number}.")
+        return PullRequestNode(self.world, self.viewer, record)
+
+    @property
+    def auto_merge_allowed(self) -> bool:
+        return bool(merging.rules(self.world)["auto_merge_allowed"])
+
+    @property
+    def merge_commit_allowed(self) -> bool:
+        return "MERGE" in merging.rules(self.world)["methods"]
+
+    @property
+    def squash_merge_allowed(self) -> bool:
+        return "SQUASH" in merging.rules(self.world)["methods"]
+
+    @property
+    def rebase_merge_allowed(self) -> bool:
+        return "REBASE" in merging.rules(self.world)["methods"]
+
     def pull_requests(self, info: GraphQLResolveInfo[Any], **args: Any) -> dict[str, Any]:
         states = args.get("states")
+        order = args.get("order_by") or {"field": "CREATED_AT", "direction": "ASC"}
         found = [
             PullRequestNode(self.world, self.viewer, p)
-            for p in sorted(self.world.listed("pulls"), key=lambda p: int(p["number"]))
+            for p in sorted(
+                self.world.listed("pulls"),
+                key=pull_files.order_key(order["field"]),
+                reverse=order["direction"] == "DESC",
+            )
             if (states is None or str(p["state"]).upper() in states)
             and args.get("head_ref_name") in (None, p["head"])
             and args.get("base_ref_name") in (None, self.world.pull_base(p["number"]))
@@ -194,6 +221,29 @@ class Root:
             "clientMutationId": input.get("clientMutationId"),
             "commit": CommitNode(world, self.login, oid),
             "ref": RefNode(world, self.login, branch),
+        }
+
+    def enable_pull_request_auto_merge(self, info: GraphQLResolveInfo[Any], input: dict[str, Any]) -> dict[str, Any]:
+        """GitHub's native auto-merge (see `merging`): armed only on a PR that waits for requirements."""
+        world = self.world
+        number = merging.number_of(str(input["pullRequestId"]))
+        record = world.pull(number) if number is not None else None
+        if record is None:
+            raise error("NOT_FOUND", f"Could not resolve to a node with the global id of '{input['pullRequestId']}'")
+        if not merging.rules(world)["auto_merge_allowed"]:
+            raise error("UNPROCESSABLE", "Auto merge is not allowed for this repository")
+        head = input.get("expectedHeadOid")
+        if head is not None and head != world.pull_head(record):
+            raise error("UNPROCESSABLE", "Pull request head commit does not match the expected head oid")
+        status = merging.state(world, record)
+        if status != "BLOCKED":
+            raise error("UNPROCESSABLE", f"Pull request Pull request is in {status.lower()} status")
+        record["auto_merge"] = input.get("mergeMethod") or "MERGE"
+        record["auto_merge_at"] = world.now()
+        world.save()
+        return {
+            "clientMutationId": input.get("clientMutationId"),
+            "pullRequest": PullRequestNode(world, self.login, record),
         }
 
 

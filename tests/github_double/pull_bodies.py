@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.github_double import branches, git_bodies
+from tests.github_double import bodies, branches, git_bodies
 from tests.github_double.bodies import WEB, node_id, repository, user
 from tests.github_double.branches import DERIVED_DATE, user_id
 from tests.github_double.world import World
@@ -58,18 +58,18 @@ def simple(api: str, world: World, record: dict[str, Any]) -> dict[str, Any]:
         "title": record.get("title", ""),
         "user": user(api, world.bot_login),
         "body": record.get("body") or None,
-        "labels": [],
+        "labels": [_label(api, world, name) for name in record.get("labels", [])],
         "milestone": None,
         "assignee": None,
         "assignees": [],
-        "requested_reviewers": [],
-        "requested_teams": [],
+        "requested_reviewers": [user(api, login) for login in record.get("requested_reviewers", [])],
+        "requested_teams": [team(api, world, slug) for slug in record.get("requested_teams", [])],
         "created_at": DERIVED_DATE,
         "updated_at": DERIVED_DATE,
         "closed_at": None if open_ else DERIVED_DATE,
         "merged_at": DERIVED_DATE if merged else None,
         "merge_commit_sha": None,
-        "draft": False,
+        "draft": bool(record.get("draft", False)),
         "head": _side(api, world, record["head"], head, world.fork_of(record)),
         "base": _side(api, world, base_branch, world.tip(base_branch) or "0" * 40),
         "_links": {name: {"href": href} for name, href in links.items()},
@@ -100,3 +100,31 @@ def full(api: str, world: World, record: dict[str, Any]) -> dict[str, Any]:
         "changed_files": len(changes),
     }
     return body
+
+
+def _label(api: str, world: World, name: str) -> dict[str, Any]:
+    """A PR's label: as an issue's, but its description a string (GitHub's PR schema allows no null)."""
+    label = bodies.label(api, world, name)
+    return label | {"description": label["description"] or ""}
+
+
+def team(api: str, world: World, slug: str) -> dict[str, Any]:
+    """A team of the repository's owner, as a PR's `requested_teams` lists it."""
+    number, org = user_id(f"team:{slug}"), world.owner
+    url = f"{api}/organizations/{user_id(org)}/team/{number}"
+    return {
+        "id": number,
+        "node_id": node_id("T", number),
+        "url": url,
+        "members_url": f"{url}/members{{/member}}",
+        "name": slug,
+        "description": None,
+        "permission": "pull",
+        "privacy": "closed",
+        "notification_setting": "notifications_enabled",
+        "html_url": f"{WEB}/orgs/{org}/teams/{slug}",
+        "repositories_url": f"{url}/repos",
+        "slug": slug,
+        "parent": None,
+        "type": "organization",
+    }

@@ -61,6 +61,12 @@ def add_labels(ctx: Context, number: str) -> Response:
     names = data.get("labels") if isinstance(data, dict) else data
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise validation_failed(docs, {"resource": "Label", "code": "invalid", "field": "labels"})
+    pull = ctx.world.pull(int(number))
+    if pull is not None:  # a PR is an issue: its labels are the issue's (kept on its record here)
+        labels = pull.setdefault("labels", [])
+        labels += [n for n in names if n.casefold() not in {had.casefold() for had in labels}]
+        ctx.world.save()
+        return Response(200, [bodies.label(ctx.api, ctx.world, name) for name in labels])
     issue = _issue(ctx, number)
     for name in names:
         action = LabelAction(issue=issue["number"], name=name, add=True)

@@ -1,4 +1,5 @@
-"""REST endpoints of pull requests: list, create, update (title, body, close, reopen).
+"""REST endpoints of pull requests: list, create (a draft too), update (title, body, close,
+reopen), merge, and review requests.
 
 Creating, updating and closing go through `OfflineGitHub.pull_request`, so the PR record reads as
 an offline run writes it; GitHub's refusals come first (422 for a second PR from one head, a head
@@ -11,9 +12,18 @@ from __future__ import annotations
 from typing import Any
 
 from bot.github.actions import PullRequestAction
-from tests.github_double import branches, pull_bodies
+from tests.github_double import branches, merging, pull_bodies
 from tests.github_double.context import Context
-from tests.github_double.protocol import Response, invalid, not_found, page, required, validation_failed
+from tests.github_double.protocol import (
+    HttpError,
+    Response,
+    error_body,
+    invalid,
+    not_found,
+    page,
+    required,
+    validation_failed,
+)
 
 STATES = ("open", "closed", "all")
 
@@ -78,7 +88,8 @@ def create_pull(ctx: Context) -> Response:
         raise validation_failed(docs, {"resource": "PullRequest", "code": "custom", "message": message})
     files = branches.branch_files(world, branch, base) or {}
     body: str = data["body"] if isinstance(data.get("body"), str) else ""
-    action = PullRequestAction(operation="create", branch=branch, title=title, body=body, files=files)
+    draft = data.get("draft") is True
+    action = PullRequestAction(operation="create", branch=branch, title=title, body=body, files=files, draft=draft)
     world.apply(ctx.viewer, lambda offline: offline.pull_request(action))
     record = max(
         (p for p in world.records("pulls") if p["head"] == branch and world.fork_of(p) is None),
@@ -117,6 +128,29 @@ def get_pull(ctx: Context, number: str) -> Response:
     return Response(200, pull_bodies.full(ctx.api, ctx.world, record))
 
 
+def merge_pull(ctx: Context, number: str) -> Response:
+    """`PUT .../pulls/{pull_number}/merge` (GitHub's "Merge a pull request"): GitHub's merge rules
+    (`merging`), its refusals first: 403 without write access, 405 for a PR that is not open, is
+    blocked or asks a method the repository does not allow, 409 when `sha` is not the head."""
+    docs = ctx.docs("pulls/pulls#merge-a-pull-request")
+    world, data = ctx.world, ctx.request.object()
+    record = world.pull(int(number))
+    if record is None:
+        raise not_found(docs)
+    method = data.get("merge_method", "merge")
+    if method not in ("merge", "squash", "rebase"):
+        raise validation_failed(docs, {"resource": "PullRequest", "field": "merge_method", "code": "invalid"})
+    if world.permission(ctx.viewer) not in MERGERS and ctx.viewer != world.bot_login:
+        raise HttpError(403, error_body(403, "Resource not accessible by integration", docs))
+    sha = data.get("sha") if isinstance(data.get("sha"), str) else None
+    refused = merging.refusal(world, record, method.upper(), sha)
+    if refused is not None:
+        status, message = refused
+        raise HttpError(status, error_body(status, message, docs))
+    oid = merging.merge(world, record, method.upper(), ctx.viewer)
+    return Response(200, {"sha": oid, "merged": True, "message": "Pull Request successfully merged"})
+
+
 def update_pull(ctx: Context, number: str) -> Response:
     docs = ctx.docs("pulls/pulls#update-a-pull-request")
     world, data = ctx.world, ctx.request.object()
@@ -147,3 +181,33 @@ def update_pull(ctx: Context, number: str) -> Response:
         world.git_changed()
         world.apply(ctx.viewer, lambda offline: offline.pull_request(close))
     return Response(200, pull_bodies.full(ctx.api, world, record))
+
+
+# Who may merge: GitHub lets a collaborator with write access or more merge a pull request.
+MERGERS = ("write", "maintain", "admin")
+
+
+def request_reviewers(ctx: Context, number: str) -> Response:
+    """POST .../pulls/N/requested_reviewers (GitHub's "Request reviewers for a pull request"): 201
+    with the PR. 422 for a login that is not a collaborator or is the PR's author, and for a team
+    the state's `teams` does not list (GitHub asks a team of the repository's organisation)."""
+    docs = ctx.docs("pulls/review-requests#request-reviewers-for-a-pull-request")
+    world, data = ctx.world, ctx.request.object()
+    record = world.pull(int(number))
+    if record is None:
+        raise not_found(docs)
+    logins, teams = data.get("reviewers", []), data.get("team_reviewers", [])
+    for names in (logins, teams):
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise validation_failed(docs, {"resource": "PullRequest", "code": "invalid"})
+    known_teams = {str(t).casefold() for t in world.raw.get("teams", [])}
+    if any(world.permission(login) == "none" or login == world.bot_login for login in logins) or any(
+        slug.casefold() not in known_teams for slug in teams
+    ):
+        message = f"Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the {world.repository} repository."
+        raise HttpError(422, error_body(422, message, docs))
+    for key, names in (("requested_reviewers", logins), ("requested_teams", teams)):
+        asked = record.setdefault(key, [])
+        asked += [n for n in names if n not in asked]
+    world.save()
+    return Response(201, pull_bodies.simple(ctx.api, world, record))

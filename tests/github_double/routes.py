@@ -45,6 +45,8 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("POST", REPO + r"/pulls", rest_pulls.create_pull),
     ("GET", REPO + r"/pulls/(?P<number>\d+)", rest_pulls.get_pull),
     ("PATCH", REPO + r"/pulls/(?P<number>\d+)", rest_pulls.update_pull),
+    ("PUT", REPO + r"/pulls/(?P<number>\d+)/merge", rest_pulls.merge_pull),
+    ("POST", REPO + r"/pulls/(?P<number>\d+)/requested_reviewers", rest_pulls.request_reviewers),
     ("POST", REPO + r"/dispatches", rest_git.create_dispatch),
     ("POST", REPO + r"/issues", rest_dashboard.create_issue),
     ("PATCH", ISSUE, rest_dashboard.update_issue),

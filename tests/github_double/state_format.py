@@ -1,7 +1,7 @@
 """The double's optional `git` key in the offline state file: branches, git objects, PR heads.
 
-Everything else in the state file is the offline format of DESIGN.md, read and written exactly as
-`bot/github/offline.py` does. The `git` key is optional, and so is each of its keys:
+Everything else in the state file is the offline format (docs/reference.md, "Offline state
+file"), read and written exactly as `bot/github/offline.py` does. The `git` key is optional, and so is each of its keys:
 
 ```json
 "git": {

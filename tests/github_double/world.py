@@ -56,6 +56,8 @@ class World:
         self._stamp: tuple[int, int] | None = None
         self.activity = Activity(sidecar(path), clock)
         self.lag = Lag()
+        # Reads of a PR's merge state that answer UNKNOWN (GitHub computing mergeability): a fault.
+        self.unknown_merge_reads = 0
         self.load(raw, parsed=parsed)
 
     @classmethod

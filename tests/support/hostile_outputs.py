@@ -393,8 +393,17 @@ def topic_outputs(world: World) -> dict[Topic, Callable[[], list[str]]]:
             for kind in ("closed-while-open", "reopened-while-complete")
             for body in nudge("issue-mismatch", kind=kind, packets=[packet], omitted=1)
         ],
-        "lease-lost": lambda: nudge("lease-lost", packet=packet, derivation=d, reasons=d.reasons, omitted=1),
-        "packet-ready": lambda: nudge("packet-ready", packet=packet, derivation=d, reasons=d.reasons, omitted=1),
+        # Each with the leases a repository reads: dos's file, open pull requests, or both.
+        **{
+            topic: lambda topic=topic: [  # type: ignore[misc]
+                body
+                for lease_file, pulls in ((True, False), (False, True), (True, True))
+                for body in nudge(
+                    topic, packet=packet, derivation=d, reasons=d.reasons, omitted=1, lease_file=lease_file, pulls=pulls
+                )
+            ]
+            for topic in ("lease-lost", "packet-ready")
+        },
         "review-overdue": lambda: nudge("review-overdue", constraint=constraint, today="2026-08-28"),
     }
 

@@ -47,11 +47,15 @@ READY_NUDGE = re.compile(r"work packet `([^`]+)` \(.*?\) is now \*\*ready\*\*")
 # A packet's line on the dashboard (issue #29): its id, the state it is listed with (waiting and
 # pending lines), and for a pending line the state it takes when the PR merges.
 DASHBOARD_LINE = re.compile(r"^- #\d+ `([^`]+)`(?: `([a-z-]+)`)?(?: → `([a-z-]+)`)?")
-DASHBOARD_SECTIONS = {
+# A recorded state the regeneration PR brings up to date (issue #45): the merged state it shows already.
+RECORDED_LINE = re.compile(r"^- #\d+ `([^`]+)` recorded `([a-z-]+)` → `([a-z-]+)`$")
+# Words that tell a person to take a packet: never said of one a pending change moves away from ready.
+CLAIM = re.compile(r"claim[: ]")
+DASHBOARD_SECTIONS = {  # the first heading a line starts with names its section
+    "### Waiting for merge": "pending",
     "### Ready now": "ready",
     "### Running": "running",
     "### Waiting": "waiting",
-    "### Pending in the regeneration PR": "pending",
     "<details><summary>Complete": "complete",
 }
 # The contradiction of found item 9: a packet called ready while a dependency is not complete.
@@ -102,8 +106,11 @@ class Seen:
             self.status = json.loads(
                 status(plan, inputs.readback, observed, settings.config, inputs.now).model_dump_json()
             )
-            board = dashboard_preview(inputs, plan.pull_request())
+            board = dashboard_preview(inputs, plan.pull_request(), plan.changes)
+        self.board = board
         self.dashboard = dashboard_lines(board)
+        own = observed.open_pull(settings.config.pull_request.branch)
+        self.pull = own.number if own is not None else None
         # A body fitted to a small limit says what it left out; a packet left out is not checked.
         self.dashboard_cut = "Left out to fit GitHub's limit" in board
 
@@ -121,6 +128,8 @@ def dashboard_lines(body: str) -> dict[str, list[tuple[str, str, str]]]:
         heading = next((name for start, name in DASHBOARD_SECTIONS.items() if line.startswith(start)), None)
         if heading is not None or line.startswith(("### ", "<details>")):
             section = heading or ""
+        elif section == "pending" and (match := RECORDED_LINE.match(line)):
+            found.setdefault(match.group(1), []).append(("recorded", match.group(2), match.group(3)))
         elif section and (match := DASHBOARD_LINE.match(line)):
             found.setdefault(match.group(1), []).append((section, match.group(2) or "", match.group(3) or ""))
     return found
@@ -154,9 +163,16 @@ def hold_every_surface_to_one_state(plan: dict[str, Any], seen: Seen, labels_set
         if labels_settled and seen.label_prefix is not None:
             _hold_label(packet.issue, packet.id, seen)
     _hold_comments(plan, seen)
-    # `perfbot status`: its counts and its ready packets.
+    _hold_pull_named(seen)
+    # `perfbot status`: its counts and its ready packets, less those a pending change takes away
+    # from ready, which it lists as waiting for the merge.
     assert seen.status["counts"] == {s: list(seen.states.values()).count(s) for s in WORK_STATES}
-    assert [r["id"] for r in seen.status["ready"]] == [p for p, s in seen.states.items() if s == "ready"]
+    assert [r["id"] for r in seen.status["ready"]] == [
+        p for p, s in seen.states.items() if s == "ready" and p not in seen.pending
+    ]
+    assert [(r["id"], r["state"], r["becomes"]) for r in seen.status["waiting_for_merge"]] == [
+        (p, seen.states[p], s) for p, s in seen.pending.items()
+    ]
 
 
 def _hold_dashboard(packet_id: str, state: str, seen: Seen) -> None:
@@ -165,11 +181,33 @@ def _hold_dashboard(packet_id: str, state: str, seen: Seen) -> None:
     if packet_id not in seen.dashboard and seen.dashboard_cut:
         return
     listed = seen.dashboard[packet_id]
-    placed = [(section, said) for section, said, _ in listed if section != "pending"]
-    assert placed == [(dashboard_section(state), state if dashboard_section(state) == "waiting" else "")], packet_id
+    placed = [(section, said) for section, said, _ in listed if section not in ("pending", "recorded")]
+    # A ready packet a pending change moves (a completion, a hold) is not offered under *Ready now*:
+    # it is listed only as waiting for the merge.
+    taken_away = state == "ready" and seen.pending.get(packet_id, "ready") != "ready"
+    expected = (
+        [] if taken_away else [(dashboard_section(state), state if dashboard_section(state) == "waiting" else "")]
+    )
+    assert placed == expected, packet_id
     assert [(said, becomes) for section, said, becomes in listed if section == "pending"] == (
         [(state, seen.pending[packet_id])] if packet_id in seen.pending else []
     ), packet_id
+    for _, recorded, shown in (line for line in listed if line[0] == "recorded"):
+        assert packet_id not in seen.pending, packet_id
+        assert (shown, recorded != state) == (state, True), packet_id
+
+
+def _hold_pull_named(seen: Seen) -> None:
+    """An open regeneration PR is named under *Waiting for merge*, with what it changes; none is
+    named when none is open."""
+    if seen.dashboard_cut:
+        return
+    waiting = seen.board.split("### Waiting for merge", 1)[1].split("\n### ", 1)[0]
+    if seen.pull is None:  # none open, or one the run would open (a run whose budget deferred it)
+        assert "no regeneration PR is open." in waiting or "The regeneration PR this run opens" in waiting, waiting
+    else:
+        assert f"#{seen.pull} " in waiting, waiting
+        assert "Nothing waits" not in waiting, waiting
 
 
 def _hold_explanation(packet_id: str, state: str, seen: Seen) -> None:
@@ -180,6 +218,8 @@ def _hold_explanation(packet_id: str, state: str, seen: Seen) -> None:
     assert pending == ([(packet_id, seen.pending[packet_id])] if packet_id in seen.pending else []), packet_id
     assert not (READY_SAID in text and OPEN_DEPENDENCY.search(text)), (packet_id, text)
     assert (READY_SAID in text) == (state == "ready"), (packet_id, text)
+    if seen.pending.get(packet_id, "ready") != "ready":
+        assert not CLAIM.search(text), (packet_id, text)
 
 
 def _hold_label(number: int, packet_id: str, seen: Seen) -> None:

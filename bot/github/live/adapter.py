@@ -19,8 +19,10 @@ from bot.context import RunContext
 from bot.github.actions import Action, CommentAction, PullRequestAction
 from bot.github.live import cache
 from bot.github.live.client import LimitBudget, RetryPolicy, Session, Traffic, build_client, connection
+from bot.github.live.merge import LiveMerger
 from bot.github.live.observe import BranchState, Reader
 from bot.github.live.writes import DashboardWrites, IssueWrites, NativeWrites, PullWriter
+from bot.github.merging import MergeOutcome
 from bot.github.observed import Observed
 from bot.github.port import GitHubError, ReadScope
 
@@ -48,6 +50,7 @@ class LiveGitHub(IssueWrites, NativeWrites, DashboardWrites):
         self.commenting: list[int] = []
         self.posted: dict[int, list[frozenset[tuple[str, str]]]] = {}
         self.head: str | None = None  # the PR branch's head after this run's create or update
+        self.pull_api: dict[str, int] = {}
 
     def observe(self) -> Observed:
         session = self.session
@@ -57,11 +60,12 @@ class LiveGitHub(IssueWrites, NativeWrites, DashboardWrites):
         observed, self.branch = reader.observe()
         self.bot_login = observed.bot_login
         self.keeper.keep(reader.renewed())
+        self.pull_api = reader.pull_reads.api() if self.scope.pull_leases else {}
         self.ids = {i.number: i.database_id for i in observed.issues if i.database_id is not None}
         return observed
 
     def requests(self) -> dict[str, int]:
-        return self.session.traffic.summary()
+        return self.session.traffic.summary() | self.pull_api
 
     def before_writes(self, actions: Sequence[Action]) -> None:
         self.keeper.touch_for(*actions)
@@ -76,6 +80,9 @@ class LiveGitHub(IssueWrites, NativeWrites, DashboardWrites):
 
     def pull_head(self) -> str | None:
         return self.head
+
+    def merge_pull(self, number: int) -> MergeOutcome:
+        return LiveMerger(self.session).merge(number)
 
 
 @contextmanager

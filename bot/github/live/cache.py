@@ -62,6 +62,14 @@ class CachedIssue(_Strict):
     stale: bool = False
 
 
+class CachedPull(_Strict):
+    """A PR's paths read over several pages, good while its head commit and file count are the same."""
+
+    head: str
+    changed_files: int
+    paths: tuple[str, ...]
+
+
 class ObservationCache(_Strict):
     format: Literal[1]
     repository: str
@@ -71,6 +79,8 @@ class ObservationCache(_Strict):
     # GitHub's time of the first GraphQL answer of the read that produced this cache.
     watermark: AwareDatetime
     issues: dict[int, CachedIssue]
+    # Pull requests' paths that took more than one page to read, by PR number (`observe.PullReads`).
+    pulls: dict[int, CachedPull] = {}
 
 
 @dataclass(frozen=True)

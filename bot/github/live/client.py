@@ -98,14 +98,27 @@ WRITE_SPACING_SECONDS = 1.0
 
 
 def kind_of(request: httpx.Request) -> str:
-    """`graphql` (perfbot only queries there), `rest_read` (GET) or `rest_write` (anything else)."""
+    """`graphql` (queries, and the one mutation `merge: auto` sends), `rest_read` (GET) or
+    `rest_write` (anything else)."""
     if request.url.path.endswith("/graphql"):
         return "graphql"
     return "rest_read" if request.method in ("GET", "HEAD") else "rest_write"
 
 
 def is_read(request: httpx.Request) -> bool:
-    return kind_of(request) != "rest_write"
+    """A request that changes nothing: sent again after a transient failure, its body always read."""
+    kind = kind_of(request)
+    return kind != "rest_write" and not (kind == "graphql" and is_mutation(request))
+
+
+def is_mutation(request: httpx.Request) -> bool:
+    """A GraphQL request whose document is a mutation (`enablePullRequestAutoMerge`): a write."""
+    try:
+        sent = json.loads(request.content)
+    except ValueError:
+        return False
+    document = sent.get("query") if isinstance(sent, dict) else None
+    return isinstance(document, str) and document.lstrip().startswith("mutation")
 
 
 @dataclass

@@ -16,26 +16,37 @@ REST read per author of a command not yet answered (their collaborator permissio
 With a usable observation cache (`cache.py`) the first query asks, instead of every issue, for
 the issues changed since the cache's watermark (less a margin) and for tracked issues the cache
 lacks or marked stale; every other issue is taken from the cache. The cache is then renewed.
+
+**Pull requests as leases** (`leases.sources: [pull-requests]`, `PullReads`): the open and recently
+closed PRs of the first query, their further pages read by follow-up queries (further open PRs,
+further paths or closing references of one PR). A PR that changes more files than GitHub lists
+(3,000) is not paged: it claims `**`. The observation cache keeps each PR's paths that needed more
+than one page, by its head commit and file count, so a run that finds the PR at the same head
+takes them from there.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from githubkit.exception import GitHubException, RequestFailed
 
 from bot.github.live import cache
-from bot.github.live.cache import FORMAT, CachedIssue, ObservationCache
+from bot.github.live.cache import FORMAT, CachedIssue, CachedPull, ObservationCache
 from bot.github.live.client import Session, blob_text, failure, parsed
 from bot.github.live.query import (
+    CLOSED_ALIAS,
     DASHBOARD_ALIAS,
+    FIRST_QUERY_REQUESTS,
     ISSUES_PER_QUERY,
     LINK_FIELDS,
+    OPEN_ALIAS,
     PAGED_LINKS,
     PULLS_ALIAS,
+    PULLS_PER_QUERY,
     UPDATED_ALIAS,
     FieldsRefused,
     Native,
@@ -47,11 +58,15 @@ from bot.github.live.query import (
     issues_query,
     links_alias,
     links_query,
+    more_pull_leases_query,
+    pages_alias,
+    pull_pages_query,
     pulls_query,
     query,
     updated_query,
 )
 from bot.github.observed import (
+    PULL_FILES_LISTED,
     Comment,
     DefaultBranch,
     Issue,
@@ -336,9 +351,142 @@ def default_branch(repo: dict[str, Any], repository: str) -> BranchState:
     return BranchState(default_branch=str(name), tip=str(tip), tip_tree=str(tree))
 
 
+def _lease_fields(pull: PullRequest) -> dict[str, Any]:
+    fields = ("user", "user_type", "draft", "paths", "changed_files", "closes", "pushed_at", "closed_at")
+    return {name: getattr(pull, name) for name in fields}
+
+
 def batches(numbers: Iterable[int], size: int = ISSUES_PER_QUERY) -> list[list[int]]:
     ordered = sorted(set(numbers))
     return [ordered[i : i + size] for i in range(0, len(ordered), size)]
+
+
+@dataclass
+class _Reading:
+    node: dict[str, Any]
+    paths: list[str] = field(default_factory=list)
+    closes: list[int] = field(default_factory=list)
+    files_after: str | None = None
+    closing_after: str | None = None
+
+
+@dataclass
+class PullReads:
+    """The PRs of one run's read, and the follow-up queries they needed (the plan's `api`)."""
+
+    repository: str
+    cached: dict[int, CachedPull] = field(default_factory=dict)
+    found: dict[int, _Reading] = field(default_factory=dict)
+    follow_ups: int = 0
+    follow_up_points: int = 0
+    kept: dict[int, CachedPull] = field(default_factory=dict)
+
+    def take(self, nodes: list[Any] | None) -> None:
+        for node in nodes or []:
+            if node and node.get("number") is not None and int(node["number"]) not in self.found:
+                self._take(node)
+
+    def _take(self, node: dict[str, Any]) -> None:
+        number = int(node["number"])
+        reading = _Reading(node)
+        self.found[number] = reading
+        self._files(reading, node.get("files") or {})
+        self._closing(reading, node.get("closingIssuesReferences") or {})
+        total = node.get("changedFiles")
+        over = isinstance(total, int) and total > PULL_FILES_LISTED
+        entry = self.cached.get(number)
+        same = entry is not None and (entry.head, entry.changed_files) == (node.get("headRefOid"), total)
+        if reading.files_after is not None and entry is not None and same:
+            reading.paths, reading.files_after = list(entry.paths), None
+        if over:
+            reading.files_after = None  # GitHub lists 3,000 at most: the lease claims `**`
+
+    def _files(self, reading: _Reading, page: dict[str, Any]) -> None:
+        reading.paths += [str(n["path"]) for n in page.get("nodes") or [] if n and n.get("path")]
+        reading.files_after = next_cursor(page)
+
+    def _closing(self, reading: _Reading, page: dict[str, Any]) -> None:
+        for node in page.get("nodes") or []:
+            where = ((node or {}).get("repository") or {}).get("nameWithOwner")
+            if node and node.get("number") is not None and str(where or "").casefold() == self.repository.casefold():
+                reading.closes.append(int(node["number"]))
+        reading.closing_after = next_cursor(page)
+
+    def pending(self) -> dict[int, tuple[str | None, str | None]]:
+        return {
+            n: (r.files_after, r.closing_after)
+            for n, r in self.found.items()
+            if r.files_after is not None or r.closing_after is not None
+        }
+
+    def page_on(self, ask: Callable[[str, dict[str, Any]], dict[str, Any]]) -> None:
+        """Read further pages (`ask(document, variables)` sends a query) until every list is whole."""
+        while pending := self.pending():
+            group = dict(sorted(pending.items())[:PULLS_PER_QUERY])
+            variables: dict[str, Any] = {}
+            for number, (files, closing) in group.items():
+                if files is not None:
+                    variables[f"{pages_alias(number)}_files"] = files
+                if closing is not None:
+                    variables[f"{pages_alias(number)}_closing"] = closing
+            repo = ask(pull_pages_query(group), variables).get("repository") or {}
+            for number, (files, closing) in group.items():
+                node, reading = repo.get(pages_alias(number)) or {}, self.found[number]
+                if files is not None:
+                    self._files(reading, node.get("files") or {})
+                if closing is not None:
+                    self._closing(reading, node.get("closingIssuesReferences") or {})
+                self._kept(number, reading, paged=files is not None)
+
+    def _kept(self, number: int, reading: _Reading, paged: bool) -> None:
+        total = reading.node.get("changedFiles")
+        if paged and reading.files_after is None and isinstance(total, int):
+            self.kept[number] = CachedPull(
+                head=str(reading.node.get("headRefOid") or ""), changed_files=total, paths=tuple(reading.paths)
+            )
+
+    def renewed(self) -> dict[int, CachedPull]:
+        """The entries the next run's cache keeps: those paged now, and those still used from the cache."""
+        used = {
+            n: entry
+            for n, entry in self.cached.items()
+            if n in self.found and n not in self.kept and self.found[n].paths == list(entry.paths)
+        }
+        return used | self.kept
+
+    def api(self) -> dict[str, int]:
+        """The plan's `api` lines of PR leases: PRs read, follow-up queries and the points of both
+        (the first query's share by GitHub's formula, the follow-ups' as GitHub charged them)."""
+        return {
+            "pull_requests_read": len(self.found),
+            "pull_request_queries": self.follow_ups,
+            "pull_request_points": round(FIRST_QUERY_REQUESTS / 100) + self.follow_up_points,
+        }
+
+    def pulls(self) -> list[PullRequest]:
+        return [_pull(r) for _, r in sorted(self.found.items())]
+
+
+def _pull(reading: _Reading) -> PullRequest:
+    node = reading.node
+    login, kind = login_of(node.get("author"))
+    state = str(node.get("state") or "OPEN").lower()
+    commits = [n.get("commit") or {} for n in (node.get("commits") or {}).get("nodes") or [] if n]
+    fork = (node.get("headRepository") or {}).get("nameWithOwner") if node.get("isCrossRepository") else None
+    return PullRequest(
+        number=int(node["number"]),
+        state=state if state in ("open", "closed", "merged") else "closed",  # type: ignore[arg-type]
+        head=str(node.get("headRefName") or ""),
+        head_repository=str(fork or "a deleted fork") if node.get("isCrossRepository") else None,
+        user=login,
+        user_type=kind,  # type: ignore[arg-type]
+        draft=bool(node.get("isDraft")),
+        paths=tuple(reading.paths),
+        changed_files=node.get("changedFiles") if isinstance(node.get("changedFiles"), int) else None,
+        closes=tuple(dict.fromkeys(reading.closes)),
+        pushed_at=commits[-1].get("committedDate") if commits and commits[-1].get("committedDate") else None,
+        closed_at=node.get("closedAt"),
+    )
 
 
 class Reader:
@@ -351,6 +499,7 @@ class Reader:
         self.forks: list[PullRequest] = []  # open PRs from forks' branches of perfbot's branch name
         self.since: dt.datetime | None = None
         self.watermark: dt.datetime | None = None
+        self.pull_reads = PullReads(session.conn.repository, dict(cached.pulls) if cached else {})
 
     def observe(self) -> tuple[Observed, BranchState]:
         usable = {n for n, entry in self.cached.issues.items() if not entry.stale} if self.cached else set()
@@ -373,6 +522,7 @@ class Reader:
             self._issues(found.get("repository") or {})
         self._more_comments()
         self._more_links()
+        self._more_pulls(repo)
         observed = Observed(
             repository=str(repo.get("nameWithOwner") or self.session.conn.repository),
             bot_login=self.bot_login,
@@ -382,7 +532,7 @@ class Reader:
             links_unavailable=self.links_refused,
             comments=tuple(sorted(self.found.comments, key=lambda c: c.id)),
             reactions=tuple(self.found.reactions),
-            pulls=self._pulls(branch),
+            pulls=self._with_leases(self._pulls(branch)),
             default_branch=DefaultBranch(oid=branch.tip, files=tip_files),
             branch_files=self._branch_files(repo),
         )
@@ -420,7 +570,39 @@ class Reader:
     def renewed(self) -> cache.ObservationCache | None:
         """The cache of this read: what was found, dated by GitHub's time of the first answer."""
         where = self.session.conn.repository
-        return self.found.cache(where, self.bot_login, self.native.spreads(), self.watermark)
+        found = self.found.cache(where, self.bot_login, self.native.spreads(), self.watermark)
+        return None if found is None else found.model_copy(update={"pulls": self.pull_reads.renewed()})
+
+    def _more_pulls(self, repo: dict[str, Any]) -> None:
+        """The open PRs past the first page, then the pages of paths and closing references one did not hold."""
+        if not self.scope.pull_leases:
+            return
+        reads = self.pull_reads
+        page = repo.get(OPEN_ALIAS)
+        reads.take((repo.get(CLOSED_ALIAS) or {}).get("nodes"))
+        while page:
+            reads.take(page.get("nodes"))
+            after = next_cursor(page)
+            if after is None:
+                break
+            data = self._pull_query(more_pull_leases_query(), {"after": after})
+            page = (data.get("repository") or {}).get(OPEN_ALIAS)
+        reads.page_on(self._pull_query)
+
+    def _pull_query(self, document: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """A follow-up query for PR leases, counted apart (the plan's `api` shows what they cost)."""
+        before = self.session.traffic.graphql_points
+        data = query(self.session, document, variables, "reading pull requests")
+        self.pull_reads.follow_ups += 1
+        self.pull_reads.follow_up_points += self.session.traffic.graphql_points - before
+        return data
+
+    def _with_leases(self, pulls: tuple[PullRequest, ...]) -> tuple[PullRequest, ...]:
+        """perfbot's PR and forks' on its branch, with what the PR leases read says of each, and every
+        other PR that read found."""
+        read = {p.number: p for p in self.pull_reads.pulls()}
+        merged = [p.model_copy(update=_lease_fields(read.pop(p.number))) if p.number in read else p for p in pulls]
+        return (*merged, *read.values())
 
     def _cache_fits(self) -> bool:
         """Whether the cache was made as this run reads: by the same login, with the same fields."""
@@ -457,6 +639,7 @@ class Reader:
                 self.native,
                 since=self.since is not None,
                 dashboard=bool(self.scope.dashboard_label),
+                pull_leases=self.scope.pull_leases,
             )
 
         try:

@@ -217,7 +217,7 @@ def branch_file_fields(count: int) -> tuple[str, list[str]]:
 
 
 def _with_fragments(document: str) -> str:
-    return _used(document, _FRAGMENTS + _NATIVE_FRAGMENTS)
+    return _used(document, _FRAGMENTS + _NATIVE_FRAGMENTS + PULL_FRAGMENTS)
 
 
 def first_query(
@@ -229,10 +229,11 @@ def first_query(
     native: Native = NONE,
     since: bool = False,
     dashboard: bool = False,
+    pull_leases: bool = False,
 ) -> str:
     """Variables: owner, name, branch, branchRef, tip0.., head0.. and branchFile0.. (`REF:PATH`
     expressions), labelPrefix when state labels are read, since (a DateTime) with `since`,
-    dashboardLabel with `dashboard`."""
+    dashboardLabel with `dashboard`. `pull_leases` reads the open and recently closed PRs."""
     label_var, state_labels = native.repository_labels()
     dashboard_var, dashboards = _dashboard(dashboard)
     wanted = [("tip", i) for i in range(tip_files)] + [("head", i) for i in range(head_files)]
@@ -260,7 +261,7 @@ def first_query(
 {blobs}
     branchHead: ref(qualifiedName: $branchRef) {{ target {{ oid ...CommitAuthor }} }}
 {_pulls(after=False)}
-{state_labels}{dashboards}{updated}{_issues(numbers, native)}
+{state_labels}{dashboards}{pull_selection() if pull_leases else ""}{updated}{_issues(numbers, native)}
   }}
 }}"""
     return _with_fragments(document)
@@ -400,3 +401,100 @@ def _errors(response: GraphQLResponse, repository: str, what: str) -> GitHubErro
             )
         messages.append(neutral(f"{error.type or 'error'}: {error.message}", 300))
     return GitHubError(f"{what}: GitHub answered with errors: " + "; ".join(messages))
+
+
+# --- pull requests as leases (`leases.sources: [pull-requests]`) -------------------------------
+# The first query reads the open PRs (`OPEN_ALIAS`, oldest first, `PULLS_PER_PAGE` of them) and
+# the most recently closed or merged ones (`CLOSED_ALIAS`, `CLOSED_READ`: the released leases a
+# ready comment names), each with its author, draft flag, file count, first page of changed paths,
+# closing references and newest commit (its time is the lease's heartbeat). Follow-up queries read
+# only what one page did not hold: further open PRs, and further pages of a PR's paths or closing
+# references (`observe.PullReads`).
+OPEN_ALIAS, CLOSED_ALIAS = "openPulls", "closedPulls"
+PULLS_PER_PAGE = 50
+CLOSED_READ = 20
+FILES_PER_PAGE = 100
+CLOSING_PER_PAGE = 25
+PULLS_PER_QUERY = 50  # PRs whose next pages one follow-up query reads
+# The requests GitHub counts for the first query's PR selections, by its documented formula (one per
+# connection, times the nodes of the connections it is in): each list, and its PRs' paths, closing
+# references and newest commit.
+FIRST_QUERY_REQUESTS = 1 + 3 * PULLS_PER_PAGE + 1 + 3 * CLOSED_READ
+
+PATHS = "fragment PullPaths on PullRequestChangedFileConnection { pageInfo { hasNextPage endCursor } nodes { path } }\n"
+CLOSING = (
+    "fragment ClosingPage on IssueConnection {\n  pageInfo { hasNextPage endCursor }\n"
+    "  nodes { number repository { nameWithOwner } }\n}\n"
+)
+PULL_FRAGMENTS = f"""
+fragment PullLease on PullRequest {{
+  number
+  state
+  isDraft
+  isCrossRepository
+  headRefName
+  headRefOid
+  headRepository {{ nameWithOwner }}
+  author {{ __typename login }}
+  changedFiles
+  closedAt
+  files(first: {FILES_PER_PAGE}) {{ ...PullPaths }}
+  closingIssuesReferences(first: {CLOSING_PER_PAGE}) {{ ...ClosingPage }}
+  commits(last: 1) {{ nodes {{ commit {{ committedDate }} }} }}
+}}
+{PATHS}{CLOSING}"""
+
+
+def pull_selection(after: bool = False) -> str:
+    """The open PRs (a page of them) and, on the first page only, the recently closed ones."""
+    page = ", after: $after" if after else ""
+    selection = (
+        f"    {OPEN_ALIAS}: pullRequests(states: [OPEN], first: {PULLS_PER_PAGE}{page}, "
+        "orderBy: {field: CREATED_AT, direction: ASC}) {\n"
+        "      pageInfo { hasNextPage endCursor }\n      nodes { ...PullLease }\n    }\n"
+    )
+    if after:
+        return selection
+    return selection + (
+        f"    {CLOSED_ALIAS}: pullRequests(states: [CLOSED, MERGED], first: {CLOSED_READ}, "
+        "orderBy: {field: UPDATED_AT, direction: DESC}) {\n      nodes { ...PullLease }\n    }\n"
+    )
+
+
+def more_pull_leases_query() -> str:
+    return f"""query MorePullLeases($owner: String!, $name: String!, $after: String!) {{
+  rateLimit {{ cost }}
+  repository(owner: $owner, name: $name) {{
+{pull_selection(after=True)}  }}
+}}
+{PULL_FRAGMENTS}"""
+
+
+def pages_alias(number: int) -> str:
+    return f"p{int(number)}"
+
+
+def pull_pages_query(pending: dict[int, tuple[str | None, str | None]]) -> str:
+    """The next page of each PR's paths and/or closing references; variables `pN_files`, `pN_closing`."""
+    variables, fields = [], []
+    for number, (files, closing) in sorted(pending.items()):
+        alias, parts = pages_alias(number), []
+        if files is not None:
+            variables.append(f"${alias}_files: String!")
+            parts.append(f"files(first: {FILES_PER_PAGE}, after: ${alias}_files) {{ ...PullPaths }}")
+        if closing is not None:
+            variables.append(f"${alias}_closing: String!")
+            parts.append(
+                f"closingIssuesReferences(first: {CLOSING_PER_PAGE}, after: ${alias}_closing) {{ ...ClosingPage }}"
+            )
+        fields.append(f"    {alias}: pullRequest(number: {int(number)}) {{ {' '.join(parts)} }}")
+    declared = "".join(f", {v}" for v in variables)
+    body = "\n".join(fields)
+    fragments = (PATHS if "...PullPaths" in body else "") + (CLOSING if "...ClosingPage" in body else "")
+    return f"""query MorePullPages($owner: String!, $name: String!{declared}) {{
+  rateLimit {{ cost }}
+  repository(owner: $owner, name: $name) {{
+{body}
+  }}
+}}
+{fragments}"""

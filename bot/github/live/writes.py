@@ -413,6 +413,7 @@ class PullWriter:
                     head=self.branch,
                     base=state.default_branch,
                     body=action.body,
+                    draft=action.draft,
                 )
             )
         except RequestFailed as exc:
@@ -422,7 +423,26 @@ class PullWriter:
         except GitHubException as exc:
             raise failure(exc, "opening the PR", self.session, repeatable=False) from exc
         state.pull, state.pull_title, state.pull_body = made.number, action.title, action.body
+        self._open_with(made.number, action)
         return made.number
+
+    def _open_with(self, number: int, action: PullRequestAction) -> None:
+        """A new PR's labels (GitHub's issue labels: a PR is an issue) and review requests, as
+        create-pull-request sets them; once, when perfbot opens the PR."""
+        if action.labels:
+            labels = list(action.labels)
+            self._call(
+                f"labelling PR #{number}",
+                lambda: self._rest.issues.add_labels(self._owner, self._name, number, labels=labels),
+            )
+        if action.reviewers or action.team_reviewers:
+            reviewers, teams = list(action.reviewers), list(action.team_reviewers)
+            self._call(
+                f"requesting reviews of PR #{number}",
+                lambda: self._rest.pulls.request_reviewers(
+                    self._owner, self._name, number, reviewers=reviewers, team_reviewers=teams
+                ),
+            )
 
     def _update_existing(self, action: PullRequestAction) -> int:
         """GitHub refuses a second PR from one head (its 422 says so in `errors[].message`): the run's

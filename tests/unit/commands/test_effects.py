@@ -74,6 +74,10 @@ def test_suggest_names_close_ids() -> None:
     assert suggest("metal-x", ["metal-y", "cuda"]) == "; did you mean `metal-y`?"
     assert suggest("w9", ["w1", "w2", "w3", "w4"]) == "; did you mean `w4`, `w3`, `w2`?"  # three at most
     assert suggest("w9", ["w1", "w2", "w3"]) == "; did you mean `w3`, `w2`, `w1`?"
+    # Ids that share only a prefix with the closest are not offered with it (issue #45).
+    seed = ["mac.m1-streamed-q4k-no-copy", "mac.m2-whole-sequence-prefill", "mac.m3-q8-gdn-handoff"]
+    assert suggest("mac.m1-streamd", seed) == "; did you mean `mac.m1-streamed-q4k-no-copy`?"
+    assert suggest("mac.m3-q8-gdn", seed) == "; did you mean `mac.m3-q8-gdn-handoff`?"
     assert suggest("zzz", ["w1"]) == ""
 
 

@@ -15,6 +15,7 @@ from bot.evidence.derive import Derivation
 from bot.github.actions import CommentAction, OverdueReview
 from bot.github.markers import marker, markers_in
 from bot.github.observed import Comment, Issue, Observed
+from bot.reconcile.inputs import Told
 from bot.reconcile.nudges import Nudges, overdue_reviews, ready_episode
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot, WorkPacket
@@ -94,11 +95,45 @@ def test_ready_is_announced_only_from_waiting(settings: Settings, renderer: Rend
 def test_ready_episode_names_the_revision_that_opens_it() -> None:
     snapshot = valid()
     waiting, ready = snapshot.work_packets[2], snapshot.work_packets[1]
-    assert ready_episode(waiting, derivation(waiting, "ready")) == waiting.state_revision + 1
+    opened = ready_episode(waiting, derivation(waiting, "ready"))
     assert ready_episode(waiting, derivation(waiting, "waiting-dependency")) is None
     was_waiting = ready.model_copy(update={"previous_state": "waiting-coordination", "state_revision": 3})
-    assert ready_episode(was_waiting, derivation(was_waiting, "ready")) == 3
+    # The merge of the PR that recorded it ready names the episode announced before the merge.
+    after_merge = waiting.model_copy(update={"state": "ready", "previous_state": "waiting-dependency"})
+    after_merge = after_merge.model_copy(update={"state_revision": waiting.state_revision + 1})
+    assert ready_episode(after_merge, derivation(after_merge, "ready")) == opened
+    assert ready_episode(was_waiting, derivation(was_waiting, "ready")) is not None
     assert ready_episode(ready, derivation(ready, "ready")) is None
+
+
+def test_ready_is_judged_against_what_the_open_pr_told_people() -> None:
+    """The default branch records `ready`; perfbot's PR records the wait the evidence showed since
+    (unmerged); the evidence is ready again: announced once per record of the wait."""
+    ready = valid().work_packets[1]
+    assert ready_episode(ready, derivation(ready, "ready")) is None
+    told = Told(states={ready.id: ("waiting-coordination", ready.state_revision + 1)}, key="7:aaaa")
+    first = ready_episode(ready, derivation(ready, "ready"), told)
+    assert first is not None
+    assert ready_episode(ready, derivation(ready, "waiting-coordination"), told) is None
+    # The PR records it as the default branch does: nothing new was told.
+    same = Told(states={ready.id: (ready.state, ready.state_revision)}, key="7:bbbb")
+    assert ready_episode(ready, derivation(ready, "ready"), same) is None
+    # A later wait, recorded by a later PR (or a later text of the same one), is a new episode.
+    later = Told(states={ready.id: ("waiting-coordination", ready.state_revision + 1)}, key="9:cccc")
+    assert ready_episode(ready, derivation(ready, "ready"), later) not in (None, first)
+
+
+def test_a_packet_a_pending_command_completes_is_told_nothing(settings: Settings, renderer: Renderer) -> None:
+    """No lease-lost comment for a packet whose pending state is final, and no ready comment for one
+    a pending command completes or holds."""
+    running = edited("work_packets", 1, state="running")
+    for final in ("complete", "capacity-hold", "waiting-evidence"):
+        assert nudges(settings, renderer).packets(running, derived(running), {"w2": final}) == []
+    assert len(nudges(settings, renderer).packets(running, derived(running), {"w2": "ready"})) == 1
+    snapshot = valid()
+    for becomes in ("complete", "waiting-coordination"):  # a completion, a block waiting in the PR
+        assert nudges(settings, renderer).packets(snapshot, derived(snapshot, w3="ready"), {"w3": becomes}) == []
+    assert len(nudges(settings, renderer).packets(snapshot, derived(snapshot, w3="ready"), {"w3": "ready"})) == 1
 
 
 def test_a_running_packet_without_its_lease_is_told_once(settings: Settings, renderer: Renderer) -> None:

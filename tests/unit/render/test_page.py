@@ -89,3 +89,53 @@ def test_newest_upstream_forms(newest_page: str, fragment: str) -> None:
 def test_newest_page_golden(newest_page: str) -> None:
     golden = ROOT / "tests" / "golden" / "page-newest.md"
     assert newest_page == golden.read_text(encoding="utf-8")
+
+
+# --- `page_text.empty_tables`: upstream prints every table; a new team's page only those with rows
+
+TABLE_HEADS = {
+    "waves": "| Wave | Envelope |",
+    "collisions": "| Collision | Kind |",
+    "gates": "| # | Gate |",
+    "queue": "### Current source queue projection",
+    "arms": "## Graph-dependency-ready arms and collisions",
+}
+
+
+def without(seed: Snapshot, *fields: str) -> Snapshot:
+    return seed.model_copy(update=dict.fromkeys(fields, ()))
+
+
+def shown(page: str) -> set[str]:
+    return {name for name, head in TABLE_HEADS.items() if head in page}
+
+
+@pytest.mark.parametrize(
+    ("emptied", "left_out"),
+    [
+        ((), set()),
+        (("ready_waves",), {"waves"}),
+        (("collisions",), {"collisions"}),
+        (("ready_waves", "collisions"), {"waves", "collisions", "arms"}),
+        (("oss_walk",), {"gates"}),
+        (("oss_routes",), {"queue"}),
+    ],
+)
+def test_without_empty_tables_a_table_with_no_rows_and_a_section_with_none_are_left_out(
+    settings: Settings, renderer: Renderer, seed: Snapshot, emptied: tuple[str, ...], left_out: set[str]
+) -> None:
+    text = settings.config.page_text.model_copy(update={"empty_tables": False})
+    page = renderer.page(without(seed, *emptied), text)
+    assert shown(page) == set(TABLE_HEADS) - left_out
+    assert "|---|\n\n" not in page
+    assert "|---:|---|---|---|\n\n" not in page
+    assert "\n\n\n" not in page
+    upstream = renderer.page(without(seed, *emptied), settings.config.page_text)
+    assert shown(upstream) == set(TABLE_HEADS)  # the default keeps upstream's layout, empty tables too
+
+
+def test_with_every_table_full_both_settings_print_the_same_page(
+    settings: Settings, renderer: Renderer, seed: Snapshot, seed_page: str
+) -> None:
+    text = settings.config.page_text.model_copy(update={"empty_tables": False})
+    assert renderer.page(seed, text) == seed_page

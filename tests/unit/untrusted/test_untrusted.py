@@ -170,3 +170,12 @@ def test_echo_names_anything_else_by_its_type() -> None:
     assert echo([1, 2]) == "a list"
     assert echo((1,)) == "a list"
     assert echo(None) == "a value of another type"
+
+
+def test_a_reason_cell_is_one_code_span_without_our_inner_backticks() -> None:
+    """The job summary's reasons (issue #45): no literal backticks, the outside text still inert."""
+    from bot.untrusted import reason_cell
+
+    assert reason_cell("unknown packet `a|b`; did you mean `ab`?") == "`unknown packet a\\|b; did you mean ab?`"
+    assert reason_cell("") == "—"
+    assert reason_cell("x ``a`b`` y") == "```x ``a`b`` y```"  # an outside value's longer fence is kept
