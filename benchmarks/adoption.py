@@ -6,7 +6,16 @@ that adopted perfbot before they existed): the writes a first run plans, by kind
 says turning each switch on would cost, and how many runs at `--max-writes` (default 50) it takes
 until a run plans no write. Each run is the CLI in a child process, as a job would run it.
 
-Run: python -m benchmarks.adoption [--factor 100] [--max-writes 50]
+With `--live`, the same adoption (labels and links switched on) on the GitHub double with
+GitHub's secondary content limits on, the runs chained as the workflow chains them: the first
+started by hand, each `perfbot-follow-up` dispatch starting the next after the workflow's wait for
+its `next_at` and `--start-seconds` (default 30) for a hosted runner to start it
+(`tests/support/follow_up_chain.py`). It prints the runs, the simulated wall time until nothing is left,
+the content-creating requests made, the least time GitHub's limits allow for that many (80 a
+minute, 500 an hour, in sliding windows) and the ratio of the two, the refusals the double sent
+and the requests sent before a refusal's wait was out.
+
+Run: python -m benchmarks.adoption [--factor 100] [--max-writes 50] [--live [--start-seconds 30]]
 """
 
 from __future__ import annotations
@@ -81,12 +90,41 @@ def measure(root: Path, factor: int, budget: int, *, switched: bool) -> None:
     print(f"{name}: run {runs} at --max-writes {budget} is the first to plan no write")
 
 
+def measure_live(root: Path, factor: int, budget: int, start_seconds: float) -> None:
+    """The adoption on the double, chained by follow-ups, on a simulated clock."""
+    from tests.support.backends import FakeClock
+    from tests.support.follow_up_chain import Chain, least_seconds, on_the_double, writes_planned
+
+    root.mkdir()
+    state_path = repository(root, factor)
+    before_perfbot(state_path)
+    clock = FakeClock()
+    double = on_the_double(root, json.loads(state_path.read_text(encoding="utf-8")), clock)
+    chain = Chain(root, double, budget=budget, start_seconds=start_seconds, clock=clock)
+    chain.settle()
+    seconds = clock.now
+    made = sum(1 for entry in double.requests if entry["kind"] == "rest_write" and entry["status"] not in (403, 429))
+    least = least_seconds(made)
+    chain.run("schedule", {}, dry_run=True)
+    print(
+        f"live, limits on: {chain.runs} runs, {seconds / 3600:.2f} h simulated until nothing is left "
+        f"({writes_planned(chain.plans[-1])} writes planned after), {made} content-creating requests, "
+        f"least time the limits allow {least / 3600:.2f} h, ratio {seconds / max(least, 1):.3f}, "
+        f"{len(double.content.refusals)} refusals, {double.content.early} sent before a refusal's wait was out"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--factor", type=int, default=100)
     parser.add_argument("--max-writes", type=int, default=50)
+    parser.add_argument("--live", action="store_true", help="on the GitHub double, chained by follow-ups")
+    parser.add_argument("--start-seconds", type=float, default=30.0, help="simulated start of each run")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
+        if args.live:
+            measure_live(Path(directory) / "live", args.factor, args.max_writes, args.start_seconds)
+            return
         for switched in (True, False):
             measure(Path(directory) / str(switched), args.factor, args.max_writes, switched=switched)
 

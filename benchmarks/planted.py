@@ -4,8 +4,9 @@ Only the benchmark harness starts this script (`python -m benchmarks --plant KIN
 that shows the judge fails a slowdown); nothing in `bot/` knows of it. It is run by its path, not
 as a module, so it imports nothing but the installed `bot`, from any working directory.
 
-Usage: planted.py KIND SCALE PERFBOT-ARGS…   KIND is `double-at-100` (the run at 100× the seed
-or more costs twice its CPU time) or `quadratic` (`QUADRATIC` seconds times the scale squared).
+Usage: planted.py KIND SCALE PERFBOT-ARGS…   KIND is `double-at-N` (the run at N times the seed
+or more, such as `double-at-100`, costs twice its CPU time) or `quadratic` (`QUADRATIC` seconds
+times the scale squared).
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ def cpu() -> float:
 
 def extra(kind: str, scale: float, used: float) -> float:
     """The seconds of CPU to add to a run of `scale` that used `used` seconds."""
-    if kind == "double-at-100":
-        return used if scale >= 100 else 0.0
+    top = kind.removeprefix("double-at-")
+    if top != kind and top.isdecimal():
+        return used if scale >= int(top) else 0.0
     if kind == "quadratic":
         return QUADRATIC * scale * scale
     raise SystemExit(f"unknown planted slowdown {kind!r}")

@@ -95,6 +95,12 @@ def reconcile_arguments(reconcile: argparse.ArgumentParser) -> None:
     reconcile.add_argument(
         "--max-writes", type=write_budget, default=50, help="write budget of one run, 0 or more (default 50)"
     )
+    reconcile.add_argument(
+        "--no-follow-up",
+        dest="follow_up",
+        action="store_false",
+        help="when the budget leaves writes, do not dispatch perfbot-follow-up for the next run to make them",
+    )
     reconcile.add_argument("--event-name", help="the triggering event (default: $GITHUB_EVENT_NAME)")
     reconcile.add_argument("--event-path", type=Path, help="the event's JSON payload (default: $GITHUB_EVENT_PATH)")
     reconcile.add_argument(

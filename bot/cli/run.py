@@ -27,10 +27,11 @@ from bot.evidence.leases import parse_leases
 from bot.files import read_text, write_atomic
 from bot.github.branch_file import BranchFile, branch_file
 from bot.github.connect import open_port, open_publisher
-from bot.github.events import Trigger, parse_event
+from bot.github.events import FollowUp, Trigger, parse_event
+from bot.github.events import follow_up as follow_up_of
 from bot.github.offline import state_text
-from bot.github.port import LeaseDispatcher
-from bot.reconcile import executor, gather
+from bot.github.port import GitHubError, GitHubPort, LeaseDispatcher, PacedWriter
+from bot.reconcile import executor, follow_up, gather
 from bot.reconcile.decide import decide
 from bot.reconcile.plan import Plan
 from bot.reconcile.summary import RunResult
@@ -44,10 +45,12 @@ EXIT_OK = 0
 def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
     settings = _with_pull_request_flags(settings, args)
-    trigger = _trigger(args, context)  # every input is read and checked before anything is decided
+    event = _event(args, context)  # every input is read and checked before anything is decided
+    trigger, started_by = event if event is not None else (None, None)
     local = gather.snapshot(settings)
     scope = gather.read_scope(settings, local, args.leases)._replace(cache=args.cache)
-    with open_port(context, args.offline, now, scope) as github:
+    sent = started_by.sent if started_by is not None else ()
+    with open_port(context, args.offline, now, scope, sent) as github:
         inputs = gather.inputs(settings, github.observe(), now, args.leases, local, max_writes=args.max_writes)
         plan = decide(inputs)
         if trigger is not None:
@@ -55,6 +58,8 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
         shown = _shown(plan, inputs.renderer, args)  # before any write: a plan that cannot be shown wrote nothing
         writes = not args.dry_run and not plan.refusal
         report = executor.apply(plan, github, args.max_writes) if writes else None
+        if report is not None and args.follow_up and follow_up.wanted(report, started_by):
+            _ask_follow_up(github, report)
         refused = tuple(report.refused) if report is not None else ()
         decided = plan
         merged = report.merge if report is not None else None
@@ -114,12 +119,32 @@ def _with_pull_request_flags(settings: Settings, args: argparse.Namespace) -> Se
     return settings.model_copy(update={"config": config})
 
 
-def _trigger(args: argparse.Namespace, context: RunContext) -> Trigger | None:
+def _ask_follow_up(github: GitHubPort, report: executor.Report) -> None:
+    """Dispatch the follow-up run (`bot/reconcile/follow_up.py`); one that cannot be sent is a
+    warning: the writes are left for the next run of the schedule."""
+    if not isinstance(github, LeaseDispatcher):
+        return
+    pace = github.pace() if isinstance(github, PacedWriter) else None
+    try:
+        github.dispatch(follow_up.EVENT_TYPE, follow_up.payload(report, pace))
+    except GitHubError as error:
+        print(f"warning: no follow-up run was asked for: {error}", file=sys.stderr)
+        return
+    print(
+        f"asked for a follow-up run (repository_dispatch {follow_up.EVENT_TYPE}) for the {report.left} writes left",
+        file=sys.stderr,
+    )
+
+
+def _event(args: argparse.Namespace, context: RunContext) -> tuple[Trigger, FollowUp | None] | None:
+    """The event that started the run (its trigger), and the follow-up it is when a
+    `perfbot-follow-up` dispatch started it; None without an event file."""
     event_path = args.event_path or context.event_path
     if event_path is None:
         return None
     name = args.event_name or context.event_name or "workflow_dispatch"
-    return parse_event(name, read_text(event_path), str(event_path))
+    text = read_text(event_path)
+    return parse_event(name, text, str(event_path)), follow_up_of(name, text, str(event_path))
 
 
 def show(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:

@@ -37,7 +37,7 @@ from bot.commands.records import Key, Record, lapsed_said, recorded_decisions, r
 from bot.commands.registry import ANSWERS_ONLY, READ_REPLIES, changes_snapshot
 from bot.commands.replay import Handled, Line
 from bot.config import BotConfig
-from bot.github.actions import Action
+from bot.github.actions import Action, IgnoredRecord
 from bot.github.observed import Comment, Observed, is_bot
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
@@ -63,6 +63,8 @@ class Processed(NamedTuple):
     voice: outbox.Voice
     # Comments answered quietly by an earlier run: their records live in the PR body, not a reply.
     quiet: frozenset[int]
+    # The PR body's records not counted, and why.
+    ignored: tuple[IgnoredRecord, ...] = ()
 
     def answers(self, carrier: bool) -> Answers:
         """The outbox's actions, given whether this run's regeneration PR can carry records (it
@@ -92,6 +94,8 @@ class Recall(NamedTuple):
     records: dict[int, list[Record]]
     quiet: frozenset[int]
     finished: frozenset[int]
+    # The PR body's records not counted, and why (someone else wrote them, or they do not match).
+    ignored: tuple[IgnoredRecord, ...] = ()
 
 
 def recall(observed: Observed, floor: int, config: BotConfig) -> Recall:
@@ -102,7 +106,7 @@ def recall(observed: Observed, floor: int, config: BotConfig) -> Recall:
     # Only a quiet answer is a 🚀 without a reply, and it never has a 😕 (a refusal is replied to).
     rocketed = {cid for cid, content in reacted if content == "rocket"}
     rocketed -= {cid for cid, content in reacted if content == "confused"}
-    carried = _in_pull(observed, config, replied, rocketed)
+    carried, ignored = _in_pull(observed, config, replied, rocketed)
     known = set(replied) | set(carried)
     read_again = {
         c.id: found
@@ -115,25 +119,60 @@ def recall(observed: Observed, floor: int, config: BotConfig) -> Recall:
         and (found := [Record(c, cmd.line, "accepted", cmd.text) for cmd in selection.reread(c, config.commands)])
     }
     quiet = frozenset(carried) | frozenset(read_again)
-    return Recall({**carried, **read_again, **replied}, quiet, outbox.finished(reacted))
+    return Recall({**carried, **read_again, **replied}, quiet, outbox.finished(reacted), ignored)
 
 
 def _in_pull(
     observed: Observed, config: BotConfig, replied: Mapping[int, object], rocketed: AbstractSet[int]
-) -> dict[int, list[Record]]:
-    """The PR body's records of quiet answers. One counts for a comment perfbot finished (🚀) or
-    one no longer as it was decided (edited or deleted); a comment still as posted and without
-    its 🚀 is decided again, as when the record is out of sight (a crash before the 🚀, a lagging
-    list), so a record put in the body by hand never stands in for perfbot's decision."""
+) -> tuple[dict[int, list[Record]], tuple[IgnoredRecord, ...]]:
+    """The PR body's records of quiet answers, and those not counted.
+
+    The body counts only as perfbot left it: a PR opened by perfbot whose body nobody else edited
+    since (GitHub's `author` and `editor`, which no one can set to perfbot's login). Anyone with
+    write access can edit the body, and text can copy any record perfbot ever wrote, so what the
+    body says is not evidence of its author; GitHub's edit metadata is. A record in such a body
+    still names a comment as it stands, or one gone since: one that names another author or issue
+    than the comment, or a line the unedited comment does not hold, is not counted, and the
+    comment is decided again from its text.
+
+    One counts for a comment perfbot finished (🚀) or one no longer as it was decided (edited or
+    deleted); a comment still as posted and without its 🚀 is decided again, as when the record is
+    out of sight (a crash before the 🚀, a lagging list)."""
     pull = observed.open_pull(config.pull_request.branch)
-    as_posted = {c.id for c in observed.comments if not c.edited}
-    return {
-        cid: kept
-        for cid, found in records_in_pull(pull.body if pull else "").items()
-        if cid not in replied
-        and (cid in rocketed or cid not in as_posted)
-        and (kept := [r for r in found if _quiet_kind(r, config)])
-    }
+    found = records_in_pull(pull.body) if pull is not None else {}
+    if pull is None or not found:
+        return {}, ()
+    stranger = observed.pull_body_stranger(pull)
+    if stranger:
+        why = f"PR #{pull.number}'s body was opened or last edited by {stranger}, not perfbot"
+        return {}, tuple(IgnoredRecord(where="pull-body", comment_id=cid, reason=why) for cid in found)
+    comments = {c.id: c for c in observed.comments}
+    carried: dict[int, list[Record]] = {}
+    ignored: list[IgnoredRecord] = []
+    for cid, records in found.items():
+        if cid in replied:
+            continue
+        comment = comments.get(cid)
+        why = _unlike(records, comment, config) if comment is not None else ""
+        if why:
+            ignored.append(IgnoredRecord(where="pull-body", comment_id=cid, reason=why))
+            continue
+        kept = [r for r in records if _quiet_kind(r, config)]
+        if kept and (cid in rocketed or comment is None or comment.edited):
+            carried[cid] = kept
+    return carried, tuple(ignored)
+
+
+def _unlike(records: list[Record], comment: Comment, config: BotConfig) -> str:
+    """Why records do not record `comment` as it stands ("" when they do)."""
+    if any(r.comment.user != comment.user or r.comment.issue != comment.issue for r in records):
+        return f"it names another author or issue than comment {comment.id} (by {comment.user} on #{comment.issue})"
+    if comment.edited:
+        return ""  # its text is gone: the record, written by perfbot, is what was decided
+    lines = {(c.line, c.text) for c in selection.reread(comment, config.commands)}
+    if any((r.line, r.text) not in lines for r in records):
+        return f"it records a command comment {comment.id} does not hold"
+    return ""
 
 
 def _quiet_kind(record: Record, config: BotConfig) -> bool:
@@ -191,6 +230,7 @@ def process(
         handled=handled,
         voice=voice,
         quiet=recalled.quiet,
+        ignored=recalled.ignored,
     )
 
 

@@ -90,6 +90,15 @@ def derive_all(snapshot: Snapshot, evidence: PacketEvidence) -> list[Derivation]
     return [_derive(p, states, issues_of, held, evidence) for p in snapshot.work_packets]
 
 
+def derive_one(snapshot: Snapshot, evidence: PacketEvidence, packet: WorkPacket) -> Derivation:
+    """`packet`'s derivation, as `derive_all` gives it: a packet's derivation reads the other
+    packets' stated states and issues, never their derivations."""
+    states = {p.id: p.state for p in snapshot.work_packets}
+    issues_of = {p.id: p.issue for p in snapshot.work_packets}
+    held = _Holders(evidence.leases, evidence.rules, evidence.released)
+    return _derive(packet, states, issues_of, held, evidence)
+
+
 class _Holders:
     """Each lease's issue and the prefix indexes of live and released leases, built once per run."""
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
 from bot.errors import BotError
-from bot.evidence.derive import Derivation, PacketEvidence, derive_all
+from bot.evidence.derive import Derivation, PacketEvidence, derive_one
 from bot.evidence.leases import Lease
 from bot.evidence.overlap import colliding, overlapping_pairs
 from bot.github.observed import Issue
@@ -99,7 +99,7 @@ def explain(
     derivation = by_id[packet.id]
     facts = _Facts(snapshot, by_id, evidence, now)
     pattern = evidence.rules.holder_issue_pattern
-    missing, reachable = _missing_events(packet, snapshot, evidence, facts)
+    missing, reachable = _missing_events(packet, snapshot, evidence, facts, derivation)
     return Explanation(
         packet=packet,
         derivation=derivation,
@@ -148,13 +148,16 @@ class _Facts:
 
 
 def _missing_events(
-    packet: WorkPacket, snapshot: Snapshot, evidence: PacketEvidence, facts: _Facts
+    packet: WorkPacket, snapshot: Snapshot, evidence: PacketEvidence, facts: _Facts, derivation: Derivation
 ) -> tuple[list[Event], bool]:
-    """The events that make `packet` derive `ready` (or `running`), and whether they are enough."""
+    """The events that make `packet` derive `ready` (or `running`), and whether they are enough;
+    `derivation` is the packet's as things are (each step derives it again, and only it)."""
     events: list[Event] = []
     limit = len(snapshot.work_packets) + len(evidence.leases) + 3
-    for _ in range(limit):
-        d = next(x for x in derive_all(snapshot, evidence) if x.id == packet.id)
+    d = derivation
+    for step_number in range(limit):
+        if step_number:
+            d = derive_one(snapshot, evidence, snapshot.packet(packet.id) or packet)
         if d.derived_state in RUNNABLE:
             return events, True
         step = _next_events(d, snapshot, evidence, facts, packet)

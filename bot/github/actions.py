@@ -142,6 +142,9 @@ class PullRequestAction(Frozen):
     body: str = ""
     files: dict[str, str] = {}
     note: str = ""
+    # The open PR's branch carries commits perfbot did not make: perfbot leaves the PR as it is, and
+    # the surfaces say what a person does next (merge or close it, or take the commits off).
+    held: bool = Field(default=False, exclude_if=lambda value: not value)
     # Open PRs from forks whose branch has perfbot's branch name: not perfbot's, so left alone.
     forks: tuple[int, ...] = Field(default=(), exclude_if=lambda value: not value)
     # `auto` (`pull_request.merge`): once written, the PR is merged, or set to merge itself.
@@ -151,6 +154,16 @@ class PullRequestAction(Frozen):
     reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     team_reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     draft: bool = Field(default=False, exclude_if=lambda value: not value)
+
+
+class IgnoredRecord(Frozen):
+    """A record or marker perfbot did not count, as someone other than perfbot may have written it:
+    where it was (`pull-body`: the regeneration PR's body; `comment`: one of perfbot's comments),
+    the comment it names or is, and why."""
+
+    where: Literal["pull-body", "comment"]
+    comment_id: int
+    reason: str
 
 
 class LabelAction(Frozen):
@@ -232,6 +245,20 @@ Action = Annotated[
 DASHBOARD_KINDS = frozenset({"create_issue", "edit_issue"})
 # The writes on labels and links: the lowest priority of a run.
 NATIVE_KINDS = frozenset({"label", "create_label", "link"})
+
+
+def joins(previous: Action | None, action: Action) -> bool:
+    """Whether `action` goes in the same request as `previous`, the write just before it: both add
+    labels to one issue, and GitHub's "Add labels to an issue" takes several names in one POST."""
+    return (
+        isinstance(previous, LabelAction)
+        and isinstance(action, LabelAction)
+        and previous.add
+        and action.add
+        and previous.issue == action.issue
+    )
+
+
 # Comments that account for native writes: the record (native-links) is written only once every
 # native write of the run landed; an explanation (native-restored) just before the writes it explains.
 NATIVE_TOPICS = frozenset(topic for topic, spec in TOPICS.items() if spec.kind == "native")

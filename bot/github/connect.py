@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -13,10 +13,16 @@ from bot.github.port import GitHubPort, ReadbackPublisher, ReadScope
 
 
 @contextmanager
-def open_port(context: RunContext, offline: Path | None, now: dt.datetime, scope: ReadScope) -> Iterator[GitHubPort]:
+def open_port(
+    context: RunContext,
+    offline: Path | None,
+    now: dt.datetime,
+    scope: ReadScope,
+    sent: Sequence[dt.datetime] = (),
+) -> Iterator[GitHubPort]:
     """The offline adapter when a state file is given (its writes journalled and folded into the
     file when the run ends), else the live adapter for the context, open for the run (one HTTP
-    client, closed when the run ends)."""
+    client, closed when the run ends), pacing its writes on from those earlier runs `sent`."""
     if offline is not None:
         github = OfflineGitHub.open(offline, now, scope.branch_files, journal=True)
         yield github
@@ -26,7 +32,7 @@ def open_port(context: RunContext, offline: Path | None, now: dt.datetime, scope
     # githubkit takes ~0.3 s to import: only a live run pays for it.
     from bot.github.live.adapter import open_live
 
-    with open_live(context, scope, now) as port:
+    with open_live(context, scope, now, sent=sent) as port:
         yield port
 
 

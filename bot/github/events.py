@@ -5,11 +5,18 @@ skipped run loses nothing. It names the cause of the run in the plan. The payloa
 tolerantly (GitHub adds fields), but the few fields perfbot reads must have GitHub's types.
 """
 
+import datetime as dt
+from typing import NamedTuple
+
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from bot.errors import InputError, validation_problems
 from bot.github.observed import Tolerant, is_bot
 from bot.json_input import parse_object
+from bot.timestamps import parse_timestamp
+
+# The `repository_dispatch` type of a follow-up run (`bot/reconcile/follow_up.py`).
+FOLLOW_UP = "perfbot-follow-up"
 
 
 class Trigger(BaseModel):
@@ -37,8 +44,24 @@ class _Comment(Tolerant):
     user: _User | None = None
 
 
+class FollowUp(NamedTuple):
+    """What a follow-up's dispatch carries: the writes the run before it left, the times of the
+    content-creating requests of the last hour, and when the next may go."""
+
+    writes_left: int
+    sent: tuple[dt.datetime, ...] = ()
+    next_at: dt.datetime | None = None
+
+
+class _Carried(Tolerant):
+    writes_left: StrictStr = ""
+    sent: StrictStr = ""
+    next_at: StrictStr = ""
+
+
 class _Payload(Tolerant):
     action: StrictStr = ""
+    client_payload: _Carried | None = None
     issue: _Issue | None = None
     comment: _Comment | None = None
     sender: _User | None = None
@@ -60,3 +83,25 @@ def parse_event(name: str, text: str, file: str) -> Trigger:
         sender=login,
         sender_is_bot=is_bot(login, kind),
     )
+
+
+def follow_up(name: str, text: str, file: str) -> FollowUp | None:
+    """The follow-up a `repository_dispatch` of type `perfbot-follow-up` carries; None for any
+    other event, or when what it carries is not a count. `sent` is Unix times in whole seconds,
+    comma-separated; what is not one is left out, as is a `next_at` that is not a time."""
+    if name != "repository_dispatch":
+        return None
+    try:
+        payload = _Payload.model_validate(parse_object(text, file, "the event payload"))
+    except ValidationError:
+        return None
+    carried = payload.client_payload
+    count = carried.writes_left if carried is not None else ""
+    if payload.action != FOLLOW_UP or carried is None or not (count.isascii() and count.isdecimal()):
+        return None
+    sent = tuple(
+        dt.datetime.fromtimestamp(int(part), dt.UTC)
+        for part in carried.sent.split(",")
+        if part.isascii() and part.isdecimal() and len(part) <= 11
+    )
+    return FollowUp(int(count), sent, parse_timestamp(carried.next_at))

@@ -74,6 +74,18 @@ class Comment(Tolerant):
         default="User", description="The author's account type; comments by bots are not read."
     )
     edited: bool = Field(default=False, description="Edited comments are not read.")
+    # GitHub's `editor`: a bot comment someone else edited carries no marker that counts.
+    editor: str | None = Field(
+        default=None,
+        description="Who last edited it (GitHub's `editor`); unset: nobody, or its author. A comment of perfbot's "
+        "edited by anyone else carries no marker or record that counts.",
+    )
+
+    def edited_by_other_than(self, login: str) -> str:
+        """Who edited it, when that is not `login` ("" when nobody else did)."""
+        if not self.edited or self.editor is None or self.editor == login:
+            return ""
+        return self.editor
 
     @field_validator("body", "user")
     @classmethod
@@ -115,6 +127,12 @@ class PullRequest(Tolerant):
     title: str = Field(default="", description="Its title.")
     body: str = Field(default="", description="Its body.")
     files: dict[str, str] = Field(default={}, description="Repository path to the full content the branch holds.")
+    # GitHub's `editor` of the PR's body: records in a body someone else edited do not count.
+    editor: str | None = Field(
+        default=None,
+        description="Who last edited its body (GitHub's `editor`); unset: nobody but perfbot since it was opened. "
+        "The records in a body last edited by anyone but perfbot do not count.",
+    )
     # Commits on the branch that the bot did not make: the bot must not overwrite them.
     foreign_commits: bool = Field(
         default=False, description="True when the branch has commits perfbot did not make; it then leaves the PR."
@@ -208,8 +226,27 @@ class Observed(Tolerant):
         return {i.number: i for i in self.issues}
 
     def bot_comments(self, issue: int | None = None) -> list[Comment]:
-        """Comments authored by the bot itself: only these may carry markers that count."""
-        return [c for c in self.comments if c.user == self.bot_login and (issue is None or c.issue == issue)]
+        """Comments authored by the bot itself and edited by nobody else (GitHub's `editor`): only
+        these may carry markers that count. A person with write access can edit any comment, but
+        cannot make GitHub name perfbot as the editor of their text."""
+        return [
+            c
+            for c in self.comments
+            if c.user == self.bot_login
+            and not c.edited_by_other_than(self.bot_login)
+            and (issue is None or c.issue == issue)
+        ]
+
+    def tampered_bot_comments(self) -> list[Comment]:
+        """The bot's comments someone else edited since: their markers are not counted."""
+        return [c for c in self.comments if c.user == self.bot_login and c.edited_by_other_than(self.bot_login)]
+
+    def pull_body_stranger(self, pull: PullRequest) -> str:
+        """Who, other than perfbot, opened `pull` or last edited its body ("" when nobody did)."""
+        for login in (pull.user, pull.editor):
+            if login and login != self.bot_login:
+                return login
+        return ""
 
     def open_pull(self, branch: str) -> PullRequest | None:
         """perfbot's open PR: from `branch` of this repository (a fork's branch of that name is not it)."""

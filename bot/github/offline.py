@@ -161,6 +161,11 @@ class OfflineNativeWrites(ABC):
             raise GitHubError(f"issue #{number} is not in the state file")
         return found
 
+    def add_labels(self, actions: Sequence[LabelAction]) -> None:
+        """Labels added to one issue together, as GitHub's one request adds them: in order."""
+        for action in actions:
+            self.label(action)
+
     def label(self, action: LabelAction) -> None:
         """Labels change as on GitHub, and each change is recorded as GitHub's timeline records it."""
         issue = self._issue(action.issue)
@@ -373,7 +378,14 @@ class OfflineGitHub(OfflineNativeWrites):
 
     def _bot_headers(self, raw: dict[str, Any]) -> dict[object, list[frozenset[tuple[str, str]]]]:
         found: dict[object, list[frozenset[tuple[str, str]]]] = {}
-        mine = [c for c in raw.get("comments", []) if isinstance(c, dict) and c.get("user") == self.observed.bot_login]
+        bot = self.observed.bot_login
+        mine = [
+            c
+            for c in raw.get("comments", [])
+            if isinstance(c, dict)
+            and c.get("user") == bot
+            and not (c.get("edited") and c.get("editor") not in (None, bot))
+        ]
         for comment in sorted(mine, key=lambda c: int(c["id"]) if isinstance(c.get("id"), int) else 0):
             if isinstance(issue := comment.get("issue"), Hashable):
                 found.setdefault(issue, []).append(frozenset(markers_in(str(comment.get("body", "")))))
@@ -402,14 +414,17 @@ class OfflineGitHub(OfflineNativeWrites):
         return comment_id
 
     def edit_comment(self, action: EditCommentAction) -> None:
-        """The comment's body replaced, as GitHub marks an edit: `edited`, and when (`updated_at`)."""
+        """The comment's body replaced, as GitHub marks an edit: `edited`, when (`updated_at`) and by whom
+        (`editor`)."""
         comments = self._list("comments")
         index = next((i for i, c in enumerate(comments) if c.get("id") == action.comment_id), None)
         if index is None:
             raise GitHubError(
                 f"comment {action.comment_id} on #{action.issue} is gone: it was deleted since the run read it"
             )
-        comments[index].update(body=action.body, edited=True, updated_at=utc_stamp(self.now))
+        comments[index].update(
+            body=action.body, edited=True, updated_at=utc_stamp(self.now), editor=self.observed.bot_login
+        )
         self._markers = None  # its header may have changed
         self._save(("comments", index))
 
@@ -487,6 +502,7 @@ class OfflineGitHub(OfflineNativeWrites):
                     "title": action.title,
                     "body": action.body,
                     "files": action.files,
+                    "user": self.observed.bot_login,
                     **_opened_with(action),
                 }
             )
@@ -499,6 +515,10 @@ class OfflineGitHub(OfflineNativeWrites):
                 # As live: the same files are no new commit, and the branch's head stays where it is.
                 same = action.operation == "update" and action.files == pull.get("files") and pull.get("head_sha")
                 self._pull_head = str(pull["head_sha"]) if same else self._commit_id(pull.get("head_sha"), action)
+                if action.operation == "update" and action.body != pull.get("body", "") and "editor" in pull:
+                    # GitHub names who last edited a PR's body: perfbot's edit after a person's is perfbot's
+                    # again (no `editor` at all already says that nobody but perfbot edited it).
+                    pull["editor"] = self.observed.bot_login
                 pull.update(title=action.title, body=action.body, files=action.files, head_sha=self._pull_head)
             elif action.operation == "close":
                 pull["state"] = "closed"

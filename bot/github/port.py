@@ -17,6 +17,7 @@ functions handed in by the gather step.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple, Protocol, runtime_checkable
@@ -165,10 +166,30 @@ class ReadbackPublisher(Protocol):
 
 
 @runtime_checkable
+class LabelBatcher(Protocol):
+    """An optional capability: add several labels to one issue in one request (GitHub's "Add labels
+    to an issue" takes a list of names); repeatable, as one label's write is."""
+
+    def add_labels(self, actions: Sequence[LabelAction]) -> None: ...
+
+
+@runtime_checkable
+class PacedWriter(Protocol):
+    """An optional capability: an adapter that paces its writes within GitHub's secondary limits
+    says whether the next write keeps the run's pacing waits within its bound, and what a
+    follow-up run goes on from: the times of the last hour's content-creating requests, and when
+    the next may go."""
+
+    def write_fits(self) -> bool: ...
+    def pace(self) -> tuple[list[dt.datetime], dt.datetime] | None: ...
+
+
+@runtime_checkable
 class LeaseDispatcher(Protocol):
-    """An optional capability of a publisher: after a commit, start the repository's workflows that
+    """An optional capability of a publisher or a writer: start the repository's workflows that
     listen for `repository_dispatch` of `event_type` (GitHub starts them from the default branch,
-    whatever the token; a push made with GITHUB_TOKEN starts none)."""
+    whatever the token; a push made with GITHUB_TOKEN starts none): after a lease commit, and
+    for a follow-up run that makes the writes a run's budget left."""
 
     def dispatch(self, event_type: str, payload: dict[str, str]) -> None: ...
 

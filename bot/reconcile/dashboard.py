@@ -157,6 +157,8 @@ class Content(Row):
     # The regeneration PR: its number, or None; `opening` when this run opens it.
     pull: int | None
     opening: bool
+    # The open PR carries commits perfbot did not make: perfbot leaves it, and says what to do.
+    held: bool = False
     readback: Readback
     review_days: int
 
@@ -586,6 +588,7 @@ def dashboard_body(
     if pull == (None, False):
         changes = ()
     c = content(base, merged, pending, applied, inputs.readback, config, inputs.now, pull, observed.repository, changes)
+    c = c.model_copy(update={"held": proposal.held})
     return render(c, graphs(base, merged, inputs.renderer), stamp(inputs), inputs.renderer, limit_of(config))
 
 

@@ -15,10 +15,19 @@ from bot.commands import pipeline
 from bot.commands.records import Record
 from bot.errors import BotError
 from bot.evidence.derive import Derivation, derive_all
-from bot.github.actions import Action, LeaseReport, NativeNote, Proposal, PullRequestAction, ReadbackTime
-from bot.github.observed import Comment
+from bot.github.actions import (
+    Action,
+    IgnoredRecord,
+    LeaseReport,
+    NativeNote,
+    Proposal,
+    PullRequestAction,
+    ReadbackTime,
+)
+from bot.github.observed import Comment, Observed
 from bot.reconcile import dashboard, proposal
 from bot.reconcile.changes import Change, snapshot_changes
+from bot.reconcile.dashboard import GITHUB_BODY_LIMIT
 from bot.reconcile.inputs import Inputs
 from bot.reconcile.labels_and_links import plan_native, with_proposals
 from bot.reconcile.nudges import Nudges, overdue_reviews
@@ -29,6 +38,14 @@ from bot.snapshot import store_save
 from bot.snapshot.model import Snapshot, WorkState
 from bot.snapshot.validation import validate
 from bot.timestamps import utc_stamp
+
+# The end of perfbot's part of the PR's body: what people write below it is kept.
+PULL_BODY_END = "<!-- perfbot:pr-body-end: text below this line is kept by perfbot -->"
+# Said where the plan is printed; the job summary and the dashboard say what to do in their own words.
+HELD = (
+    "the branch carries commits perfbot did not make, so perfbot leaves the PR as it is; merge or close it "
+    "(the next run opens a new PR from the default branch's tip), or take those commits off the branch"
+)
 
 
 def decide(inputs: Inputs) -> Plan:
@@ -86,7 +103,20 @@ def decide(inputs: Inputs) -> Plan:
         pending=_pending(merged, derivations),
         changes=() if refused else tuple(story.changes),
         dashboard=board.report,
+        ignored_records=(*processed.ignored, *_tampered(observed)),
     )
+
+
+def _tampered(observed: Observed) -> list[IgnoredRecord]:
+    """perfbot's comments someone else edited: GitHub names the editor, and their markers do not count."""
+    return [
+        IgnoredRecord(
+            where="comment",
+            comment_id=c.id,
+            reason=f"perfbot's comment on #{c.issue} was last edited by {c.edited_by_other_than(observed.bot_login)}",
+        )
+        for c in observed.tampered_bot_comments()
+    ]
 
 
 def _pending(merged: list[Derivation], working: list[Derivation]) -> dict[str, WorkState]:
@@ -230,34 +260,45 @@ def pull_request(
     if refused:
         number = existing.number if existing else None
         return PullRequestAction(operation="none", number=number, branch=settings.branch, note=f"refused: {refused}")
+    if existing is not None and existing.foreign_commits:
+        # Neither updated nor closed: a person's commits are never overwritten nor shut away.
+        return PullRequestAction(operation="none", number=existing.number, branch=settings.branch, note=HELD, held=True)
     changed = any(inputs.committed.get(path) != text for path, text in files.items())
     if not changed:
         if existing is None:
             return PullRequestAction(operation="none", branch=settings.branch)
         return PullRequestAction(operation="close", number=existing.number, branch=settings.branch)
-    body = _pull_body(inputs, derivations, files, story, leases)
+    kept = people_part(existing.body) if existing is not None else ""
+    body = _pull_body(inputs, derivations, files, story, leases, len(kept)) + kept
     proposal = PullRequestAction(
         operation="create", branch=settings.branch, title=settings.title, body=body, files=files, merge=settings.merge
     )
     if existing is None:
         options = ("labels", "reviewers", "team_reviewers", "draft")
         return proposal.model_copy(update={name: getattr(settings, name) for name in options})
-    if existing.files == files and existing.body == body and existing.title == settings.title:
+    if existing.files == files and existing.body == body:
         return PullRequestAction(operation="none", number=existing.number, branch=settings.branch)
-    if existing.foreign_commits:
-        return PullRequestAction(
-            operation="none",
-            number=existing.number,
-            branch=settings.branch,
-            note="the branch carries commits perfbot did not make; it is left as it is",
-        )
-    return proposal.model_copy(update={"operation": "update", "number": existing.number})
+    # The title is perfbot's when it opens the PR; a title a person gives it later stays.
+    return proposal.model_copy(update={"operation": "update", "number": existing.number, "title": existing.title})
+
+
+def people_part(body: str) -> str:
+    """What people wrote in the PR's body below perfbot's part: kept as they wrote it ("" when the
+    body has no end of perfbot's part, as a body an earlier version of perfbot wrote)."""
+    at = body.find(PULL_BODY_END)
+    return "" if at < 0 else body[at + len(PULL_BODY_END) :]
 
 
 def _pull_body(
-    inputs: Inputs, derivations: list[Derivation], files: dict[str, str], story: Story, leases: LeaseReport
+    inputs: Inputs,
+    derivations: list[Derivation],
+    files: dict[str, str],
+    story: Story,
+    leases: LeaseReport,
+    kept: int = 0,
 ) -> str:
-    """The PR's body: the records of quiet answers in its header, then what the change does."""
+    """perfbot's part of the PR's body: the records of quiet answers in its header, then what the
+    change does, then the line below which people's text (`kept` characters of it) is theirs."""
     changes, applied, records = story.changes, story.applied, story.records
     graph = changed_graph(inputs, derivations)
 
@@ -277,11 +318,12 @@ def _pull_body(
         )
 
     top = "".join(record.marker() + "\n" for record in records)
-    # Records carried from runs under a larger `max_body_chars` may leave less than nothing.
-    most, limit = max(len(changes), len(applied)), max(0, inputs.config.commands.max_body_chars - len(top))
+    # Records carried from runs under a larger `max_body_chars` may leave less than nothing; people's
+    # text below perfbot's part is theirs, and the whole stays under GitHub's limit.
+    room = min(inputs.config.commands.max_body_chars, GITHUB_BODY_LIMIT - kept) - len(PULL_BODY_END) - 2
+    most, limit = max(len(changes), len(applied)), max(0, room - len(top))
     body = render(most)
     if len(body) > limit:
         graph = ""  # the graph goes first: `perfbot graph` draws it from the snapshot any time
         body = fitted(render, most, limit, inputs.renderer)
-    body = top + body
-    return body
+    return top + body.rstrip("\n") + "\n\n" + PULL_BODY_END

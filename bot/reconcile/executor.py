@@ -8,7 +8,7 @@ A port that wants to know (`WriteAnnouncer`) is told every write the run may mak
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bot.github.actions import (
@@ -19,17 +19,21 @@ from bot.github.actions import (
     CommentAction,
     CreateIssueAction,
     EditCommentAction,
+    LabelAction,
     LinkAction,
     NativeNote,
     PullRequestAction,
+    joins,
 )
 from bot.github.markers import markers_in
 from bot.github.merging import MergeOutcome
 from bot.github.port import (
     GitHubError,
     GitHubWriter,
+    LabelBatcher,
     MarkerRereader,
     NativeRefused,
+    PacedWriter,
     PullHeadTeller,
     PullMerger,
     WriteAnnouncer,
@@ -56,6 +60,8 @@ class Report:
     refused: list[NativeNote] = field(default_factory=list)
     # The dashboard issue this run opened (its number is only known now).
     dashboard_number: int | None = None
+    # Deferred writes a later run can make (not those of a family GitHub refused this run).
+    left: int = 0
     # What `pull_request.merge: auto` did with the PR this run wrote.
     merge: MergeOutcome | None = None
 
@@ -72,6 +78,10 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
     fails; what is left is safe to do next run because every action is keyed (markers, reactions,
     the PR branch, labels and links as GitHub shows them) and planned afresh.
 
+    The budget counts requests: labels added to one issue one after another go in one request
+    (`actions.joins`) to a port that takes them together. A port that paces its writes
+    (`PacedWriter`) may leave the rest for the next run when its pacing would keep the run too long.
+
     A refused label or link write is not a failure: the rest of its family waits, the run goes on.
     The report is returned even when a write fails, so the caller can say what was done."""
     report = Report()
@@ -83,48 +93,82 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
     waiting_for_answers = False
     refused: set[str] = set()
     native_left = False  # a label or link write of this run did not land: its comments wait
+    spent = 0  # requests made
+    batch = _batch(plan.actions, later) if isinstance(port, LabelBatcher) else {}
     for index, action in enumerate(plan.actions):
-        if isinstance(action, PullRequestAction) and action.operation == "none":
+        if (isinstance(action, PullRequestAction) and action.operation == "none") or batch.get(index) == []:
             continue
         native = action.kind in NATIVE_KINDS
         if (
             index in later
             or report.error is not None
             or report.superseded is not None
-            or len(report.done) >= budget
+            or spent >= budget
             or (isinstance(action, PullRequestAction) and waiting_for_answers)
             or (native and _family(action) in refused)
             or (isinstance(action, CommentAction | EditCommentAction) and action.topic in NATIVE_TOPICS and native_left)
+            or (isinstance(port, PacedWriter) and not port.write_fits())
         ):
-            report.deferred.append(action)
+            together = [plan.actions[i] for i in batch.get(index, [index])]
+            report.deferred += together
+            if not (native and _family(action) in refused):
+                report.left += len(together)
             native_left |= native
             waiting_for_answers |= isinstance(action, AssignAction) or (
                 isinstance(action, CommentAction) and action.topic == "command-reply"
             )
             continue
-        try:
-            if isinstance(action, CommentAction) and _written_since(action, port):
-                report.superseded = action
-                report.deferred.append(action)
-                continue
-            number = _perform(action, port)
-        except NativeRefused as refusal:
-            refused.add(_family(action))
-            native_left = True
-            report.refused.append(NativeNote(kind="refused", detail=str(refusal)))
-            report.deferred.append(action)
-            continue
-        except GitHubError as error:
-            report.failed, report.error = action, error
-            continue
-        report.done.append(action)
-        if isinstance(action, PullRequestAction):
-            report.pull_request_number = number if number is not None else action.number
-            report.pull_request_head = port.pull_head() if isinstance(port, PullHeadTeller) else None
-            report.merge = _merged(action, report.pull_request_number, port)
-        if isinstance(action, CreateIssueAction):
-            report.dashboard_number = number
+        native_left |= _refused(plan, batch.get(index, [index]), port, report, refused)
+        spent += 1
     return report
+
+
+def _batch(actions: Sequence[Action], later: set[int]) -> dict[int, list[int]]:
+    """Each request's first action -> the indexes of the actions it carries, the others -> []."""
+    batch: dict[int, list[int]] = {}
+    lead: int | None = None
+    for index, action in enumerate(actions):
+        if lead is not None and index not in later and joins(actions[lead], action):
+            batch[lead].append(index)
+            batch[index] = []
+            continue
+        lead = index if isinstance(action, LabelAction) and action.add and index not in later else None
+        if lead is not None:
+            batch[lead] = [index]
+    return batch
+
+
+def _refused(plan: Plan, carried: list[int], port: GitHubWriter, report: Report, refused: set[str]) -> bool:
+    """One request: the actions at `carried` (one, or labels added together); the report says how
+    it went. True when GitHub refused it for good (a label or a link: its family waits)."""
+    action = plan.actions[carried[0]]
+    together = [plan.actions[i] for i in carried]
+    try:
+        if isinstance(action, CommentAction) and _written_since(action, port):
+            report.superseded = action
+            report.deferred.append(action)
+            return False
+        if len(together) > 1 and isinstance(port, LabelBatcher):
+            port.add_labels([a for a in together if isinstance(a, LabelAction)])
+            number = None
+        else:
+            number = _perform(action, port)
+    except NativeRefused as refusal:
+        refused.add(_family(action))
+        report.refused.append(NativeNote(kind="refused", detail=str(refusal)))
+        report.deferred += together
+        return True
+    except GitHubError as error:
+        report.failed, report.error = action, error
+        return False
+    report.done += together
+    if isinstance(action, PullRequestAction):
+        report.pull_request_number = number if number is not None else action.number
+        report.pull_request_head = port.pull_head() if isinstance(port, PullHeadTeller) else None
+        report.merge = _merged(action, report.pull_request_number, port)
+    if isinstance(action, CreateIssueAction):
+        report.dashboard_number = number
+    return False
 
 
 def _merged(action: PullRequestAction, number: int | None, port: GitHubWriter) -> MergeOutcome | None:

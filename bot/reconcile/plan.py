@@ -11,6 +11,7 @@ from bot.github.actions import (
     DashboardReport,
     Deferral,
     Frozen,
+    IgnoredRecord,
     LeaseReport,
     NativeNote,
     OverdueReview,
@@ -54,6 +55,8 @@ class Plan(Frozen):
     merged: tuple[Derivation, ...] = Field(default=(), exclude=True)
     pending: dict[str, WorkState] = Field(default_factory=dict, exclude=True)
     changes: tuple[Change, ...] = Field(default=(), exclude=True)
+    # Records and markers not counted because someone other than perfbot wrote or edited them.
+    ignored_records: tuple[IgnoredRecord, ...] = Field(default=(), exclude_if=lambda value: not value)
     # What `pull_request.merge: auto` did with the PR the run wrote (absent otherwise, and in a dry run).
     merge: MergeOutcome | None = Field(default=None, exclude_if=lambda value: value is None)
     # The dashboard issue: what this run does with it (absent when the dashboard is off).

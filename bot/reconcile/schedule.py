@@ -9,6 +9,9 @@ write must not take an earlier one's place (comments are numbered in the order t
 so bounded runs end exactly where one unbounded run ends). So within any budget of at least 3,
 a run that writes the last answer also writes the PR, and a label or a link never takes the
 place of a reply or the PR.
+
+A write is a request: labels added to one issue one after another go in one request
+(`actions.joins`) and spend one write of the budget together.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from bot.github.actions import (
     EditCommentAction,
     PullRequestAction,
     ReactAction,
+    joins,
 )
 
 ANSWERS, PULL, NUDGES, NATIVE = range(4)
@@ -67,17 +71,20 @@ def schedule(actions: list[Action], budget: int | None) -> tuple[list[Action], l
     room = budget
     deferred: list[Deferral] = []
     answers_wait = False
+    previous: Action | None = None  # the write before this one, when it is made this run
     for index, action in enumerate(ordered):
         if not is_write(action):
             continue
         level = tier(action)
+        joined = joins(previous, action)
         if level == ANSWERS:
             fits = room - (1 if pull_writes else 0) > 0
             answers_wait |= not fits
         else:
-            fits = room > 0 and not answers_wait
+            fits = (joined or room > 0) and not answers_wait
+        previous = action if fits else None
         if fits:
-            room -= 1
+            room -= 0 if joined else 1
         else:
             why = level if level in (ANSWERS, PULL) or not answers_wait else -1
             deferred.append(Deferral(index=index, reason=REASONS[why]))

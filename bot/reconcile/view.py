@@ -65,15 +65,24 @@ def explainer(inputs: Inputs) -> Explainer:
     state the regeneration PR gives it when that differs. The run's answers are given from the
     snapshot its commands end on, so they never disagree with each other or with the labels."""
     base = inputs.snapshot.model
+    # A run's answers share their work: the evidence and the merged derivations for each set of
+    # assignments, the pending states for each working snapshot (kept alive here, so its id is its own).
+    merged_for: dict[tuple[tuple[int, tuple[str, ...]], ...], tuple[PacketEvidence, list[Derivation]]] = {}
+    pending_for: dict[tuple[int, tuple[tuple[int, tuple[str, ...]], ...]], tuple[Snapshot, dict[str, WorkState]]] = {}
 
     def answer(working: Snapshot, packet_id: str, assignees: Mapping[int, tuple[str, ...]]) -> str:
-        evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, assignees)
+        key = tuple(sorted(assignees.items()))
+        if key not in merged_for:
+            evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, assignees)
+            merged_for[key] = evidence, derive_all(base, evidence)
+        evidence, merged = merged_for[key]
         if base.packet(packet_id) is None:  # a packet only the PR has
             found = explain(packet_id, working, derive_all(working, evidence), evidence, inputs.now)
             return render_explanation(inputs, found, {})
-        merged = derive_all(base, evidence)
         found = explain(packet_id, base, merged, evidence, inputs.now)
-        return render_explanation(inputs, found, pending_states(merged, working, evidence))
+        if (id(working), key) not in pending_for:
+            pending_for[id(working), key] = working, pending_states(merged, working, evidence)
+        return render_explanation(inputs, found, pending_for[id(working), key][1])
 
     return answer
 

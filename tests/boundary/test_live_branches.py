@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from bot.cli import main
+from bot.reconcile.decide import HELD
 from tests.boundary.test_live import COMPLETE, REPO, Live, with_commands
 from tests.support.backends import NOW, double_on
 from tests.support.harness import Repo, comments, pull
@@ -108,7 +109,8 @@ def test_a_pr_branch_a_person_pushed_to_is_left_alone(live: Live) -> None:
     live.sandbox.add_comment(900, 8324, "alice", "/perf review metal-resident-decode by 2026-09-04", at=LATER)
     plan = live.plan()
     assert pull(plan)["operation"] == "none"
-    assert pull(plan)["note"] == "the branch carries commits perfbot did not make; it is left as it is"
+    assert pull(plan)["note"] == HELD
+    assert pull(plan)["held"] is True
     assert live.double.tip("perfbot/update") == pushed
     assert not [w for w in live.writes() if "/git/" in w or "/pulls" in w]
 

@@ -4,6 +4,7 @@ which events start a job, judged by evaluating each job's `if:` against real web
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import json
 import os
 import re
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
+from bot.adopt.scaffold import WORKFLOW, scaffold
 from tests.support.expressions import condition
 from tests.support.paths import ROOT
 
@@ -88,6 +90,7 @@ def test_the_action_passes_inputs_through_env_only() -> None:
         "config",
         "dry-run",
         "max-writes",
+        "follow-up",
         "leases",
         "observation-cache",
         "pull-request-labels",
@@ -143,8 +146,27 @@ def test_the_install_is_hash_checked_from_the_locks_and_the_venv_is_cached_whole
 
 def test_the_validate_job_installs_the_locked_dependencies() -> None:
     validate = load(ROOT / ".github" / "workflows" / "perfbot.yml")["jobs"]["validate"]
-    script = next(step["run"] for step in validate["steps"] if "run" in step)
+    script = next(step["run"] for step in validate["steps"] if step.get("name") == "Validate the snapshot")
     assert "--require-hashes -r lock/perfbot.txt" in script
+
+
+@pytest.mark.parametrize("where", ["perfbot.yml", "scaffold"])
+def test_a_follow_up_waits_for_its_pace_before_the_writer_and_from_the_payload_only_through_env(where: str) -> None:
+    """The wait reads `next_at` from the environment (never expanded into the script) and is capped."""
+    if where == "scaffold":
+        files = scaffold(dt.date(2026, 8, 27), None, "main")
+        workflow = YAML(typ="safe").load(files[WORKFLOW])
+        job = workflow["jobs"]["perfbot"]
+    else:
+        workflow = load(ROOT / ".github" / "workflows" / "perfbot.yml")
+        job = workflow["jobs"]["validate"]
+        assert "concurrency" not in job  # people's runs are not held behind a waiting follow-up
+    wait = job["steps"][0]
+    assert wait["if"] == "github.event.action == 'perfbot-follow-up'"
+    assert wait["env"] == {"NEXT_AT": "${{ github.event.client_payload.next_at }}"}
+    assert "${{" not in wait["run"]
+    assert "3600" in wait["run"]
+    assert job["timeout-minutes"] > 60
 
 
 def test_the_observation_cache_is_restored_by_prefix_and_saved_under_this_run_even_after_a_failure() -> None:
@@ -259,12 +281,14 @@ def test_edited_and_deleted_comments_start_no_job(perfbot: dict[str, Any]) -> No
         assert started_jobs(perfbot, "issue_comment", with_comment(event, "/perf help")) == []
 
 
-def test_a_lease_dispatch_starts_both_jobs_and_no_other_dispatch_does(perfbot: dict[str, Any]) -> None:
-    """`publish-leases` sends `perfbot-leases`; the payload is GitHub's (its `action` is the event type)."""
+def test_a_lease_or_follow_up_dispatch_starts_both_jobs_and_no_other_dispatch_does(perfbot: dict[str, Any]) -> None:
+    """`publish-leases` sends `perfbot-leases`, a run that left writes `perfbot-follow-up`; the
+    payload is GitHub's (its `action` is the event type)."""
     for payload in examples().get("repository_dispatch", []) or [{"action": "on-demand-test"}]:
         assert started_jobs(perfbot, "repository_dispatch", payload) == []
-        leases = {**payload, "action": "perfbot-leases"}
-        assert started_jobs(perfbot, "repository_dispatch", leases) == ["validate", "reconcile"]
+        for kind in ("perfbot-leases", "perfbot-follow-up"):
+            asked = {**payload, "action": kind}
+            assert started_jobs(perfbot, "repository_dispatch", asked) == ["validate", "reconcile"]
 
 
 @pytest.mark.parametrize(

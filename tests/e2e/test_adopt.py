@@ -349,11 +349,11 @@ def test_the_scaffolded_workflow() -> None:
     files = scaffold(dt.date(2026, 9, 1), ACTION, "trunk")
     workflow = YAML(typ="safe").load(files[".github/workflows/perfbot.yml"])
     job = workflow["jobs"]["perfbot"]
-    uses = [step["uses"] for step in job["steps"]]
+    uses = [step["uses"] for step in job["steps"] if "uses" in step]
     assert uses[-1] == ACTION
     assert all(PINNED.match(ref) for ref in uses)
     assert workflow["permissions"] == {}
-    assert workflow["on"]["repository_dispatch"] == {"types": ["perfbot-leases"]}
+    assert workflow["on"]["repository_dispatch"] == {"types": ["perfbot-leases", "perfbot-follow-up"]}
     assert job["concurrency"] == {"group": "perfbot-writer", "cancel-in-progress": False}
     assert job["timeout-minutes"] > 0
     assert "pull_request_target" not in workflow["on"]
@@ -362,6 +362,7 @@ def test_the_scaffolded_workflow() -> None:
     assert started_jobs(workflow, "issue_comment", plain) == []
     assert started_jobs(workflow, "issue_comment", command) == ["perfbot"]
     assert started_jobs(workflow, "repository_dispatch", {"action": "perfbot-leases"}) == ["perfbot"]
+    assert started_jobs(workflow, "repository_dispatch", {"action": "perfbot-follow-up"}) == ["perfbot"]
     assert started_jobs(workflow, "repository_dispatch", {"action": "other"}) == []
     assert UNSET_ACTION in scaffold(dt.date(2026, 9, 1), None, "main")[".github/workflows/perfbot.yml"]
 

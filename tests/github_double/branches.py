@@ -211,3 +211,16 @@ def merge_pull(world: World, number: int, login: str) -> str:
     world.pull_git.setdefault(number, {"base": base_branch, "closed_head": None})["closed_head"] = head
     move(world, base_branch, oid)
     return oid
+
+
+def close_pull(world: World, number: int) -> None:
+    """A person closes an open PR unmerged; GitHub keeps its branch (and the head it had)."""
+    pull = world.pull(number)
+    if pull is None or pull["state"] != "open":
+        raise ValueError(f"pull request #{number} is not open")
+    pull["state"] = "closed"
+    world.pull_git.setdefault(number, {"base": world.pull_base(number), "closed_head": None})["closed_head"] = (
+        world.tip(pull["head"])
+    )
+    world.git_changed()
+    world.save()

@@ -17,7 +17,7 @@ from typing import Any
 from tests.github_double import branches, graphql_api, merging, openapi_check, routes
 from tests.github_double.context import Context
 from tests.github_double.faults import Fault, Faults, with_partial
-from tests.github_double.limits import RateLimits
+from tests.github_double.limits import ContentLimits, RateLimits, creates_content
 from tests.github_double.protocol import DOCS, HttpError, Request, Response, error_body
 from tests.github_double.transport import DoubleTransport
 from tests.github_double.world import Clock, World
@@ -66,6 +66,8 @@ class GitHubDouble:
         self.requests: list[dict[str, Any]] = []
         self.faults = Faults(clock)
         self.rate = RateLimits(clock)
+        # GitHub's secondary limits on content creation: off until a test sets `content.on`.
+        self.content = ContentLimits(clock)
         self.lock = threading.Lock()
 
     # --- what tests use -------------------------------------------------------------------
@@ -105,6 +107,10 @@ class GitHubDouble:
         with self.lock:
             return branches.merge_pull(self.world, number, login)
 
+    def close_pull(self, number: int) -> None:
+        with self.lock:
+            branches.close_pull(self.world, number)
+
     def checks_pass(self, number: int) -> None:
         """The PR's required checks pass on its head (GitHub merges it if auto-merge is on)."""
         with self.lock:
@@ -142,6 +148,9 @@ class GitHubDouble:
         if viewer is None:
             return self._finish(Response(401, error_body(401, "Bad credentials", DOCS)), resource, None)
         self.rate.spend(resource)
+        refusal = self.content.admit() if creates_content(request, kind) else None
+        if refusal is not None:  # refused before it is applied, as GitHub refuses it
+            return self._finish(Response(*refusal), resource, None)
         self.world.refresh()
         self.world.notice()
         fault = self.faults.take(request)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.github_double.limits import SECONDARY_MESSAGE
 from tests.github_double.protocol import Request, Response, error_body
 
 GRAPHQL = ("POST", "/graphql")
@@ -132,11 +133,7 @@ class Faults:
     ) -> Fault:
         """GitHub's secondary limit: 403 (or 429), with `retry-after` or, as GitHub may send it,
         with no header that names a wait (then a client waits at least a minute)."""
-        message = (
-            "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. "
-            "If you reach out to GitHub Support for help, please include the request ID."
-        )
-        body = error_body(status, message, f"{LIMITS}#about-secondary-rate-limits")
+        body = error_body(status, SECONDARY_MESSAGE, f"{LIMITS}#about-secondary-rate-limits")
         headers = {} if retry_after is None else {"retry-after": str(retry_after)}
         return self.add(Fault(method, path, status, body, headers, after=after))
 

@@ -176,6 +176,13 @@ class CommentNode(Node):
         edited = self.record.get("edited", False)
         return str(self.record.get("updated_at", self.record["created_at"])) if edited else None
 
+    def editor(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any] | None:
+        """GitHub's `editor` ("The actor who edited the comment"): null while it is unedited; a
+        state that says it is edited without naming who edited it was edited by its author."""
+        if not self.record.get("edited", False):
+            return None
+        return actor(str(self.record.get("editor") or self.record["user"]))
+
     def reaction_groups(self, info: GraphQLResolveInfo[Any]) -> list[dict[str, Any]]:
         mine = [r for r in self.world.records("reactions") if r["comment_id"] == self.record["id"]]
         groups = []
@@ -284,6 +291,12 @@ class PullRequestNode(NumberedNode):
     def head_ref_name(self) -> str:
         return str(self.record["head"])
 
+    def editor(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any] | None:
+        """GitHub's `editor` ("The actor who edited this pull request's body"): null until the body
+        is edited after the PR was opened; a title edit is not a body edit."""
+        editor = self.record.get("editor")
+        return None if editor is None else actor(str(editor))
+
     @property
     def state(self) -> str:
         return str(self.record["state"]).upper()
@@ -363,3 +376,9 @@ class PullRequestNode(NumberedNode):
     ) -> dict[str, Any]:
         found = pull_files.closing(self.world, self.record, self.base_ref_name, user_linked_only)
         return connection(info, [IssueNode(self.world, self.viewer, record) for record in found], **page)
+
+
+def actor(login: str) -> dict[str, Any]:
+    """An `Actor` as GraphQL shows it: a Bot's login without the `[bot]` REST shows."""
+    kind = "Bot" if login.endswith("[bot]") else "User"
+    return {"typename": kind, "login": login.removesuffix("[bot]")}

@@ -75,11 +75,13 @@ def create_comment(ctx: Context, number: str) -> Response:
 
 
 def update_comment(ctx: Context, comment_id: str) -> Response:
-    """PATCH a comment's body; only its author may (perfbot edits only its own records)."""
+    """PATCH a comment's body: its author, or anyone with write access ("Anyone with write access to
+    a repository can edit comments on issues, pull requests, and commits", GitHub Docs, "Managing
+    disruptive comments"). GitHub then names the viewer as the comment's `editor`."""
     docs = ctx.docs("issues/comments#update-an-issue-comment")
     record = _comment(ctx, comment_id)
     body = _body(ctx, docs)
-    if record["user"] != ctx.viewer:
+    if record["user"] != ctx.viewer and ctx.world.permission(ctx.viewer) not in ("write", "maintain", "admin"):
         raise HttpError(403, error_body(403, "Resource not accessible by integration", docs))
     action = EditCommentAction(issue=record["issue"], comment_id=record["id"], topic=TOPIC, body=body)
     ctx.world.apply(ctx.viewer, lambda offline: offline.edit_comment(action))

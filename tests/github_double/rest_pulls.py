@@ -165,12 +165,14 @@ def update_pull(ctx: Context, number: str) -> Response:
     title = data["title"] if isinstance(data.get("title"), str) else record["title"]
     body = data["body"] if isinstance(data.get("body"), str) else record["body"]
     if (title, body) != (record["title"], record["body"]) and record["state"] == "open":
+        _edited_by(ctx, record, body)
         files = branches.pull_files(world, record)
         action = PullRequestAction(
             operation="update", number=record["number"], branch=record["head"], title=title, body=body, files=files
         )
         world.apply(ctx.viewer, lambda offline: offline.pull_request(action))
     elif (title, body) != (record["title"], record["body"]):
+        _edited_by(ctx, record, body)
         record.update(title=title, body=body)
         world.save()
     if state == "closed" and record["state"] == "open":
@@ -181,6 +183,13 @@ def update_pull(ctx: Context, number: str) -> Response:
         world.git_changed()
         world.apply(ctx.viewer, lambda offline: offline.pull_request(close))
     return Response(200, pull_bodies.full(ctx.api, world, record))
+
+
+def _edited_by(ctx: Context, record: dict[str, Any], body: str) -> None:
+    """GitHub's `editor` of a PR is who last edited its body (a title edit is not one). The state
+    leaves it out while nobody but perfbot edited it."""
+    if body != record["body"] and (ctx.viewer != ctx.world.bot_login or "editor" in record):
+        record["editor"] = ctx.viewer
 
 
 # Who may merge: GitHub lets a collaborator with write access or more merge a pull request.

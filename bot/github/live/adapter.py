@@ -17,10 +17,11 @@ import httpx
 
 from bot.context import RunContext
 from bot.github.actions import Action, CommentAction, PullRequestAction
-from bot.github.live import cache
+from bot.github.live import cache, dispatch
 from bot.github.live.client import LimitBudget, RetryPolicy, Session, Traffic, build_client, connection
 from bot.github.live.merge import LiveMerger
 from bot.github.live.observe import BranchState, Reader
+from bot.github.live.pacing import Pacer
 from bot.github.live.writes import DashboardWrites, IssueWrites, NativeWrites, PullWriter
 from bot.github.merging import MergeOutcome
 from bot.github.observed import Observed
@@ -81,16 +82,31 @@ class LiveGitHub(IssueWrites, NativeWrites, DashboardWrites):
     def pull_head(self) -> str | None:
         return self.head
 
+    def write_fits(self) -> bool:
+        pacer = self.session.traffic.pacer
+        return pacer is None or pacer.fits()
+
+    def pace(self) -> tuple[list[dt.datetime], dt.datetime] | None:
+        pacer = self.session.traffic.pacer
+        return None if pacer is None else (pacer.sent_at(), pacer.next_at())
+
+    def dispatch(self, event_type: str, payload: dict[str, str]) -> None:
+        dispatch.send(self.session, event_type, payload)
+
     def merge_pull(self, number: int) -> MergeOutcome:
         return LiveMerger(self.session).merge(number)
 
 
 @contextmanager
-def open_session(context: RunContext, now: dt.datetime, hooks: Hooks | None = None) -> Iterator[Session]:
-    """One client for the run, open until the run ends (the hooks default to the real clock and network)."""
+def open_session(
+    context: RunContext, now: dt.datetime, hooks: Hooks | None = None, sent: Sequence[dt.datetime] = ()
+) -> Iterator[Session]:
+    """One client for the run, open until the run ends (the hooks default to the real clock and
+    network); content-creating requests are paced on from those earlier runs `sent`."""
     hooks = hooks or DEFAULT_HOOKS
     conn = connection(context.token, context.repository, context.api_url)
-    traffic = Traffic(hooks.monotonic, hooks.wait)
+    pacer = Pacer.carried(now, hooks.monotonic, hooks.wait, sent)
+    traffic = Traffic(hooks.monotonic, hooks.wait, pacer)
     retry = RetryPolicy(hooks.wait, LimitBudget())
     github = build_client(conn, traffic, retry, hooks.transport)
     with github:
@@ -99,7 +115,11 @@ def open_session(context: RunContext, now: dt.datetime, hooks: Hooks | None = No
 
 @contextmanager
 def open_live(
-    context: RunContext, scope: ReadScope, now: dt.datetime, hooks: Hooks | None = None
+    context: RunContext,
+    scope: ReadScope,
+    now: dt.datetime,
+    hooks: Hooks | None = None,
+    sent: Sequence[dt.datetime] = (),
 ) -> Iterator[LiveGitHub]:
-    with open_session(context, now, hooks) as session:
+    with open_session(context, now, hooks, sent) as session:
         yield LiveGitHub(session, scope)

@@ -5,9 +5,11 @@ asked of GitHub.
 
 Every request is counted as it is sent, retries included, as `graphql`, `rest_read` or
 `rest_write`, with the points GitHub charged for the GraphQL ones (`rateLimit.cost`). Writes
-are spaced at least a second apart: GitHub's secondary limits punish bursts of content-creating
-requests. The `Date` of each GraphQL answer is kept: GitHub's own clock, which
-dates the observation cache's watermark (never the local clock, which may be skewed).
+are spaced at least a second apart (GitHub's REST docs, best practices: "wait at least one
+second between each" write), and every content-creating request (a REST write, a GraphQL
+mutation) is paced within GitHub's secondary limits (`pacing.py`). The `Date` of each GraphQL
+answer is kept: GitHub's own clock, which dates the observation cache's watermark (never the
+local clock, which may be skewed).
 
 **Answers.** GitHub's answers' bodies, read in one place: a body that is not the JSON its request
 expects is a `Malformed` answer naming the request and its status, never a traceback from inside a
@@ -91,6 +93,7 @@ from githubkit.utils import UNSET
 from githubkit_schemas.latest.models import Blob
 from pydantic import BaseModel, ValidationError
 
+from bot.github.live.pacing import Pacer
 from bot.github.port import AmbiguousWriteError, GitHubError
 from bot.untrusted import neutral
 
@@ -121,12 +124,25 @@ def is_mutation(request: httpx.Request) -> bool:
     return isinstance(document, str) and document.lstrip().startswith("mutation")
 
 
+def creates_content(request: httpx.Request) -> bool:
+    """A REST write, or a GraphQL request that is a mutation: what GitHub's content limits count."""
+    kind = kind_of(request)
+    if kind != "graphql":
+        return kind == "rest_write"
+    try:
+        query = json.loads(request.content).get("query", "")
+    except (ValueError, AttributeError, httpx.RequestNotRead):
+        return False
+    return isinstance(query, str) and query.lstrip().startswith("mutation")
+
+
 @dataclass
 class Traffic:
     """Counts requests by kind and keeps writes apart; the clock and the wait are arguments."""
 
     monotonic: Callable[[], float]
     wait: Callable[[float], None]
+    pacer: Pacer | None = None
     counts: dict[str, int] = field(default_factory=dict)
     last_write: float | None = None
     # GitHub's time (the `Date` header) of each successful GraphQL answer, in order.
@@ -141,6 +157,8 @@ class Traffic:
                 if gap < WRITE_SPACING_SECONDS:
                     self.wait(WRITE_SPACING_SECONDS - gap)
             self.last_write = self.monotonic()
+        if self.pacer is not None and creates_content(request):
+            self.pacer.before_request()
         self.counts[kind] = self.counts.get(kind, 0) + 1
 
     def on_response(self, response: httpx.Response) -> None:
@@ -330,11 +348,21 @@ def _says_secondary(exc: RequestFailed) -> bool:
     return False
 
 
+def _named_wait(exc: RateLimitExceeded) -> dt.timedelta:
+    """The wait GitHub named: `retry-after`, else `x-ratelimit-reset` counted from the answer's
+    own `Date` (GitHub's clock: githubkit counts it from the local one, which may be skewed)."""
+    headers = exc.response.headers
+    reset, date = headers.get("x-ratelimit-reset", ""), server_time(headers.get("date", ""))
+    if "retry-after" in headers or not reset.isdecimal() or date is None:
+        return exc.retry_after
+    return max(dt.datetime.fromtimestamp(int(reset), dt.UTC) - date, dt.timedelta())
+
+
 def limited(exc: GitHubException) -> Limited | None:
     """The rate limit this failure is, or None when it is not one."""
     if isinstance(exc, RateLimitExceeded):
         secondary = "retry-after" in exc.response.headers or _says_secondary(exc)
-        return Limited(exc.retry_after, secondary)
+        return Limited(_named_wait(exc), secondary)
     if isinstance(exc, RequestFailed):
         code = exc.response.status_code
         if code == 429 or (code == 403 and _says_secondary(exc)):

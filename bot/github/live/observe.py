@@ -174,6 +174,8 @@ def comments_of(number: int, page: dict[str, Any], bot_login: str) -> tuple[list
                 created_at=node["createdAt"],
                 body=node.get("body") or "",
                 edited=node.get("lastEditedAt") is not None,
+                # A null editor of an edited comment is a deleted account: `ghost`, who is not perfbot.
+                editor=login_of(node.get("editor"))[0] if node.get("lastEditedAt") is not None else None,
             )
         )
         reactions += [
@@ -336,6 +338,8 @@ class BranchState:
     pull: int | None = None
     pull_title: str = ""
     pull_body: str = ""
+    pull_user: str = ""  # who opened the PR
+    pull_editor: str | None = None  # who last edited its body (None: nobody since it was opened)
 
 
 def default_branch(repo: dict[str, Any], repository: str) -> BranchState:
@@ -692,6 +696,8 @@ class Reader:
             node.get("body") or "",
         )
         branch.head_is_ours = branch.head_is_ours and ours and node.get("headRefOid") == branch.head
+        branch.pull_user = login_of(node.get("author"))[0]
+        branch.pull_editor = login_of(node["editor"])[0] if node.get("editor") else None
 
     def _pulls(self, branch: BranchState) -> tuple[PullRequest, ...]:
         forks = tuple(self.forks)
@@ -702,6 +708,8 @@ class Reader:
             head=self.scope.branch,
             title=branch.pull_title,
             body=branch.pull_body,
+            user=branch.pull_user,
+            editor=branch.pull_editor,
             files=branch.head_files,
             foreign_commits=not branch.head_is_ours,
         )

@@ -22,6 +22,7 @@ from githubkit_schemas.latest.types import ReposOwnerRepoGitTreesPostBodyPropTre
 
 from bot.context import RunContext
 from bot.github.branch_file import BranchFile
+from bot.github.live import dispatch
 from bot.github.live.adapter import open_session
 from bot.github.live.client import Session, blob_text, failure, github_message, parsed
 from bot.github.live.query import query
@@ -92,16 +93,8 @@ class LivePublisher:
         return commit
 
     def dispatch(self, event_type: str, payload: dict[str, str]) -> None:
-        """`repository_dispatch`: GitHub starts the default branch's workflows that listen for it,
-        whatever the token (a push made with GITHUB_TOKEN starts none). Sent again after a lost
-        answer it starts a second run, which finds nothing left to do."""
-        conn, rest = self.session.conn, self.session.github.rest
-        self._call(
-            f"sending repository_dispatch {event_type}",
-            lambda: rest.repos.create_dispatch_event(
-                conn.owner, conn.name, event_type=event_type, client_payload=payload
-            ),
-        )
+        """`repository_dispatch` (`dispatch.py`): the workflows that listen for it start."""
+        dispatch.send(self.session, event_type, payload)
 
     def _move(self, where: BranchFile, request: Callable[[], object]) -> None:
         """Create or fast-forward the branch; a branch someone else moved or made is left alone."""

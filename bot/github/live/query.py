@@ -47,6 +47,7 @@ fragment CommentPage on IssueCommentConnection {
     author { __typename login }
     createdAt
     lastEditedAt
+    editor { __typename login }
     body
     reactionGroups { content viewerHasReacted }
   }
@@ -55,6 +56,8 @@ fragment PullFields on PullRequest {
   number
   isCrossRepository
   headRepository { nameWithOwner }
+  author { __typename login }
+  editor { __typename login }
   title
   body
   headRefOid
@@ -303,10 +306,11 @@ def comments_query(numbers: Sequence[int]) -> str:
 
 
 def newest_comments_query(numbers: Sequence[int]) -> str:
-    """These issues' newest comments, author and body only: the markers comment writes re-read."""
+    """These issues' newest comments, author, editor and body: the markers comment writes re-read."""
     issues = "\n".join(
         f"    {issue_alias(n)}: issue(number: {int(n)}) {{\n"
-        f"      comments(last: {COMMENTS_PER_PAGE}) {{ nodes {{ author {{ __typename login }} body }} }}\n    }}"
+        f"      comments(last: {COMMENTS_PER_PAGE}) {{ nodes {{ author {{ __typename login }} "
+        "editor { __typename login } lastEditedAt body } }\n    }"
         for n in numbers
     )
     return f"""query NewestComments($owner: String!, $name: String!) {{

@@ -32,7 +32,9 @@ default branch's tip.
 The commit's parent is the tip the run read and decided on. Before a ref moves, the tip (and
 the PR branch, when it exists) are read again: if either moved, nothing is moved and the next
 run starts over from what is there then. A branch holding a commit perfbot did not make is
-never force-moved.
+never force-moved while a PR is open from it; once no PR is open from it (merged or closed, and
+GitHub kept the branch), the branch starts again from the tip and a new PR is opened, as
+create-pull-request resets its branch: the old commits stay in the closed or merged PR.
 
 The open PR is the one from this repository's branch: a fork's PR from a branch of the same name
 is someone else's (`Observed.open_pull`). The writer answers with the PR's number, so the
@@ -41,11 +43,12 @@ action's outputs are filled whichever adapter ran.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from githubkit.exception import GitHubException, RequestFailed
+from githubkit.utils import UNSET
 from githubkit.versions import RestVersionSwitcher as RestNamespace
 from githubkit_schemas.latest.types import ReposOwnerRepoGitTreesPostBodyPropTreeItemsType as TreeEntry
 
@@ -97,8 +100,16 @@ class IssueWrites:
             self.posted[number] = [
                 frozenset(markers_in(node.get("body") or ""))
                 for node in found.get("nodes") or []
-                if node and observe.login_of(node.get("author"))[0] == self.bot_login
+                if node
+                and observe.login_of(node.get("author"))[0] == self.bot_login
+                and not self._edited_by_others(node)
             ]
+
+    def _edited_by_others(self, node: dict[str, Any]) -> bool:
+        """A comment of perfbot's someone else edited carries no marker that counts (`Observed.bot_comments`)."""
+        if node.get("lastEditedAt") is None:
+            return False
+        return observe.login_of(node.get("editor"))[0] != self.bot_login
 
     def comment(self, action: CommentAction) -> int:
         """A comment is not repeatable: a lost answer stops the run (the next run finds its marker)."""
@@ -171,6 +182,16 @@ class NativeWrites:
     session: Session
     ids: Mapping[int, int]
     keeper: Keeper
+
+    def add_labels(self, actions: Sequence[LabelAction]) -> None:
+        """Labels added to one issue in one request (`actions.joins`)."""
+        self.keeper.touch_for(*actions)
+        session, issue = self.session, actions[0].issue
+        names = [action.name for action in actions]
+        try:
+            session.github.rest.issues.add_labels(session.conn.owner, session.conn.name, issue, labels=names)
+        except GitHubException as exc:
+            raise _failure(exc, f"adding labels {', '.join(names)} on #{issue}", session) from exc
 
     def label(self, action: LabelAction) -> None:
         self.keeper.touch_for(action)
@@ -311,7 +332,8 @@ class PullWriter:
         if action.operation == "close":
             self._close(action)
             return action.number
-        if self.state.head is None or action.files != self.state.head_files:
+        state = self.state
+        if state.head is None or not state.head_is_ours or action.files != state.head_files:
             self._commit(action.files)
         number = action.number
         if action.operation == "update" and number is not None:
@@ -320,12 +342,15 @@ class PullWriter:
         return self._create(action)
 
     def _update(self, number: int, action: PullRequestAction) -> None:
-        if (action.title, action.body) != (self.state.pull_title, self.state.pull_body):
-            self._call(
-                f"updating PR #{number}",
-                lambda: self._rest.pulls.update(self._owner, self._name, number, title=action.title, body=action.body),
-            )
-            self.state.pull_title, self.state.pull_body = action.title, action.body
+        """The body, and the title only when the plan changes it (a person's title is kept)."""
+        if action.body == self.state.pull_body and action.title == self.state.pull_title:
+            return
+        title = action.title if action.title != self.state.pull_title else UNSET
+        self._call(
+            f"updating PR #{number}",
+            lambda: self._rest.pulls.update(self._owner, self._name, number, title=title, body=action.body),
+        )
+        self.state.pull_title, self.state.pull_body = action.title, action.body
 
     @property
     def _rest(self) -> RestNamespace:
@@ -355,10 +380,11 @@ class PullWriter:
 
     def _commit(self, files: dict[str, str]) -> None:
         state = self.state
-        if state.head is not None and not state.head_is_ours:
+        if state.head is not None and not state.head_is_ours and state.pull is not None:
+            # Decided against before the write (`decide.pull_request`); read again, it is still refused.
             raise GitHubError(
-                f"branch {self.branch} holds commit {state.head[:12]}, which perfbot did not make; it is left as it "
-                f"is. Merge or close its PR, or delete the branch, and perfbot proposes its change again"
+                f"branch {self.branch} holds commit {state.head[:12]}, which perfbot did not make, and PR "
+                f"#{state.pull} is open from it; it is left as it is"
             )
         entries: list[TreeEntry] = [
             {"path": path, "mode": "100644", "type": "blob", "content": text} for path, text in sorted(files.items())
@@ -464,7 +490,7 @@ class PullWriter:
                     found[0].title,
                     found[0].body or "",
                 )
-                self._update(number, action)
+                self._update(number, action.model_copy(update={"title": found[0].title}))
                 return number
         raise GitHubError(
             f"GitHub says a PR from {self.branch} is open, but lists none after {LIST_TRIES} reads; "

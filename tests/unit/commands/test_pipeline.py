@@ -438,10 +438,40 @@ def test_a_pr_body_record_counts_only_for_a_finished_or_changed_comment(
     assert decisions(quiet_inbox(seen)) == [(201, 1, decision)]
 
 
-def test_a_finished_comments_record_in_the_pr_body_is_what_is_replayed(quiet_inbox: Reader) -> None:
-    """The record, not the comment's text, is the decision (the two differ only by someone's hand)."""
+def test_a_record_unlike_its_unedited_comment_is_not_counted_and_the_comment_stands(quiet_inbox: Reader) -> None:
+    """A record is perfbot's only as it records the comment: one that holds another command than
+    the unedited comment (written by someone's hand) is named, and the comment's own text decides."""
     other = Record(BLOCK, 1, "accepted", "/perf block w2 another window")
     box = quiet_inbox(_in_pull(observed(BLOCK), [other]))
     packet = box.snapshot.packet("w2")
     assert packet is not None
-    assert packet.blocked_by_condition == "another window"
+    assert packet.blocked_by_condition == "window"
+    assert [(r.where, r.comment_id) for r in box.ignored] == [("pull-body", 201)]
+    assert "does not hold" in box.ignored[0].reason
+
+
+@pytest.mark.parametrize("who", ["user", "editor"])
+def test_records_in_a_body_opened_or_last_edited_by_someone_else_do_not_count(
+    quiet_inbox: Reader, config: BotConfig, who: str
+) -> None:
+    """GitHub names who opened the PR and who last edited its body; no one can make it name perfbot."""
+    forged = Record(said(299, "carol", "/perf block w2 forged"), 1, "accepted", "/perf block w2 forged")
+    seen = _in_pull(observed(BLOCK), [*quiet_inbox(observed(BLOCK)).pull_records, forged])
+    (pull,) = seen.pulls
+    seen = seen.model_copy(update={"pulls": (pull.model_copy(update={who: "mallory"}),)})
+    box = quiet_inbox(seen)
+    packet = box.snapshot.packet("w2")
+    assert packet is not None
+    assert packet.blocked_by_condition == "window"  # 201 read again from its text, as 🚀'd and unedited
+    assert sorted(r.comment_id for r in box.ignored) == [201, 299]
+    assert {r.reason for r in box.ignored} == {"PR #7's body was opened or last edited by mallory, not perfbot"}
+
+
+def test_a_record_naming_another_author_than_its_comment_is_not_counted(quiet_inbox: Reader) -> None:
+    """A record must name the comment's own author and issue: GitHub says who wrote the comment."""
+    as_carol = Record(BLOCK.model_copy(update={"user": "carol"}), 1, "accepted", BLOCK.body)
+    box = quiet_inbox(_in_pull(observed(BLOCK), [as_carol]))
+    (ignored,) = box.ignored
+    assert ignored.comment_id == 201
+    assert ignored.reason.startswith("it names another author or issue than comment 201 (by alice")
+    assert [(r["comment_id"], r["decision"]) for r in box.reports] == [(201, "replayed")]  # read again, as alice's
