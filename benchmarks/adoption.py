@@ -10,7 +10,7 @@ With `--live`, the same adoption (labels and links switched on) on the GitHub do
 GitHub's secondary content limits on, the runs chained as the workflow chains them: the first
 started by hand, each `perfbot-follow-up` dispatch starting the next after the workflow's wait for
 its `next_at` and `--start-seconds` (default 30) for a hosted runner to start it
-(`tests/follow_up_chain.py`). It prints the runs, the simulated wall time until nothing is left,
+(`tests/support/follow_up_chain.py`). It prints the runs, the simulated wall time until nothing is left,
 the content-creating requests made, the least time GitHub's limits allow for that many (80 a
 minute, 500 an hour, in sliding windows) and the ratio of the two, the refusals the double sent
 and the requests sent before a refusal's wait was out.
@@ -92,8 +92,8 @@ def measure(root: Path, factor: int, budget: int, *, switched: bool) -> None:
 
 def measure_live(root: Path, factor: int, budget: int, start_seconds: float) -> None:
     """The adoption on the double, chained by follow-ups, on a simulated clock."""
-    from tests.backends import FakeClock
-    from tests.follow_up_chain import Chain, least_seconds, on_the_double, writes_planned
+    from tests.support.backends import FakeClock
+    from tests.support.follow_up_chain import Chain, least_seconds, on_the_double, writes_planned
 
     root.mkdir()
     state_path = repository(root, factor)

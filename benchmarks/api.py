@@ -39,8 +39,8 @@ from bot.config import load_settings
 from bot.reconcile import gather
 from bot.render import Renderer
 from bot.snapshot import store_save
-from tests.backends import API_URL, cli_over, double_on, live_environ
 from tests.github_double import DEFAULT_TOKEN, GitHubDouble
+from tests.support.backends import API_URL, cli_over, double_on, live_environ
 
 NOW = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)
 COMMENTS_PER_ISSUE = 5

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 # Between the most a linear cost reaches through a loaded machine's noise and the least a 2×
-# slowdown at 100× does (tests/test_benchmark_growth.py simulates both).
+# slowdown at 100× does (tests/boundary/test_benchmark_growth.py simulates both).
 LIMIT = 2.2
 FLOOR = 0.1  # of the start-up: about as far as load moves the least of 5 rounds
 SIZES_JUDGED = 4

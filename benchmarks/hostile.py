@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 
 from benchmarks.paths import REPOSITORY
 from bot.cli import main as perfbot
-from tests import malformed
-from tests.test_fuzz_readers import CONFIG, WORST
+from tests.boundary.test_fuzz_readers import CONFIG, WORST
+from tests.support import malformed
 
 # Peak memory of the child, in KiB (Linux `ru_maxrss`), printed after its exit status.
 CHILD = """\

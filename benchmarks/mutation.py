@@ -131,7 +131,7 @@ def prepare(plan: Plan, source: str) -> Path:
 
 def mutmut(work: Path, *args: str, log: Path | None = None) -> str:
     """Run the mutmut next to this interpreter in `work`; its output, or it goes to `log`. The
-    property tests run their full example counts (tests/property_budget.py), as when the table
+    property tests run their full example counts (tests/support/property_budget.py), as when the table
     in docs/testing.md was measured, unless HYPOTHESIS_PROFILE says otherwise."""
     command = [str(Path(sys.executable).with_name("mutmut")), *args]
     env = {**os.environ, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "thorough")}

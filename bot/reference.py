@@ -30,7 +30,7 @@ class Flag(NamedTuple):
     help: str
 
 
-class Command(NamedTuple):
+class CliCommand(NamedTuple):
     name: str
     help: str
     usage: str
@@ -44,7 +44,7 @@ class Key(NamedTuple):
     description: str
 
 
-def commands(parser: argparse.ArgumentParser) -> list[Command]:
+def commands(parser: argparse.ArgumentParser) -> list[CliCommand]:
     """Every subcommand with every flag, from the parser itself."""
     found = []
     for action in parser._actions:  # argparse keeps subcommands only here
@@ -54,7 +54,7 @@ def commands(parser: argparse.ArgumentParser) -> list[Command]:
         for name, sub in action.choices.items():
             flags = tuple(Flag(", ".join(a.option_strings) or a.dest, _argument(a), a.help or "") for a in sub._actions)
             usage = " ".join(sub.format_usage().split())
-            found.append(Command(name, helps.get(name, ""), usage.removeprefix("usage: "), flags))
+            found.append(CliCommand(name, helps.get(name, ""), usage.removeprefix("usage: "), flags))
     return found
 
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.paths import ROOT
-from tests.property_budget import BOUNDED, THOROUGH_DEFAULT, profile
+from tests.support.paths import ROOT
+from tests.support.property_budget import BOUNDED, THOROUGH_DEFAULT, profile
 
 # The rest is imported by the fixtures that use it: under `pytest -n`, the controlling process loads
 # this file before it starts the workers but runs no test, so what it imports only delays them.
@@ -21,12 +21,12 @@ if TYPE_CHECKING:
     from bot.config import Settings
     from bot.render import Renderer
     from bot.snapshot.model import Snapshot
-    from tests.harness import Repo, SharedTemplates
+    from tests.support.harness import Repo, SharedTemplates
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """Property tests' example counts (tests/property_budget.py), before their modules are collected.
+    """Property tests' example counts (tests/support/property_budget.py), before their modules are collected.
     The parent is the profile hypothesis chose itself (`ci` when CI is set: derandomized, no example
     database). No deadline: speed is measured in benchmarks/, never asserted in a test."""
     from hypothesis import settings
@@ -66,8 +66,8 @@ def seed(settings: Settings) -> Snapshot:
 
 @pytest.fixture(scope="session")
 def shared_templates(tmp_path_factory: pytest.TempPathFactory) -> SharedTemplates:
-    """The templates every sandbox of this process links to (`tests/harness.py`)."""
-    from tests.harness import SharedTemplates
+    """The templates every sandbox of this process links to (`tests/support/harness.py`)."""
+    from tests.support.harness import SharedTemplates
 
     return SharedTemplates(tmp_path_factory.mktemp("shared") / "templates")
 
@@ -75,7 +75,7 @@ def shared_templates(tmp_path_factory: pytest.TempPathFactory) -> SharedTemplate
 @pytest.fixture
 def sandbox(tmp_path: Path, shared_templates: SharedTemplates) -> Iterator[Repo]:
     """A throwaway copy of the repository with the example offline state."""
-    from tests.harness import Repo
+    from tests.support.harness import Repo
 
     yield Repo(tmp_path, templates=shared_templates.path)
     shared_templates.check()
@@ -115,7 +115,7 @@ def adapter(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def either(tmp_path: Path, adapter: str, shared_templates: SharedTemplates) -> Iterator[Repo]:
     """The sandbox, reconciled through `adapter`."""
-    from tests.harness import Repo
+    from tests.support.harness import Repo
 
     yield Repo(tmp_path, adapter, templates=shared_templates.path)
     shared_templates.check()

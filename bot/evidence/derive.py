@@ -73,7 +73,7 @@ class Derivation(BaseModel):
         )
 
 
-class Evidence(NamedTuple):
+class PacketEvidence(NamedTuple):
     """The observations derivation needs, gathered beforehand."""
 
     leases: tuple[Lease, ...]
@@ -83,14 +83,14 @@ class Evidence(NamedTuple):
     owner: OwnerWording
 
 
-def derive_all(snapshot: Snapshot, evidence: Evidence) -> list[Derivation]:
+def derive_all(snapshot: Snapshot, evidence: PacketEvidence) -> list[Derivation]:
     states = {p.id: p.state for p in snapshot.work_packets}
     issues_of = {p.id: p.issue for p in snapshot.work_packets}
     held = _Holders(evidence.leases, evidence.rules, evidence.released)
     return [_derive(p, states, issues_of, held, evidence) for p in snapshot.work_packets]
 
 
-def derive_one(snapshot: Snapshot, evidence: Evidence, packet: WorkPacket) -> Derivation:
+def derive_one(snapshot: Snapshot, evidence: PacketEvidence, packet: WorkPacket) -> Derivation:
     """`packet`'s derivation, as `derive_all` gives it: a packet's derivation reads the other
     packets' stated states and issues, never their derivations."""
     states = {p.id: p.state for p in snapshot.work_packets}
@@ -130,7 +130,7 @@ class _Holders:
 
 
 def _derive(
-    packet: WorkPacket, states: Mapping[str, str], issues_of: dict[str, int], held: _Holders, ev: Evidence
+    packet: WorkPacket, states: Mapping[str, str], issues_of: dict[str, int], held: _Holders, ev: PacketEvidence
 ) -> Derivation:
     issue = ev.issues.get(packet.issue)
     own_leases = held.of(packet.issue)
@@ -177,7 +177,7 @@ def _state(
     issue: Issue | None,
     own_leases: list[Lease],
     held: _Holders,
-    ev: Evidence,
+    ev: PacketEvidence,
 ) -> tuple[WorkState, list[Reason]]:
     if packet.state in DECIDED_STATES:
         return packet.state, [Reason(kind="decided", subject=packet.state)]

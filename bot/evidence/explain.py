@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
 from bot.errors import BotError
-from bot.evidence.derive import Derivation, Evidence, derive_one
+from bot.evidence.derive import Derivation, PacketEvidence, derive_one
 from bot.evidence.leases import Lease
 from bot.evidence.overlap import colliding, overlapping_pairs
 from bot.github.observed import Issue
@@ -87,7 +87,7 @@ class Explanation(NamedTuple):
 
 
 def explain(
-    packet_id: str, snapshot: Snapshot, derivations: Sequence[Derivation], evidence: Evidence, now: dt.datetime
+    packet_id: str, snapshot: Snapshot, derivations: Sequence[Derivation], evidence: PacketEvidence, now: dt.datetime
 ) -> Explanation:
     """The explanation of one packet, from the same derivations a run plans with."""
     packet = snapshot.packet(packet_id)
@@ -117,7 +117,7 @@ def explain(
 
 
 class _Facts:
-    def __init__(self, snapshot: Snapshot, by_id: dict[str, Derivation], evidence: Evidence, now: dt.datetime):
+    def __init__(self, snapshot: Snapshot, by_id: dict[str, Derivation], evidence: PacketEvidence, now: dt.datetime):
         self.snapshot, self.by_id, self.evidence, self.now = snapshot, by_id, evidence, now
 
     def packet(self, packet_id: str) -> PacketFact:
@@ -148,7 +148,7 @@ class _Facts:
 
 
 def _missing_events(
-    packet: WorkPacket, snapshot: Snapshot, evidence: Evidence, facts: _Facts, derivation: Derivation
+    packet: WorkPacket, snapshot: Snapshot, evidence: PacketEvidence, facts: _Facts, derivation: Derivation
 ) -> tuple[list[Event], bool]:
     """The events that make `packet` derive `ready` (or `running`), and whether they are enough;
     `derivation` is the packet's as things are (each step derives it again, and only it)."""
@@ -170,7 +170,7 @@ def _missing_events(
 
 
 def _next_events(
-    d: Derivation, snapshot: Snapshot, evidence: Evidence, facts: _Facts, packet: WorkPacket
+    d: Derivation, snapshot: Snapshot, evidence: PacketEvidence, facts: _Facts, packet: WorkPacket
 ) -> list[Event]:
     issues = {p.id: p.issue for p in snapshot.work_packets}
     pattern = evidence.rules.holder_issue_pattern
@@ -192,7 +192,9 @@ def _next_events(
     return list(dict.fromkeys(events))
 
 
-def _happen(event: Event, snapshot: Snapshot, evidence: Evidence, packet: WorkPacket) -> tuple[Snapshot, Evidence]:
+def _happen(
+    event: Event, snapshot: Snapshot, evidence: PacketEvidence, packet: WorkPacket
+) -> tuple[Snapshot, PacketEvidence]:
     """The snapshot and evidence as they would be after `event`."""
     if event.kind == "release" and event.lease is not None:
         gone = event.lease

@@ -108,7 +108,7 @@ class WaitGroup(Row):
     packets: tuple[Packet, ...]
 
 
-class Review(Row):
+class DueReview(Row):
     constraint: str
     review_by: str
     issue: int | None
@@ -154,7 +154,7 @@ class Content(Row):
     running: tuple[Running, ...]
     waiting: tuple[WaitGroup, ...]
     complete: tuple[Packet, ...]
-    reviews: tuple[Review, ...]
+    reviews: tuple[DueReview, ...]
     # Waiting for merge: each packet whose merged state the PR changes (a ready one is listed here
     # instead of under *ready*), each command it carries, each recorded state it brings up to date
     # with the evidence, and how many other changes its body lists.
@@ -332,12 +332,12 @@ def _blocker(
     return None
 
 
-def _reviews(snapshot: Snapshot, now: dt.datetime, review_days: int) -> tuple[Review, ...]:
+def _reviews(snapshot: Snapshot, now: dt.datetime, review_days: int) -> tuple[DueReview, ...]:
     """Constraints past `review_by` (overdue) and those due within `review_days`, soonest first."""
     today = now.astimezone(dt.UTC).date()
     horizon = today + dt.timedelta(days=review_days)
     found = [
-        Review(
+        DueReview(
             constraint=c.id,
             review_by=c.review_by.isoformat(),
             issue=review_issue(c.review_issue, c.authority_owner),

@@ -206,7 +206,7 @@ class RecordComment(NamedTuple):
     links: frozenset[Link]
 
 
-class Record(NamedTuple):
+class LinksRecord(NamedTuple):
     """The links kept for one program after this run, those its last record kept that are gone,
     those it adds, and the comment to edit (None: post one, as there is none on the umbrella)."""
 
@@ -223,7 +223,7 @@ class LinkPlan:
     actions: list[LinkAction] = field(default_factory=list)
     notes: list[NativeNote] = field(default_factory=list)
     restored: dict[int, list[Link]] = field(default_factory=dict)
-    records: list[Record] = field(default_factory=list)
+    records: list[LinksRecord] = field(default_factory=list)
     proposals: list[Proposal] = field(default_factory=list)
     # Why each wanted link is wanted: (packet, the packet it waits on, or "" for a sub-issue).
     why: dict[Link, list[tuple[str, str]]] = field(default_factory=dict)
@@ -437,7 +437,7 @@ def _records(
     comments: Mapping[tuple[str, int], RecordComment],
     previous: Mapping[str, RecordComment],
     wanted: _Wanted,
-) -> list[Record]:
+) -> list[LinksRecord]:
     """A record for each program whose kept links differ from what its record says: the
     program's comment on its umbrella to edit, or none (deleted, or never on this umbrella), and
     one is posted."""
@@ -455,7 +455,7 @@ def _records(
         if set(kept) != before and (kept or before):
             dropped = tuple(sorted(link for link in before if link not in wanted.program))
             added = tuple(link for link in kept if link not in before)
-            records.append(Record(program.id, program.authority_issue, kept, dropped, added, on_umbrella))
+            records.append(LinksRecord(program.id, program.authority_issue, kept, dropped, added, on_umbrella))
     return records
 
 
@@ -673,7 +673,7 @@ def _unsaid(
 
 
 def _record(
-    record: Record, base: Snapshot, following: Snapshot, links: LinkPlan, renderer: Renderer, limit: int
+    record: LinksRecord, base: Snapshot, following: Snapshot, links: LinkPlan, renderer: Renderer, limit: int
 ) -> CommentAction | EditCommentAction | None:
     """The record's living comment: edited when it holds other text, posted when there is none on
     the umbrella, left alone when it says this already. Its header lists every kept link (what

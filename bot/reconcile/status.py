@@ -18,17 +18,17 @@ from bot.reconcile.plan import Plan
 from bot.snapshot.model import WORK_STATES
 
 
-class Row(BaseModel):
+class StatusRow(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class ReadyPacket(Row):
+class ReadyPacket(StatusRow):
     id: str
     issue: int
     owner: str
 
 
-class WaitingForMerge(Row):
+class WaitingForMerge(StatusRow):
     """A packet the regeneration PR changes: its merged state, and the state it takes on the merge."""
 
     id: str
@@ -37,7 +37,7 @@ class WaitingForMerge(Row):
     becomes: str
 
 
-class LiveLease(Row):
+class LiveLease(StatusRow):
     holder: str
     lane: str
     tree: tuple[str, ...]
@@ -47,14 +47,14 @@ class LiveLease(Row):
     stale: bool
 
 
-class OpenPull(Row):
+class OpenPull(StatusRow):
     number: int
     title: str
     branch: str
     next_operation: str
 
 
-class Status(Row):
+class Status(StatusRow):
     now: str
     counts: dict[str, int]
     ready: tuple[ReadyPacket, ...]

@@ -15,7 +15,7 @@ from bot.commands import pipeline
 from bot.commands.effects import Explainer
 from bot.config import BotConfig
 from bot.evidence import packet_graph
-from bot.evidence.derive import Derivation, Evidence, derive_all
+from bot.evidence.derive import Derivation, PacketEvidence, derive_all
 from bot.evidence.explain import Explanation, explain
 from bot.evidence.leases import LeaseReadback
 from bot.github.actions import PullRequestAction
@@ -28,9 +28,9 @@ from bot.snapshot.model import Snapshot, WorkState
 
 def evidence_for(
     readback: LeaseReadback, observed: Observed, config: BotConfig, assignees: Mapping[int, tuple[str, ...]]
-) -> Evidence:
+) -> PacketEvidence:
     """The observations derivation needs; `assignees` are those accepted commands changed."""
-    return Evidence(
+    return PacketEvidence(
         leases=readback.live,
         released=readback.released,
         issues={
@@ -48,13 +48,13 @@ class View(NamedTuple):
     regeneration PR would change of it."""
 
     snapshot: Snapshot
-    evidence: Evidence
+    evidence: PacketEvidence
     derivations: tuple[Derivation, ...]
     # Each packet whose state the PR changes: the state it takes when the PR merges.
     pending: Mapping[str, WorkState]
 
 
-def pending_states(merged: Sequence[Derivation], working: Snapshot, evidence: Evidence) -> dict[str, WorkState]:
+def pending_states(merged: Sequence[Derivation], working: Snapshot, evidence: PacketEvidence) -> dict[str, WorkState]:
     """The packets whose derived state the working snapshot (the PR's) changes, and to what."""
     now = {d.id: d.derived_state for d in derive_all(working, evidence)}
     return {d.id: now[d.id] for d in merged if d.id in now and now[d.id] != d.derived_state}
@@ -67,7 +67,7 @@ def explainer(inputs: Inputs) -> Explainer:
     base = inputs.snapshot.model
     # A run's answers share their work: the evidence and the merged derivations for each set of
     # assignments, the pending states for each working snapshot (kept alive here, so its id is its own).
-    merged_for: dict[tuple[tuple[int, tuple[str, ...]], ...], tuple[Evidence, list[Derivation]]] = {}
+    merged_for: dict[tuple[tuple[int, tuple[str, ...]], ...], tuple[PacketEvidence, list[Derivation]]] = {}
     pending_for: dict[tuple[int, tuple[tuple[int, tuple[str, ...]], ...]], tuple[Snapshot, dict[str, WorkState]]] = {}
 
     def answer(working: Snapshot, packet_id: str, assignees: Mapping[int, tuple[str, ...]]) -> str:

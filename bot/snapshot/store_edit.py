@@ -71,7 +71,7 @@ class Edit:
 
 
 @dataclass(frozen=True)
-class Context:
+class EditContext:
     """What the edits of one piece are made with: the file's lines, where the piece's quoted and
     block scalars are (for finding comments), the style to write in and the save's writer."""
 
@@ -85,7 +85,7 @@ def _indented(col: int, found: list[str]) -> str:
     return "".join(" " * col + comment + "\n" for comment in found)
 
 
-def map_edits(ctx: Context, node: BlockMap, old: Any, new: Any, sparse: Any) -> list[Edit]:
+def map_edits(ctx: EditContext, node: BlockMap, old: Any, new: Any, sparse: Any) -> list[Edit]:
     """The edits that turn block mapping `node` (which reads as `old`) into `new`."""
     keys = [entry.key for entry in node.entries]
     if not isinstance(old, Mapping) or not isinstance(new, Mapping) or len(set(keys)) != len(keys):
@@ -117,7 +117,7 @@ def map_edits(ctx: Context, node: BlockMap, old: Any, new: Any, sparse: Any) -> 
     return edits
 
 
-def value_edits(ctx: Context, entry: Entry, old: Any, new: Any, sparse: Any) -> list[Edit]:
+def value_edits(ctx: EditContext, entry: Entry, old: Any, new: Any, sparse: Any) -> list[Edit]:
     """The edits that turn `entry`'s value into `new`: inside it for a block mapping or list."""
     node = entry.value
     if isinstance(node, BlockMap) and isinstance(new, Mapping):
@@ -138,7 +138,7 @@ def _value_node(node: Any, new: Any, sparse: Any, style: Style) -> Any:
     return built(new, sparse, style)
 
 
-def _replaced(ctx: Context, entry: Entry, new: Any, sparse: Any) -> list[Edit]:
+def _replaced(ctx: EditContext, entry: Entry, new: Any, sparse: Any) -> list[Edit]:
     """`entry`'s value written anew; comments inside the old value go on lines before the key."""
     node, lines = entry.value, ctx.lines
     value = _value_node(node, new, sparse, ctx.style)
@@ -161,7 +161,7 @@ def _replaced(ctx: Context, entry: Entry, new: Any, sparse: Any) -> list[Edit]:
     return edits
 
 
-def deleted_entry(ctx: Context, node: BlockMap, index: int) -> list[Edit]:
+def deleted_entry(ctx: EditContext, node: BlockMap, index: int) -> list[Edit]:
     """An entry's lines removed; its comments stay, on lines of their own at its column."""
     entry, lines = node.entries[index], ctx.lines
     start, end = entry.start, entry.value.end
@@ -180,7 +180,7 @@ def deleted_entry(ctx: Context, node: BlockMap, index: int) -> list[Edit]:
 
 
 def _inserted_entries(
-    ctx: Context, node: BlockMap, kept: list[str], anchor: str | None, keys: list[str], new: Any, sparse: Any
+    ctx: EditContext, node: BlockMap, kept: list[str], anchor: str | None, keys: list[str], new: Any, sparse: Any
 ) -> Edit:
     """New keys after `anchor`'s value, or before the first kept key when there is none."""
     col, style = node.col, ctx.style
@@ -237,7 +237,7 @@ def _by_position(old: int, new: int) -> Alignment:
 
 
 def list_edits(
-    ctx: Context, node: BlockList, parent_col: int, key: str, old: Sequence[Any], new: Sequence[Any], sparse: Any
+    ctx: EditContext, node: BlockList, parent_col: int, key: str, old: Sequence[Any], new: Sequence[Any], sparse: Any
 ) -> list[Edit]:
     """The edits that turn block list `node` (held by a key at `parent_col`) into `new`."""
     if len(old) != len(node.items):
@@ -260,7 +260,7 @@ def list_edits(
     return edits
 
 
-def _deleted_item(ctx: Context, node: BlockList, index: int, *, keep: bool) -> Edit:
+def _deleted_item(ctx: EditContext, node: BlockList, index: int, *, keep: bool) -> Edit:
     """An item's lines removed; with `keep`, the comments in them stay (a removed record's go)."""
     item, lines = node.items[index], ctx.lines
     last = item.value.end[0]
@@ -269,7 +269,7 @@ def _deleted_item(ctx: Context, node: BlockList, index: int, *, keep: bool) -> E
 
 
 def _inserted_items(
-    ctx: Context, node: BlockList, parent_col: int, after: int, values: list[Any], sparse: list[Any]
+    ctx: EditContext, node: BlockList, parent_col: int, after: int, values: list[Any], sparse: list[Any]
 ) -> Edit:
     """New items after item `after` (before the first for -1), laid out as the list's items are."""
     content = node.items[0].value.start[1]

@@ -38,8 +38,8 @@ from ruamel.yaml.comments import CommentedMap
 from bot.snapshot.model import LIST_KEYS, Snapshot
 from bot.snapshot.store import Loaded, Seen, dump_tree
 from bot.snapshot.store_edit import (
-    Context,
     Declined,
+    EditContext,
     Unit,
     applied,
     built,
@@ -260,7 +260,7 @@ def _section_units(file: _File, index: int, old: Snapshot, new: Snapshot) -> lis
     if by_record and dashes is not None and len(getattr(old, name)) == len(dashes):
         return _record_units(file, index, getattr(old, name), getattr(new, name))
     found, entry = file.entry(index)
-    ctx = Context(file.lines, found.scalars, file.style(index, found, whole=True), file.writer)
+    ctx = EditContext(file.lines, found.scalars, file.style(index, found, whole=True), file.writer)
     (before, _), (data, sparse) = _dumps(old, {name}), _dumps(new, {name})
     if kept:
         key = section.key
@@ -287,7 +287,7 @@ def _record_units(file: _File, index: int, old: Sequence[BaseModel], new: Sequen
     for i, j in pairs:
         if old[i] != new[j]:
             found, record, last = file.record(index, i)
-            ctx = Context(file.lines, found.scalars, file.style(index, found), file.writer)
+            ctx = EditContext(file.lines, found.scalars, file.style(index, found), file.writer)
             edits = map_edits(ctx, record, old[i].model_dump(by_alias=True), *_dump(new[j]))
             text = applied(file.lines, dashes[i], last + 1, edits, file.end)
             units.append(Unit(dashes[i], last + 1, text, partial(records_read_back, records=[new[j]])))

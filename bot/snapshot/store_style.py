@@ -137,7 +137,7 @@ def line_end(text: str) -> str:
 
 
 @dataclass
-class _Facts:
+class _StyleFacts:
     """What one walk over a piece saw (None: not seen)."""
 
     lines: list[str]
@@ -152,7 +152,7 @@ class _Facts:
 def learn(piece: Piece, lines: list[str], parent_col: int, base: Style) -> Style:
     """`base` with what `piece` shows of how the file is written; `parent_col` is the column of
     the key that holds the piece's top node (0 for a top-level section read whole)."""
-    facts = _Facts(lines)
+    facts = _StyleFacts(lines)
     if piece.root is not None:
         _walk(facts, piece.root, parent_col)
     found: dict[str, Any] = {
@@ -167,7 +167,7 @@ def learn(piece: Piece, lines: list[str], parent_col: int, base: Style) -> Style
     return dataclasses.replace(base, **found)
 
 
-def _walk(facts: _Facts, node: Node, parent_col: int) -> None:
+def _walk(facts: _StyleFacts, node: Node, parent_col: int) -> None:
     if isinstance(node, BlockMap):
         for entry in node.entries:
             _walk(facts, entry.value, entry.start[1])
@@ -187,7 +187,7 @@ def _walk(facts: _Facts, node: Node, parent_col: int) -> None:
             _folded(facts, node, parent_col)
 
 
-def _folded(facts: _Facts, leaf: Leaf, key_col: int) -> None:
+def _folded(facts: _StyleFacts, leaf: Leaf, key_col: int) -> None:
     """A value folded over lines: the indent of its further lines, and the width it was folded at
     (a line is broken at the first space past the width, so each full line less its last word
     fits in it)."""

@@ -90,12 +90,12 @@ _KEPT = {
 }
 
 
-class Graph(NamedTuple):
+class LeverGraph(NamedTuple):
     levers: tuple[Lever, ...]
     dropped: list[str]
 
 
-def read_graph(data: Mapping[str, Any], text: str, file: str) -> Graph:
+def read_graph(data: Mapping[str, Any], text: str, file: str) -> LeverGraph:
     """perfbot's levers from upstream's graph JSON (`data`, read from `text`), and what was dropped;
     a graph that is not upstream's shape is an error naming each place."""
     schema = data.get("schema")
@@ -113,7 +113,7 @@ def read_graph(data: Mapping[str, Any], text: str, file: str) -> Graph:
     if refused:
         places = Places(text)
         raise InputError([Problem(file, *places.locate(loc), why) for loc, why in refused])
-    return Graph(tuple(lever_of(u) for u in upstream), dropped(data))
+    return LeverGraph(tuple(lever_of(u) for u in upstream), dropped(data))
 
 
 def lever_of(upstream: UpstreamLever) -> Lever:

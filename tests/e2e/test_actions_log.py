@@ -17,7 +17,7 @@ from bot.cli import main
 from bot.errors import BotError, Problem
 from bot.untrusted import log_safe, neutral, table_code
 from tests.e2e.test_job_summary import assert_tables_whole, read
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 
 
 def test_annotation_escapes_its_properties_and_message() -> None:

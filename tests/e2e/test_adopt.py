@@ -23,9 +23,9 @@ from bot.cli import main
 from bot.config import SHIPPED_TEMPLATES
 from bot.errors import OutputError
 from bot.files import write_atomic
-from tests.backends import NOW, cli_over, double_on, live_environ
-from tests.paths import ROOT
-from tests.test_workflows import PINNED, started_jobs
+from tests.boundary.test_workflows import PINNED, started_jobs
+from tests.support.backends import NOW, cli_over, double_on, live_environ
+from tests.support.paths import ROOT
 
 ACTION = "example/perfbot@3d3c42e5aac5ba805825da76410c181273ba90b1"
 # A repository without dos (no `.dos/`, no lease file) reads its open pull requests as leases.

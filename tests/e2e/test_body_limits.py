@@ -32,7 +32,7 @@ from bot.reconcile.labels_and_links import RECORD_TOPIC, implied, link_key, plan
 from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot, WorkPacket
-from tests.harness import Repo, comments
+from tests.support.harness import Repo, comments
 
 NOW = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)
 GITHUB_LIMIT = 65_536

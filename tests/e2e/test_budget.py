@@ -20,10 +20,10 @@ from bot.reconcile.plan import Plan
 from bot.reconcile.schedule import schedule
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import Loaded
-from tests.backends import backend
 from tests.e2e.test_exactly_once import THREE
-from tests.faults import Faulty
-from tests.harness import Repo, pull
+from tests.support.backends import backend
+from tests.support.faults import Faulty
+from tests.support.harness import Repo, pull
 
 NOW = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)
 CONSTRAINTS = [

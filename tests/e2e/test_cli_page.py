@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 
 
 def test_a_closed_pipe_ends_the_output_without_a_traceback() -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import Repo, comments, pull
+from tests.support.harness import Repo, comments, pull
 
 NOW = "2026-08-27T23:00:00Z"
 CUDA = "profile.real-cuda"  # issue 9497, unassigned in the seed

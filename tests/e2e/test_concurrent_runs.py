@@ -14,8 +14,8 @@ from bot.github.port import MarkerRereader
 from bot.reconcile import executor, gather
 from bot.reconcile.decide import decide
 from bot.reconcile.plan import Plan
-from tests.faults import Faulty
-from tests.harness import Repo
+from tests.support.faults import Faulty
+from tests.support.harness import Repo
 
 NOW = dt.datetime(2026, 8, 29, 9, tzinfo=dt.UTC)  # two constraints are overdue for review
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from tests.harness import Repo
+from tests.support.harness import Repo
 
 
 def edited(repo: Repo, old: str, new: str) -> str:

@@ -10,7 +10,7 @@ import pytest
 
 from bot import render
 from bot.cli import main
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 
 
 @pytest.fixture

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from bot.cli import main
-from tests.backends import NOW, FakeClock, double_on, wired
 from tests.github_double import GitHubDouble
-from tests.harness import Repo
+from tests.support.backends import NOW, FakeClock, double_on, wired
+from tests.support.harness import Repo
 
 REPO = "anthony-chaudhary/fak"
 LABEL = "perfbot-dashboard"

@@ -9,8 +9,8 @@ import shlex
 import pytest
 
 from bot.cli import main
-from tests import mermaid_grammar
-from tests.paths import ROOT
+from tests.support import mermaid_grammar
+from tests.support.paths import ROOT
 
 GUIDE = (ROOT / "docs" / "dashboard.md").read_text(encoding="utf-8")
 

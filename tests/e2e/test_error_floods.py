@@ -11,7 +11,7 @@ import pytest
 
 from bot.cli import main
 from tests.e2e.test_import import CURRENT, GRAPH, edited, run_import, tree
-from tests.harness import Repo
+from tests.support.harness import Repo
 
 
 def test_a_snapshot_with_thousands_of_unknown_keys_shows_the_first_hundred_and_counts_the_rest(

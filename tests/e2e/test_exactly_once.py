@@ -18,9 +18,9 @@ from bot.github.observed import Observed
 from bot.github.port import GitHubPort
 from bot.reconcile import executor, gather
 from bot.reconcile.decide import decide
-from tests.backends import Backend, backend
-from tests.faults import Crash, Faulty, Forwarding
-from tests.harness import Repo, comments, pull
+from tests.support.backends import Backend, backend
+from tests.support.faults import Crash, Faulty, Forwarding
+from tests.support.harness import Repo, comments, pull
 
 NOW = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)
 THREE = [

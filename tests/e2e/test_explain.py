@@ -14,8 +14,8 @@ from bot.evidence.explain import explain
 from bot.github.offline import OfflineGitHub
 from bot.reconcile import gather
 from bot.reconcile.view import view
-from tests.harness import Repo
-from tests.paths import ROOT
+from tests.support.harness import Repo
+from tests.support.paths import ROOT
 
 SEED_DAY = "2026-08-27T18:00:00Z"
 HOLDER = "issue-9420-cache-weight-residency"

@@ -1,7 +1,7 @@
 """Issue #43: work a run's write budget leaves is finished by follow-up runs the bot asks for
 itself, paced within GitHub's secondary content limits, which the double models.
 
-Each chain runs on a simulated clock (`tests/follow_up_chain.py`): the seed's repository
+Each chain runs on a simulated clock (`tests/support/follow_up_chain.py`): the seed's repository
 before perfbot kept labels and links, with both switched on.
 """
 
@@ -17,9 +17,9 @@ import pytest
 from benchmarks.adoption import before_perfbot
 from benchmarks.worlds import repository
 from bot.github.live.pacing import HOUR_SHARE
-from tests.backends import FakeClock
-from tests.follow_up_chain import T0, Chain, least_seconds, on_the_double, writes_planned
 from tests.github_double.limits import ANSWERS
+from tests.support.backends import FakeClock
+from tests.support.follow_up_chain import T0, Chain, least_seconds, on_the_double, writes_planned
 
 
 def adopting(root: Path, factor: int = 1) -> dict[str, Any]:

@@ -15,10 +15,10 @@ import pytest
 
 from bot.commands.records import Record
 from bot.github.observed import Comment
-from tests.backends import double_on
+from tests.boundary.test_live import COMPLETE, REPO, with_commands
 from tests.github_double.graphql_labels import issue_id
-from tests.harness import Repo, comments, pull
-from tests.test_live import COMPLETE, REPO, with_commands
+from tests.support.backends import double_on
+from tests.support.harness import Repo, comments, pull
 
 NOW = "2026-08-27T18:00:00Z"
 TOKEN = "mallory-token"

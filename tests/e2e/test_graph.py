@@ -21,10 +21,10 @@ from bot.reconcile.view import changed_graph, view
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 from bot.untrusted import dot_line, dot_text, graph_line, mermaid_text
-from tests import mermaid_grammar
-from tests.harness import Repo, pull
-from tests.paths import ROOT
-from tests.property_budget import examples
+from tests.support import mermaid_grammar
+from tests.support.harness import Repo, pull
+from tests.support.paths import ROOT
+from tests.support.property_budget import examples
 
 SEED_DAY = "2026-08-27T12:00:00Z"
 HOSTILE = st.lists(

@@ -18,8 +18,8 @@ from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
 from bot.snapshot import store, store_save
 from bot.snapshot.model import Snapshot
-from tests.paths import ROOT
-from tests.property_budget import examples
+from tests.support.paths import ROOT
+from tests.support.property_budget import examples
 
 OPEN_STATES = ["running", "ready", "waiting-dependency", "waiting-coordination", "waiting-evidence", "capacity-hold"]
 PEOPLE = ["alice", "bob"]

@@ -19,7 +19,7 @@ import pytest
 from bot.cli import main
 from bot.snapshot.levers import ready_by_envelope, ready_levers
 from bot.snapshot.store import load_snapshot
-from tests.paths import FIXTURES, ROOT
+from tests.support.paths import FIXTURES, ROOT
 
 UPSTREAM = FIXTURES / "upstream"
 CURRENT = UPSTREAM / "current-1c9008f.json"

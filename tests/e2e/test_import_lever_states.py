@@ -13,8 +13,8 @@ import pytest
 
 from bot.cli import main
 from bot.snapshot.store import load_snapshot
-from tests import mermaid_grammar
 from tests.e2e.test_import import CURRENT, GRAPH, PAGE, WRITTEN_PAGE, config, edited, run_import, tree
+from tests.support import mermaid_grammar
 
 PARTIAL = ("metal.command-buffer-amortization", "metal.fused-hybrid-graph-coverage")
 

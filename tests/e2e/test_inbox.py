@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.harness import Repo, comments, packet, pull
-from tests.plaintext import to_html
+from tests.support.harness import Repo, comments, packet, pull
+from tests.support.plaintext import to_html
 
 NOW = "2026-08-27T23:00:00Z"  # before any review is overdue, so only command answers speak
 M1 = "mac.m1-streamed-q4k-no-copy"
@@ -401,7 +401,7 @@ def test_lease_lost_is_said_only_when_the_lease_is_gone(repo: Repo, capsys: pyte
     repo.set_issue(9420, assignees=["alice"])
     repo.add_comment(101, 9420, "alice", "/perf block cuda.cache-weight-residency waiting on a reviewer")
     plan = repo.reconcile(capsys, "--now", NOW)
-    from tests.harness import packet
+    from tests.support.harness import packet
 
     assert packet(plan, "cuda.cache-weight-residency")["derived_state"] == "waiting-coordination"
     assert [c["topic"] for c in comments(plan)] == ["command-reply"]

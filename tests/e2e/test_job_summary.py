@@ -12,8 +12,8 @@ import pytest
 from cmarkgfm.cmark import Options
 
 from bot.cli import main
-from tests.harness import Repo
-from tests.one_state import walk_after_run
+from tests.support.harness import Repo
+from tests.support.one_state import walk_after_run
 
 LATE_DAY = "2026-09-15T12:00:00Z"  # every seed constraint is past its review date
 # Text from outside perfbot that tries every trick a sink could fall for.
@@ -78,7 +78,7 @@ def summarise(sandbox: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *a
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     argv = ["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path), *args]
     assert main([*argv, "--plan-json", str(plan)]) == 0
-    if "--dry-run" not in args:  # one state, one rule (tests/one_state.py)
+    if "--dry-run" not in args:  # one state, one rule (tests/support/one_state.py)
         walk_after_run(sandbox, args, json.loads(plan.read_text(encoding="utf-8")))
     text = summary.read_text(encoding="utf-8")
     summary.unlink()

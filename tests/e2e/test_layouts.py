@@ -20,8 +20,8 @@ from ruamel.yaml import YAML
 
 from bot.snapshot import store
 from bot.snapshot.model import Snapshot
-from tests.harness import Repo, SharedTemplates, pull
-from tests.paths import ROOT
+from tests.support.harness import Repo, SharedTemplates, pull
+from tests.support.paths import ROOT
 
 NOW = "2026-08-27T18:00:00Z"
 SEED = (ROOT / "config" / "snapshot.yaml").read_text(encoding="utf-8")

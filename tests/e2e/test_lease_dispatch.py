@@ -14,8 +14,8 @@ import pytest
 
 from bot.cli import main
 from bot.cli.run import DISPATCH_EVENT
-from tests.harness import Repo
-from tests.test_leases import acquire, journal, op
+from tests.boundary.test_leases import acquire, journal, op
+from tests.support.harness import Repo
 
 T0 = dt.datetime(2026, 8, 27, 16, tzinfo=dt.UTC)
 WHERE = "perfbot/leases:leases.json"

@@ -17,10 +17,10 @@ import pytest
 
 from bot.cli import main
 from bot.github.actions import NATIVE_TOPICS
-from tests.backends import cli_over, double_on, live_environ
 from tests.github_double.graphql_labels import issue_id
 from tests.github_double.protocol import error_body
-from tests.harness import Repo, comments, pull
+from tests.support.backends import cli_over, double_on, live_environ
+from tests.support.harness import Repo, comments, pull
 
 NOW = "2026-08-27T18:00:00Z"
 PERSON = "alice-token"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import Repo, comments, packet
+from tests.support.harness import Repo, comments, packet
 
 NOW = "2026-08-27T23:00:00Z"
 M1 = "mac.m1-streamed-q4k-no-copy"  # ready in the seed; M2 (#9230) and the Metal profile (#9495) wait for it

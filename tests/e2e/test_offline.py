@@ -13,8 +13,8 @@ from bot.cli import main
 from bot.errors import InputError
 from bot.github.actions import CommentAction, PullRequestAction, ReactAction
 from bot.github.offline import OfflineGitHub, parse_state
-from tests.harness import Repo
-from tests.paths import ROOT
+from tests.support.harness import Repo
+from tests.support.paths import ROOT
 
 NOW = dt.datetime(2026, 8, 28, 9, 30, tzinfo=dt.UTC)
 

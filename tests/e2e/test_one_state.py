@@ -5,8 +5,8 @@ regeneration PR is open, its merge, and issues closed afterwards, each packet's 
 answer, `perfbot explain`, graph colour, dashboard section (issue #29), place in `status`, ready
 nudge and issue-mismatch line name the same state: the default branch's snapshot with the live
 leases and issues. What the PR would change
-is said as pending, with the PR named. The walk itself is `tests/one_state.py`, which
-`tests/harness.Repo.reconcile` also takes after every run of every other e2e scenario.
+is said as pending, with the PR named. The walk itself is `tests/support/one_state.py`, which
+`tests/support/harness.Repo.reconcile` also takes after every run of every other e2e scenario.
 """
 
 from __future__ import annotations
@@ -14,8 +14,15 @@ from __future__ import annotations
 import pytest
 
 from bot.cli import main
-from tests.harness import Repo, comments, pull
-from tests.one_state import MISMATCH_LINE, PENDING, READY_SAID, STATE_SAID, Seen, hold_every_surface_to_one_state
+from tests.support.harness import Repo, comments, pull
+from tests.support.one_state import (
+    MISMATCH_LINE,
+    PENDING,
+    READY_SAID,
+    STATE_SAID,
+    Seen,
+    hold_every_surface_to_one_state,
+)
 
 NOW = "2026-08-27T18:00:00Z"
 M1, M2, CUDA = "mac.m1-streamed-q4k-no-copy", "mac.m2-whole-sequence-prefill", "profile.real-cuda"

@@ -7,7 +7,7 @@ PR; a packet made ready by a released lease is told once, before any merge; the 
 packet's dependents are told once, when it merges; the completed packet whose lease went is told
 nothing. A packet the open PR recorded as waiting (the default branch still says `ready`) is told
 when the evidence makes it ready again. Every run is also held to the one-state walk
-(`tests/one_state.py`), which holds the pending rule on every surface.
+(`tests/support/one_state.py`), which holds the pending rule on every surface.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import Repo, comments
+from tests.support.harness import Repo, comments
 
 NOW = "2026-08-27T18:00:00Z"
 M1, M2, METAL = "mac.m1-streamed-q4k-no-copy", "mac.m2-whole-sequence-prefill", "profile.real-metal"

@@ -15,7 +15,7 @@ import cmarkgfm
 import pytest
 
 from bot.cli import main
-from tests.harness import Repo, comments, pull
+from tests.support.harness import Repo, comments, pull
 
 NOW = "2026-08-27T23:00:00Z"
 HOLDER = "issue-1\n::error file=x::pwned\n```\n##[add-mask]secret"

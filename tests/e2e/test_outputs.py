@@ -13,8 +13,8 @@ import pytest
 
 from bot.cli import main
 from bot.github.actions import NUDGE_TOPICS
-from tests.harness import Repo
-from tests.one_state import walk_after_run
+from tests.support.harness import Repo
+from tests.support.one_state import walk_after_run
 
 LATE = "2026-09-20T12:00:00Z"  # past every review_by of the seed
 
@@ -32,7 +32,7 @@ def run(
     assert main([*argv, "--outputs", str(out), "--plan-json", str(plan), *args], environ=environ or {}) == 0
     decided = json.loads(plan.read_text(encoding="utf-8"))
     if "--dry-run" not in args:
-        walk_after_run(sandbox, args, decided)  # one state, one rule (tests/one_state.py)
+        walk_after_run(sandbox, args, decided)  # one state, one rule (tests/support/one_state.py)
     return outputs(out), decided
 
 

@@ -24,8 +24,8 @@ from bot.reconcile.decide import decide
 from bot.snapshot import store_save
 from bot.snapshot.checked import checked_text
 from bot.snapshot.model import Snapshot
-from tests.paths import ROOT
-from tests.property_budget import examples
+from tests.support.paths import ROOT
+from tests.support.property_budget import examples
 
 NOW = dt.datetime(2026, 8, 27, 18, tzinfo=dt.UTC)
 M1_PATH = "docs/_witnesses/**"

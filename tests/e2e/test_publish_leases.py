@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from bot.evidence.leases import parse_leases
-from tests.backends import NOW, live_environ
-from tests.harness import Repo, pull
-from tests.test_leases import acquire, journal, op
-from tests.test_live import REPO, Live
+from tests.boundary.test_leases import acquire, journal, op
+from tests.boundary.test_live import REPO, Live
+from tests.support.backends import NOW, live_environ
+from tests.support.harness import Repo, pull
 
 BRANCH, FILE = "perfbot/leases", "leases.json"
 WHERE = f"{BRANCH}:{FILE}"

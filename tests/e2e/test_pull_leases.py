@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from bot.cli import main
-from tests.backends import NOW, cli_over, double_on, live_environ
-from tests.harness import Repo, comments, packet
+from tests.support.backends import NOW, cli_over, double_on, live_environ
+from tests.support.harness import Repo, comments, packet
 
 AT = ["--now", NOW.isoformat()]
 M1, M1_ISSUE = "mac.m1-streamed-q4k-no-copy", 8325  # docs/_witnesses/**, ready in the seed

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.cli import main
-from tests.harness import Repo
+from tests.support.harness import Repo
 
 LATE = "2026-09-20T12:00:00Z"
 OPTIONS = """pull_request:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from bot.github.markers import markers_in
-from tests.harness import Repo, pull
+from tests.support.harness import Repo, pull
 
 NOW = "2026-08-27T23:00:00Z"
 M1 = "mac.m1-streamed-q4k-no-copy"

@@ -13,11 +13,11 @@ from bot.config import load_settings
 from bot.github.markers import marker, markers_in
 from bot.reconcile import executor, gather
 from bot.reconcile.decide import decide
-from tests.backends import backend
 from tests.e2e.test_exactly_once import NOW as NOW_DT
 from tests.e2e.test_exactly_once import Stale, crash_everywhere, put_world, run, run_on, world_files
-from tests.faults import Crash, Faulty
-from tests.harness import Repo, pull
+from tests.support.backends import backend
+from tests.support.faults import Crash, Faulty
+from tests.support.harness import Repo, pull
 
 NOW = "2026-08-27T23:00:00Z"
 M1 = "mac.m1-streamed-q4k-no-copy"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 
 INSTALL = "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]'"
 PLAYGROUND = ".venv/bin/python -m tests.github_double.playground"

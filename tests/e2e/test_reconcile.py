@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import Repo, comments, packet, pull
-from tests.test_dos_conformance import Workspace
+from tests.boundary.test_dos_conformance import Workspace
+from tests.support.harness import Repo, comments, packet, pull
 
 SEED_DAY = "2026-08-27T12:00:00Z"
 HOLDER = "issue-9420-cache-weight-residency"

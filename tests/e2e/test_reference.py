@@ -13,7 +13,7 @@ from bot.cli.arguments import parser as _parser
 from bot.github.actions import TOPICS, TopicSpec
 from bot.reference import PATH, commands, parts, regenerate
 from bot.render import Renderer
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 
 REFERENCE = (ROOT / PATH).read_text(encoding="utf-8")
 

@@ -21,8 +21,8 @@ from bot.schemas import file_name, schema_text
 from bot.snapshot.model import WORK_STATES, Snapshot
 from bot.snapshot.store import load_snapshot, parse_model, parse_tree
 from bot.snapshot.store_save import save_text
-from tests.paths import FIXTURES, ROOT
-from tests.property_budget import examples
+from tests.support.paths import FIXTURES, ROOT
+from tests.support.property_budget import examples
 
 SNAPSHOT_LINE = "# yaml-language-server: $schema=../schema/snapshot.schema.json\n"
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.cli import main
-from tests.harness import Repo
+from tests.support.harness import Repo
 
 NOW = "2026-08-27T18:00:00Z"
 M1, CUDA = "mac.m1-streamed-q4k-no-copy", "profile.real-cuda"

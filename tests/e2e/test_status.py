@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bot.cli import main
-from tests.harness import Repo
+from tests.support.harness import Repo
 
 LATER = "2026-08-29T18:00:00Z"
 

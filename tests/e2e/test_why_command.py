@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.harness import Repo, comments, pull
+from tests.support.harness import Repo, comments, pull
 
 NOW = "2026-08-27T18:00:00Z"
 

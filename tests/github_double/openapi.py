@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 from jsonschema import Draft4Validator, FormatChecker
 from jsonschema.exceptions import ValidationError, best_match
 
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 
 ENVIRONMENT = "GITHUB_OPENAPI"
 DEFAULT = ROOT / ".cache" / "openapi" / "api.github.com.json"

@@ -15,7 +15,7 @@ their answers.
 A failed check raises `NotGitHubs`, naming the operation and what failed, and is also kept in
 `VIOLATIONS`: githubkit wraps an exception from a transport as a request error that perfbot
 reports, so the suite fails every test after which a violation was kept (`tests/conftest.py`).
-With no description fetched the check is off (`tests/test_github_double_openapi.py` skips, or
+With no description fetched the check is off (`tests/boundary/test_github_double_openapi.py` skips, or
 fails with CI=true).
 """
 

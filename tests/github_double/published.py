@@ -31,7 +31,7 @@ from graphql import (
     parse,
 )
 
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 
 ENVIRONMENT = "GITHUB_GRAPHQL_SCHEMA"
 DEFAULT = ROOT / ".cache" / "graphql-schema" / "schema.graphql"

@@ -516,9 +516,9 @@ class CheckedGitHub(GitHub[TokenAuthStrategy]):
     """githubkit's client, checking each successful answer's body as it checks the status: inside
     its retry loop, so the retry policy sees a broken answer as it sees a server error. (githubkit
     itself parses a body only when it is first used, after the loop; it is pinned to 0.16, and
-    `tests/unit/github/test_bodies.py` and `tests/test_live_malformed.py` fail if this hook is not
-    reached.) A GraphQL answer of 200 that says a secondary limit refused the query is raised here
-    as `GraphQLSecondaryLimit`, inside the loop, so the retry policy waits it out."""
+    `tests/unit/github/test_bodies.py` and `tests/boundary/test_live_malformed.py` fail if this hook
+    is not reached.) A GraphQL answer of 200 that says a secondary limit refused the query is raised
+    here as `GraphQLSecondaryLimit`, inside the loop, so the retry policy waits it out."""
 
     def _check(
         self,

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bot.commands.grammar import Review
 from bot.commands.reading import Parsed, command_lines, parse
-from tests.property_budget import examples
+from tests.support.property_budget import examples
 
 P = "/perf"
 

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from bot.commands import browser_parse
 from bot.commands.browser_parse import DEEPEST, PASSED_DEPTH
 from bot.commands.reading import _candidates, _with_marks, to_html
-from tests.property_budget import examples
+from tests.support.property_budget import examples
 from tests.unit.commands.test_visible import BLOCK_HTML, FRAGMENTS, comments
 
 P = "/perf"

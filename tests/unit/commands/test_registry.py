@@ -20,7 +20,7 @@ from bot.commands.registry import (
 from bot.config import BotConfig
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 from tests.unit.commands.values import LIMITS, comment
 
 # One valid line per verb, and what it must come to on the seed for a writer.

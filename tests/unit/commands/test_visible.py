@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from bot.commands import reading
 from bot.commands.browser_parse import STEPS
 from bot.commands.reading import command_lines, paragraph_lines, starts_command
-from tests.property_budget import examples
+from tests.support.property_budget import examples
 from tests.unit.commands.github_page import rendered, shows
 
 P = "/perf"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.config import LeaseRules, OwnerWording
-from bot.evidence.derive import Derivation, Evidence, derive_all
+from bot.evidence.derive import Derivation, PacketEvidence, derive_all
 from bot.evidence.leases import Lease
 from bot.github.observed import Issue
 from bot.snapshot.model import Snapshot
@@ -25,7 +25,7 @@ def derive(
     snapshot: Snapshot, leases: tuple[Lease, ...] = SEED_LEASES, **assigned: tuple[str, ...]
 ) -> dict[str, Derivation]:
     default = {"i9420": ("anthony-chaudhary",)}
-    evidence = Evidence(
+    evidence = PacketEvidence(
         leases=leases,
         released=(),
         issues=issues(snapshot, **{**default, **assigned}),
@@ -109,7 +109,7 @@ def test_decided_states_stand(seed: Snapshot, state: str) -> None:
 
 
 def test_unobserved_issue_keeps_the_record(seed: Snapshot) -> None:
-    evidence = Evidence(leases=(), released=(), issues={}, rules=LeaseRules(), owner=OwnerWording())
+    evidence = PacketEvidence(leases=(), released=(), issues={}, rules=LeaseRules(), owner=OwnerWording())
     for d in derive_all(seed, evidence):
         assert (d.derived_state, d.derived_owner) == (d.recorded_state, d.recorded_owner)
 

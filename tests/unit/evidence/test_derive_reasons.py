@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from bot.config import LeaseRules, OwnerWording
-from bot.evidence.derive import Derivation, Evidence, Reason, derive_all
+from bot.evidence.derive import Derivation, PacketEvidence, Reason, derive_all
 from bot.evidence.leases import Lease
 from bot.github.observed import Issue
 from bot.snapshot.model import SCHEMA_ID, Snapshot, WorkPacket
@@ -34,7 +34,7 @@ def derive(
     snapshot = Snapshot.model_validate({"schema": SCHEMA_ID, "as_of": "2026-08-27", "definition": "d"})
     snapshot = snapshot.model_copy(update={"work_packets": packets})
     issues = {p.issue: Issue(number=p.issue, assignees=(assigned or {}).get(p.issue, ())) for p in packets}
-    evidence = Evidence(
+    evidence = PacketEvidence(
         leases=leases, released=released, issues=issues, rules=rules or LeaseRules(), owner=owner or OwnerWording()
     )
     return {d.id: d for d in derive_all(snapshot, evidence)}
@@ -60,7 +60,7 @@ def test_a_complete_packet_keeps_its_owner_text_and_others_take_the_assignees() 
 def test_an_unobserved_issue_keeps_the_recorded_state_and_owner() -> None:
     snapshot = Snapshot.model_validate({"schema": SCHEMA_ID, "as_of": "2026-08-27", "definition": "d"})
     snapshot = snapshot.model_copy(update={"work_packets": (packet("a", 7, "running"),)})
-    evidence = Evidence(leases=(), released=(), issues={}, rules=LeaseRules(), owner=OwnerWording())
+    evidence = PacketEvidence(leases=(), released=(), issues={}, rules=LeaseRules(), owner=OwnerWording())
     (d,) = derive_all(snapshot, evidence)
     assert (d.derived_state, d.derived_owner, reasons(d)) == ("running", "recorded", [("issue-unobserved", "#7", "")])
     assert not d.changed
@@ -79,7 +79,7 @@ def test_an_unobserved_issue_still_waits_for_an_open_dependency_or_a_lease(recor
     )
     snapshot = snapshot.model_copy(update={"work_packets": packets})
     foreign = lease("someone-else", "src/b/**")
-    evidence = Evidence(leases=(foreign,), released=(), issues={}, rules=LeaseRules(), owner=OwnerWording())
+    evidence = PacketEvidence(leases=(foreign,), released=(), issues={}, rules=LeaseRules(), owner=OwnerWording())
     derived = {d.id: d for d in derive_all(snapshot, evidence)}
     assert reasons(derived["a"]) == [("dependency-open", "dep", "waiting-evidence")]
     assert derived["a"].derived_state == "waiting-dependency"

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from bot.evidence.leases import Lease
 from bot.evidence.overlap import LeaseIndex, collide, colliding, normalise, overlapping_pairs, overlaps
-from tests.property_budget import examples
+from tests.support.property_budget import examples
 
 
 @pytest.mark.parametrize(

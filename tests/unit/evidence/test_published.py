@@ -20,7 +20,7 @@ from bot.github.offline import OfflineGitHub
 from bot.reconcile import gather
 from bot.reconcile.decide import decide as plan
 from bot.snapshot.store import parse_model
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 
 AT = dt.datetime(2026, 8, 27, 17, tzinfo=dt.UTC)
 SEED = (ROOT / "config" / "leases.json").read_text(encoding="utf-8")

@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from bot.config import BotConfig, LeaseSettings, PullRequestLeases, Settings
-from bot.evidence.derive import Derivation, Evidence, derive_all
+from bot.evidence.derive import Derivation, PacketEvidence, derive_all
 from bot.evidence.leases import LeaseReadback
 from bot.evidence.pull_leases import EVERYWHERE, with_pull_leases
 from bot.github.observed import Issue, Observed, PullRequest
@@ -38,7 +38,7 @@ def readback(config: BotConfig, *pulls: PullRequest) -> LeaseReadback:
 
 def derive(seed: Snapshot, found: LeaseReadback, **assigned: tuple[str, ...]) -> dict[str, Derivation]:
     numbers = {p.issue for p in seed.work_packets}
-    evidence = Evidence(
+    evidence = PacketEvidence(
         leases=found.live,
         released=found.released,
         issues={n: Issue(number=n, assignees=assigned.get(f"i{n}", ())) for n in numbers},

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from bot.github.live import pacing
 from bot.github.live.pacing import HOUR_SHARE, RUN_SECONDS, Pacer
-from tests.backends import FakeClock
 from tests.github_double.limits import ContentLimits
+from tests.support.backends import FakeClock
 
 T0 = dt.datetime(2026, 8, 27, 17, tzinfo=dt.UTC)
 

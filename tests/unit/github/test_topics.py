@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import get_args
 
 from bot.github.actions import LIVING_TOPICS, TOPICS, Topic
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 
 
 def test_the_registry_has_an_entry_per_topic_in_the_literals_order() -> None:

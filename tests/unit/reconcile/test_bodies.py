@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from bot.bodies import capped, fitted
 from bot.github.markers import header, markers_in
 from bot.render import Renderer
-from tests.property_budget import examples
+from tests.support.property_budget import examples
 
 RENDERER = Renderer({"cut.md.j2": "… {{ omitted }} more characters (limit {{ limit }}).\n"})
 HEADER = header(("command-reply", "7"), ("decision", "x" * 300))

@@ -22,7 +22,7 @@ from bot.reconcile.view import evidence_for
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import load_snapshot
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 
 NOW = dt.datetime(2026, 8, 27, 18, tzinfo=dt.UTC)
 BOT = "perfbot[bot]"

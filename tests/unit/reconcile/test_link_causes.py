@@ -7,7 +7,7 @@ from typing import Any
 from bot.reconcile.labels_and_links import Cause, cause_of
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import parse_model
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 
 SEED = parse_model((ROOT / "config" / "snapshot.yaml").read_text(encoding="utf-8"), "seed", Snapshot).model
 M1, M2 = "mac.m1-streamed-q4k-no-copy", "mac.m2-whole-sequence-prefill"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot.reconcile.proposal import refusal
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import parse_model
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 
 SEED = (ROOT / "config" / "snapshot.yaml").read_text(encoding="utf-8")
 FILE = "config/snapshot.yaml"

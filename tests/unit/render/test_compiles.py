@@ -17,8 +17,8 @@ from bot.reconcile import gather
 from bot.reconcile.decide import decide
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
-from tests.backends import NOW
-from tests.paths import ROOT
+from tests.support.backends import NOW
+from tests.support.paths import ROOT
 
 
 @pytest.fixture

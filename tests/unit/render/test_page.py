@@ -9,8 +9,8 @@ from bot.render import Renderer
 from bot.snapshot.checked import checked
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import load_snapshot
-from tests.paths import FIXTURES, ROOT
-from tests.plaintext import reduce
+from tests.support.paths import FIXTURES, ROOT
+from tests.support.plaintext import reduce
 
 SEED_PAGE = ROOT / "tests" / "seed" / "current-constraints-2026-08-27.txt"
 

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from bot import files
 from bot.snapshot import store, store_save
 from bot.snapshot.model import Constraint, EvidenceRef, LedgerEntry, Lever, Program, Snapshot, WorkPacket
-from tests.paths import FIXTURES, ROOT
-from tests.property_budget import examples
-from tests.words import DIGITS, LOWER, words
+from tests.support.paths import FIXTURES, ROOT
+from tests.support.property_budget import examples
+from tests.support.words import DIGITS, LOWER, words
 
 
 def changed_lines(before: str, after: str) -> list[str]:

@@ -11,9 +11,9 @@ import pytest
 
 from bot.snapshot.model import EvidenceRef, Snapshot
 from bot.snapshot.store_edit import (
-    Context,
     Declined,
     Edit,
+    EditContext,
     Unit,
     aligned,
     applied,
@@ -32,7 +32,7 @@ def edited(text: str, old: dict[str, Any], new: dict[str, Any], sparse: dict[str
     lines = source_lines(text)
     found = piece(lines, 0, len(lines))
     assert isinstance(found.root, BlockMap)
-    ctx = Context(lines, found.scalars, Style(), Writer())
+    ctx = EditContext(lines, found.scalars, Style(), Writer())
     return applied(lines, 0, len(lines), map_edits(ctx, found.root, old, new, new if sparse is None else sparse), "\n")
 
 

@@ -1,5 +1,5 @@
 """The edit in place (`store_edit`, through `store_save.save_text`) on the shapes a file can take
-beyond the layouts `tests/test_store_layouts.py` generates: explicit document markers, a BOM, a
+beyond the layouts `tests/boundary/test_store_layouts.py` generates: explicit document markers, a BOM, a
 tab in a value, a dash alone on its line, flow records, multi-line flow lists, block scalars,
 comments in every place, and what it declines, which the whole round trip then writes.
 """
@@ -13,7 +13,7 @@ import pytest
 
 from bot.snapshot import store, store_edit, store_outline, store_save
 from bot.snapshot.model import EvidenceRef, LedgerEntry, Snapshot
-from tests.malformed import VALID_SNAPSHOT
+from tests.support.malformed import VALID_SNAPSHOT
 
 ENTRY = LedgerEntry(comment_id=7, issue=6, author="alice", at="2026-08-28T10:00:00Z", effect="w2 running")
 

@@ -24,7 +24,7 @@ from bot.snapshot.store_outline import (
     source_lines,
     top_level,
 )
-from tests.paths import ROOT
+from tests.support.paths import ROOT
 
 TEXT = """\
 - id: a   # eol

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.snapshot import store, store_outline
-from tests.property_budget import examples
+from tests.support.property_budget import examples
 
 # Texts built from the characters the scans look at, so the cases they tell apart come up often.
 _PIECES = st.sampled_from(

@@ -13,7 +13,7 @@ from bot.snapshot.levers import ready_levers
 from bot.snapshot.model import Lever
 from bot.snapshot.sections import LeverEffect
 from bot.upstream.lever_graph import GRAPH_SCHEMA, dropped, read_graph
-from tests.property_budget import examples
+from tests.support.property_budget import examples
 from tests.unit.upstream.reading import refusals, through
 
 FILE = "graph.json"

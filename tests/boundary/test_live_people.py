@@ -1,0 +1,153 @@
+"""People touch perfbot's PR (issue #39), live against the GitHub double through the CLI: a branch a
+person pushed to, then the PR merged or closed, never wedges the runs that follow; a person's commits
+on an open PR stay, and the job summary and the dashboard say what to do."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bot.reconcile.decide import PULL_BODY_END
+from tests.boundary.test_live import COMPLETE, REPO, Live, with_commands
+from tests.support.backends import live_environ
+from tests.support.harness import Repo, pull
+
+LATER = "2026-08-27T11:00:00Z"
+REVIEW = "/perf review metal-resident-decode by 2026-09-04"
+BRANCH = "perfbot/update"
+
+
+@pytest.fixture
+def live(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> Live:
+    return Live(sandbox, capsys)
+
+
+def open_numbers(live: Live) -> list[int]:
+    return [p["number"] for p in live.sandbox.state()["pulls"] if p["state"] == "open"]
+
+
+def reactions_on(live: Live, comment_id: int) -> list[str]:
+    state = live.sandbox.state()
+    return [
+        r["content"] for r in state["reactions"] if r["comment_id"] == comment_id and r["user"] == state["bot_login"]
+    ]
+
+
+def with_dashboard(live: Live) -> None:
+    text = live.sandbox.config.read_text(encoding="utf-8")
+    live.sandbox.config.write_text(text.replace("dashboard:\n  enabled: false", "dashboard:\n  enabled: true"))
+
+
+def summarised(live: Live, tmp_path: Path) -> tuple[dict[str, Any], str]:
+    summary = tmp_path / "summary.md"
+    summary.write_text("", encoding="utf-8")
+    status, out, err = live.run("--json", environ=live_environ(REPO) | {"GITHUB_STEP_SUMMARY": str(summary)})
+    assert status == 0, err
+    return json.loads(out), summary.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("ending", ["merged", "closed"])
+def test_a_branch_a_person_pushed_to_starts_again_from_the_tip_once_its_pr_is_merged_or_closed(
+    live: Live, ending: str
+) -> None:
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    (first,) = open_numbers(live)
+    pushed = live.double.push(BRANCH, {"notes.md": "mine\n"})
+    if ending == "merged":
+        live.double.merge_pull(first)
+    else:
+        live.double.close_pull(first)
+    live.sandbox.add_comment(900, 8324, "alice", REVIEW, at=LATER)  # posted meanwhile
+
+    plan = live.plan()
+    assert pull(plan)["operation"] == "create"
+    head = live.double.tip(BRANCH)
+    assert head is not None
+    assert head != pushed
+    commit = live.double.world.git.commits[head]
+    assert commit.parents == (live.double.tip(),)  # one bot commit on the default branch's tip
+    assert commit.author.login == live.double.world.bot_login
+    (second,) = open_numbers(live)
+    assert second != first
+    assert reactions_on(live, 900) == ["rocket"]
+    record = next(p for p in live.sandbox.state()["pulls"] if p["number"] == second)
+    assert "(comment 900)" in record["body"]
+    assert ("comment 101" in record["body"]) is (ending == "closed")  # a closed PR's command is carried again
+    # Settled: a run with nothing new writes nothing and still exits 0.
+    live.plan()
+    assert live.writes() == []
+
+
+def test_a_pr_whose_head_branch_a_person_deleted_and_pushed_again_does_not_wedge(live: Live) -> None:
+    """The branch recreated by a person from the tip, no PR open: started again from the tip."""
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    (first,) = open_numbers(live)
+    live.double.close_pull(first)
+    live.double.world.git.refs.pop(BRANCH)
+    live.double.push(BRANCH, {"notes.md": "mine\n"})
+    live.sandbox.add_comment(900, 8324, "alice", REVIEW, at=LATER)
+    assert pull(live.plan())["operation"] == "create"
+    head = live.double.tip(BRANCH)
+    assert head is not None
+    assert live.double.world.git.commits[head].parents == (live.double.tip(),)
+    assert len(open_numbers(live)) == 1
+
+
+def test_a_persons_commits_on_an_open_pr_stay_and_every_surface_says_what_to_do(live: Live, tmp_path: Path) -> None:
+    with_dashboard(live)
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    (number,) = open_numbers(live)
+    pushed = live.double.push(BRANCH, {"notes.md": "mine\n"})
+    live.sandbox.add_comment(900, 8324, "alice", REVIEW, at=LATER)
+    plan, summary = summarised(live, tmp_path)
+    assert pull(plan)["held"] is True
+    assert live.double.tip(BRANCH) == pushed
+    assert not [w for w in live.writes() if "/git/" in w or "/pulls" in w]
+    assert "carries commits perfbot did not make, so perfbot leaves it as it is" in summary
+    assert "merge or close" in summary
+    assert "take those commits off `perfbot/update`" in summary
+    board = next(i for i in live.sandbox.state()["issues"] if "perfbot-dashboard" in i.get("labels", []))
+    assert f"#{number} carries commits perfbot did not make" in board["body"]
+    assert "merge or close" in board["body"]
+    # Merged by a person: the next run opens a new PR and the dashboard no longer says so.
+    live.double.merge_pull(number)
+    live.sandbox.add_comment(9901, 8324, "alice", "/perf review metal-resident-decode by 2026-09-05", at=LATER)
+    assert pull(live.plan())["operation"] == "create"
+    board = next(i for i in live.sandbox.state()["issues"] if "perfbot-dashboard" in i.get("labels", []))
+    assert "carries commits perfbot did not make" not in board["body"]
+
+
+def test_a_persons_title_and_note_below_perfbots_part_survive_runs_with_and_without_news(live: Live) -> None:
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    (number,) = open_numbers(live)
+    state = live.sandbox.state()
+    record = next(p for p in state["pulls"] if p["number"] == number)
+    assert record["body"].rstrip().endswith(PULL_BODY_END)
+    state["permissions"]["mallory"] = "write"
+    live.sandbox.write_state(state)
+    live.double.tokens = {"mallory-token": "mallory"}
+    note = "\n\nReviewed with the team on Monday: merge after the release.\n"
+    headers = {"authorization": "token mallory-token"}
+    with httpx.Client(transport=live.double.transport(), base_url="https://api.github.com", headers=headers) as http:
+        answer = http.patch(
+            f"/repos/{REPO}/pulls/{number}",
+            json={"title": "Constraints for the release", "body": record["body"] + note},
+        )
+        assert answer.status_code == 200
+
+    assert pull(live.plan())["operation"] == "none"  # nothing new: nothing written
+    assert live.writes() == []
+    live.sandbox.add_comment(900, 8324, "alice", REVIEW, at=LATER)
+    assert pull(live.plan())["operation"] == "update"  # a change: perfbot's part only
+    after = next(p for p in live.sandbox.state()["pulls"] if p["number"] == number)
+    assert after["title"] == "Constraints for the release"
+    assert after["body"].endswith(PULL_BODY_END + note)
+    assert "(comment 900)" in after["body"]
