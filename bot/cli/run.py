@@ -27,11 +27,11 @@ from bot.evidence.leases import parse_leases
 from bot.files import read_text, write_atomic
 from bot.github.branch_file import BranchFile, branch_file
 from bot.github.connect import open_port, open_publisher
-from bot.github.events import FollowUp, Trigger, parse_event
+from bot.github.events import FOLLOW_UP, FollowUp, Trigger, parse_event
 from bot.github.events import follow_up as follow_up_of
 from bot.github.offline import state_text
 from bot.github.port import GitHubError, GitHubPort, LeaseDispatcher, PacedWriter, ReadMemory
-from bot.reconcile import executor, follow_up, gather
+from bot.reconcile import executor, gather
 from bot.reconcile.decide import decide
 from bot.reconcile.plan import Plan
 from bot.reconcile.summary import RunResult
@@ -60,7 +60,7 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
         shown = _shown(plan, inputs.renderer, args)  # before any write: a plan that cannot be shown wrote nothing
         writes = not args.dry_run and not plan.refusal
         report = executor.apply(plan, github, args.max_writes) if writes else None
-        if report is not None and args.follow_up and follow_up.wanted(report, started_by):
+        if report is not None and args.follow_up and executor.wanted(report, started_by):
             _ask_follow_up(github, report)
         refused = tuple(report.refused) if report is not None else ()
         decided = plan
@@ -122,18 +122,18 @@ def _with_pull_request_flags(settings: Settings, args: argparse.Namespace) -> Se
 
 
 def _ask_follow_up(github: GitHubPort, report: executor.Report) -> None:
-    """Dispatch the follow-up run (`bot/reconcile/follow_up.py`); one that cannot be sent is a
+    """Dispatch the follow-up run (`bot/reconcile/executor.py`); one that cannot be sent is a
     warning: the writes are left for the next run of the schedule."""
     if not isinstance(github, LeaseDispatcher):
         return
     pace = github.pace() if isinstance(github, PacedWriter) else None
     try:
-        github.dispatch(follow_up.EVENT_TYPE, follow_up.payload(report, pace))
+        github.dispatch(FOLLOW_UP, executor.payload(report, pace))
     except GitHubError as error:
         print(f"warning: no follow-up run was asked for: {error}", file=sys.stderr)
         return
     print(
-        f"asked for a follow-up run (repository_dispatch {follow_up.EVENT_TYPE}) for the {report.left} writes left",
+        f"asked for a follow-up run (repository_dispatch {FOLLOW_UP}) for the {report.left} writes left",
         file=sys.stderr,
     )
 

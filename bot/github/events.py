@@ -15,7 +15,7 @@ from bot.github.observed import Tolerant, is_bot
 from bot.json_input import parse_object
 from bot.timestamps import parse_timestamp
 
-# The `repository_dispatch` type of a follow-up run (`bot/reconcile/follow_up.py`).
+# The `repository_dispatch` type of a follow-up run (`bot/reconcile/executor.py`).
 FOLLOW_UP = "perfbot-follow-up"
 
 

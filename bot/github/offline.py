@@ -51,6 +51,7 @@ from pydantic import ValidationError
 from bot.errors import BotError, InputError, OutputError, Problem, input_error, validation_problems
 from bot.files import MAX_STATE_BYTES, probe_atomic, read_text, signature, write_atomic
 from bot.github.actions import (
+    METHODS,
     AssignAction,
     CommentAction,
     CreateIssueAction,
@@ -59,12 +60,14 @@ from bot.github.actions import (
     EditIssueAction,
     LabelAction,
     LinkAction,
+    MergeFacts,
+    MergeOutcome,
     PullRequestAction,
     ReactAction,
+    choose,
 )
 from bot.github.branch_file import BranchFile
 from bot.github.markers import markers_in
-from bot.github.merging import METHODS, MergeFacts, MergeOutcome, choose
 from bot.github.observed import Observed
 from bot.github.port import GitHubError, NativeRefused
 from bot.json_input import JsonProblem, loads, parse_object

@@ -33,11 +33,11 @@ from bot.github.actions import (
     EditIssueAction,
     LabelAction,
     LinkAction,
+    MergeOutcome,
     PullRequestAction,
     ReactAction,
 )
 from bot.github.branch_file import BranchFile
-from bot.github.merging import MergeOutcome
 from bot.github.observed import Observed
 
 
@@ -149,7 +149,7 @@ class PullHeadTeller(Protocol):
 @runtime_checkable
 class PullMerger(Protocol):
     """An optional capability (`pull_request.merge: auto`): merge the PR just written, or turn on
-    GitHub's auto-merge for it, as GitHub's rules allow (`bot.github.merging`); what was done."""
+    GitHub's auto-merge for it, as GitHub's rules allow (`bot.github.actions`); what was done."""
 
     def merge_pull(self, number: int) -> MergeOutcome: ...
 

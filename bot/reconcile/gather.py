@@ -14,8 +14,7 @@ from pathlib import Path
 from bot.commands.pipeline import unanswered
 from bot.config import Settings
 from bot.errors import BotError, input_error
-from bot.evidence.leases import LeaseReadback, parse_leases
-from bot.evidence.pull_leases import PULL_REQUESTS, with_pull_leases
+from bot.evidence.leases import PULL_REQUESTS, LeaseReadback, parse_leases, with_pull_leases
 from bot.files import read_text
 from bot.github.actions import TipReport
 from bot.github.branch_file import BranchFile, branch_file

@@ -13,6 +13,7 @@ from bot.github.actions import (
     Frozen,
     IgnoredRecord,
     LeaseReport,
+    MergeOutcome,
     NativeNote,
     OverdueReview,
     Proposal,
@@ -20,7 +21,6 @@ from bot.github.actions import (
     TipReport,
 )
 from bot.github.events import Trigger
-from bot.github.merging import MergeOutcome
 from bot.reconcile.changes import Change
 from bot.snapshot.model import WorkState
 

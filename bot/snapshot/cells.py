@@ -12,7 +12,7 @@ from typing import Any, get_args, get_origin
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
 
-from bot.snapshot.findings import Finding
+from bot.snapshot.fields import Finding
 from bot.snapshot.model import Snapshot
 
 # Raw HTML (a tag, a comment, a declaration) renders inside GitHub's tables and can end a cell.

@@ -1,8 +1,9 @@
-"""Field types shared by every snapshot record: the strict base model, ISO dates, id lists."""
+"""Field types shared by every snapshot record: the strict base model, ISO dates, id lists; and
+the finding every check reports: where in the snapshot (a key path) and what is wrong."""
 
 import datetime as dt
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, WithJsonSchema
 
@@ -44,3 +45,8 @@ class Model(BaseModel):
     """Base of every snapshot type: unknown keys are errors; values are immutable."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Finding(NamedTuple):
+    loc: tuple[str | int, ...]
+    message: str

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from bot.snapshot.findings import Finding
+from bot.snapshot.fields import Finding
 from bot.snapshot.model import Lever
 
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 
 from bot.snapshot.cells import table_cells
-from bot.snapshot.findings import Finding
+from bot.snapshot.fields import Finding
 from bot.snapshot.levers import find_cycle, graph_findings, ready_by_envelope, ready_levers
 from bot.snapshot.model import Snapshot
 from bot.snapshot.upstream_rules import UPSTREAM_CHECKS, blank

@@ -29,7 +29,7 @@ from bot.files import read_text
 from bot.json_input import parse_object
 from bot.render import Renderer
 from bot.snapshot.checked import checked_text
-from bot.snapshot.findings import Finding
+from bot.snapshot.fields import Finding
 from bot.snapshot.model import SCHEMA_ONE, Snapshot
 from bot.snapshot.store import parse_model
 from bot.snapshot.store_save import commented_text

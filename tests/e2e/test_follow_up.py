@@ -16,7 +16,7 @@ import pytest
 
 from benchmarks.adoption import before_perfbot
 from benchmarks.worlds import repository
-from bot.github.live.pacing import HOUR_SHARE
+from bot.github.live.client import HOUR_SHARE
 from tests.github_double.limits import ANSWERS
 from tests.support.backends import FakeClock
 from tests.support.follow_up_chain import T0, Chain, least_seconds, on_the_double, writes_planned

@@ -16,14 +16,11 @@ from dataclasses import dataclass
 import httpx
 
 from bot.context import RunContext
-from bot.github.actions import Action, CommentAction, PullRequestAction
-from bot.github.live import cache, dispatch
-from bot.github.live.client import LimitBudget, RetryPolicy, Session, Traffic, build_client, connection
-from bot.github.live.merge import LiveMerger
+from bot.github.actions import Action, CommentAction, MergeOutcome, PullRequestAction
+from bot.github.live import cache, writes
+from bot.github.live.client import LimitBudget, Pacer, RetryPolicy, Session, Traffic, build_client, connection
 from bot.github.live.observe import BranchState, Reader
-from bot.github.live.pacing import Pacer
-from bot.github.live.writes import DashboardWrites, IssueWrites, NativeWrites, PullWriter
-from bot.github.merging import MergeOutcome
+from bot.github.live.writes import DashboardWrites, IssueWrites, LiveMerger, NativeWrites, PullWriter
 from bot.github.observed import Observed
 from bot.github.port import GitHubError, ReadScope
 
@@ -94,7 +91,7 @@ class LiveGitHub(IssueWrites, NativeWrites, DashboardWrites):
         return None if pacer is None else (pacer.sent_at(), pacer.next_at())
 
     def dispatch(self, event_type: str, payload: dict[str, str]) -> None:
-        dispatch.send(self.session, event_type, payload)
+        writes.send(self.session, event_type, payload)
 
     def merge_pull(self, number: int) -> MergeOutcome:
         return LiveMerger(self.session).merge(number)

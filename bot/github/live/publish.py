@@ -22,7 +22,7 @@ from githubkit_schemas.latest.types import ReposOwnerRepoGitTreesPostBodyPropTre
 
 from bot.context import RunContext
 from bot.github.branch_file import BranchFile
-from bot.github.live import dispatch
+from bot.github.live import writes
 from bot.github.live.adapter import open_session
 from bot.github.live.client import Session, blob_text, failure, github_message, parsed
 from bot.github.live.query import query
@@ -93,8 +93,8 @@ class LivePublisher:
         return commit
 
     def dispatch(self, event_type: str, payload: dict[str, str]) -> None:
-        """`repository_dispatch` (`dispatch.py`): the workflows that listen for it start."""
-        dispatch.send(self.session, event_type, payload)
+        """`repository_dispatch` (`live/writes.py`): the workflows that listen for it start."""
+        writes.send(self.session, event_type, payload)
 
     def _move(self, where: BranchFile, request: Callable[[], object]) -> None:
         """Create or fast-forward the branch; a branch someone else moved or made is left alone."""

@@ -43,12 +43,15 @@ branch: the old commits stay in the closed or merged PR.
 The open PR is the one from this repository's branch: a fork's PR from a branch of the same name
 is someone else's (`Observed.open_pull`). The writer answers with the PR's number, so the
 action's outputs are filled whichever adapter ran.
+
+Also the follow-up `repository_dispatch` and the regeneration PR's merge (`pull_request.merge: auto`),
+both described at their section below.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
 from githubkit.exception import GitHubException, RequestFailed
@@ -65,17 +68,23 @@ from bot.github.actions import (
     EditIssueAction,
     LabelAction,
     LinkAction,
+    MergeFacts,
+    MergeMethod,
+    MergeOutcome,
     PullRequestAction,
     ReactAction,
+    allowed_methods,
+    choose,
 )
 from bot.github.live import observe
 from bot.github.live.cache import Keeper
-from bot.github.live.client import Session, failure, found_or_none, github_details, github_message, parsed
+from bot.github.live.client import Session, error_body, failure, found_or_none, github_details, github_message, parsed
 from bot.github.live.observe import BranchState
 from bot.github.live.query import ISSUES_PER_QUERY, MutationRefused, issue_alias, mutate, newest_comments_query, query
 from bot.github.markers import markers_in
 from bot.github.observed import Comment
 from bot.github.port import GitHubError, NativeRefused
+from bot.untrusted import neutral
 
 
 class IssueWrites:
@@ -533,3 +542,142 @@ class PullWriter:
             f"GitHub says a PR from {self.branch} is open, but lists none after {LIST_TRIES} reads; "
             "run perfbot again in a few minutes"
         )
+
+
+# ------------------------------------------------------------------------------------------------
+# `repository_dispatch`: the one request that starts a workflow run with any token.
+#
+# GitHub's Actions docs ("Triggering a workflow from a workflow"): events triggered by the
+# GITHUB_TOKEN, with the exception of `workflow_dispatch` and `repository_dispatch`, start no
+# workflow run. GitHub starts the default branch's workflows that list the event type. Sent again
+# after a lost answer, a dispatch starts a second run, which finds its work done; so it is sent once.
+
+# The permission the endpoint needs ("Create a repository dispatch event").
+NEEDS = "contents: write"
+
+
+def send(session: Session, event_type: str, payload: dict[str, str]) -> None:
+    conn = session.conn
+    try:
+        session.github.rest.repos.create_dispatch_event(
+            conn.owner, conn.name, event_type=event_type, client_payload=payload
+        )
+    except GitHubException as exc:
+        raise failure(exc, f"sending repository_dispatch {event_type}", session, needs=NEEDS) from exc
+
+
+# ------------------------------------------------------------------------------------------------
+# `pull_request.merge: auto` against GitHub: read the PR's merge state, then merge it or arm auto-merge.
+#
+# One GraphQL read gives the PR's `mergeStateStatus`, its node id, head and auto-merge request, and
+# the repository's `autoMergeAllowed` and merge methods; `bot.github.merging.choose` picks the step
+# GitHub's rules allow. A merge is `PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge` with the
+# head `sha` perfbot wrote (GitHub answers 409 when the head moved, 405 when it cannot merge); auto-merge
+# is the `enablePullRequestAutoMerge` mutation with `expectedHeadOid`. GitHub refuses to arm a PR it
+# would merge now ("Pull request is in clean status"): its state moved between the read and the
+# mutation, and the PR is merged directly then.
+
+REST_METHODS: dict[MergeMethod, Literal["merge", "squash", "rebase"]] = {
+    "MERGE": "merge",
+    "SQUASH": "squash",
+    "REBASE": "rebase",
+}
+# Reads of the merge state while GitHub still computes it (`UNKNOWN`), a pause growing between.
+STATE_READS = 3
+STATE_PAUSE_SECONDS = 2.0
+
+STATE_QUERY = """
+query($owner: String!, $name: String!, $number: Int!) {
+  rateLimit { cost }
+  repository(owner: $owner, name: $name) {
+    autoMergeAllowed
+    mergeCommitAllowed
+    squashMergeAllowed
+    rebaseMergeAllowed
+    pullRequest(number: $number) {
+      id
+      headRefOid
+      isDraft
+      mergeStateStatus
+      autoMergeRequest { enabledAt }
+    }
+  }
+}
+"""
+
+ARM = """
+mutation($id: ID!, $method: PullRequestMergeMethod!, $head: GitObjectID!) {
+  enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method, expectedHeadOid: $head}) {
+    pullRequest { autoMergeRequest { enabledAt } }
+  }
+}
+"""
+
+
+class LiveMerger:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def merge(self, number: int) -> MergeOutcome:
+        for read in range(STATE_READS):
+            if read:
+                self.session.wait(STATE_PAUSE_SECONDS * read)
+            pull, facts = self._facts(number)
+            step = choose(facts, reads_left=STATE_READS - 1 - read)
+            if step.kind != "again":
+                break
+        head = str(pull["headRefOid"])
+        if step.kind == "auto" and step.method is not None:
+            refused = self._arm(str(pull["id"]), step.method, head)
+            if refused is None:
+                return MergeOutcome(status="auto-merge", pull=number, method=step.method)
+            if "clean status" not in refused and "unstable status" not in refused:
+                return MergeOutcome(status="not-merged", pull=number, line=refused)
+        if step.kind in ("merge", "auto") and step.method is not None:
+            return self._merge(number, step.method, head)
+        return MergeOutcome(status="not-merged", pull=number, line=step.line)
+
+    def _facts(self, number: int) -> tuple[dict[str, Any], MergeFacts]:
+        data = query(self.session, STATE_QUERY, {"number": number}, f"reading PR #{number}'s merge state")
+        repository = data.get("repository") or {}
+        pull = repository.get("pullRequest")
+        if not isinstance(pull, dict):
+            raise GitHubError(f"reading PR #{number}'s merge state: GitHub does not show the PR")
+        methods = allowed_methods(
+            bool(repository.get("mergeCommitAllowed")),
+            bool(repository.get("squashMergeAllowed")),
+            bool(repository.get("rebaseMergeAllowed")),
+        )
+        facts = MergeFacts(
+            state=str(pull.get("mergeStateStatus") or "UNKNOWN"),
+            auto_merge_allowed=bool(repository.get("autoMergeAllowed")),
+            methods=methods,
+            armed=pull.get("autoMergeRequest") is not None,
+            draft=bool(pull.get("isDraft")),
+        )
+        return pull, facts
+
+    def _arm(self, node: str, method: MergeMethod, head: str) -> str | None:
+        """Turn on GitHub's auto-merge; None when it is on, else GitHub's refusal in its words."""
+        try:
+            query(self.session, ARM, {"id": node, "method": method, "head": head}, "turning on auto-merge")
+        except GitHubError as error:
+            return str(error)
+        return None
+
+    def _merge(self, number: int, method: MergeMethod, head: str) -> MergeOutcome:
+        conn = self.session.conn
+        try:
+            parsed(
+                self.session.github.rest.pulls.merge(
+                    conn.owner, conn.name, number, sha=head, merge_method=REST_METHODS[method]
+                )
+            )
+        except RequestFailed as exc:
+            if exc.response.status_code in (405, 409, 422):
+                said = "; ".join(github_details(exc)) or str(error_body(exc.response.raw_response).get("message", ""))
+                return MergeOutcome(
+                    status="not-merged", pull=number, line=f"GitHub refused the merge: {neutral(said, 300)}"
+                )
+            raise failure(exc, f"merging PR #{number}", self.session) from exc
+        return MergeOutcome(status="merged", pull=number, method=method)

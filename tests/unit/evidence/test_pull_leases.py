@@ -10,8 +10,7 @@ from pydantic import ValidationError
 
 from bot.config import BotConfig, LeaseSettings, PullRequestLeases, Settings
 from bot.evidence.derive import Derivation, PacketEvidence, derive_all
-from bot.evidence.leases import LeaseReadback
-from bot.evidence.pull_leases import EVERYWHERE, with_pull_leases
+from bot.evidence.leases import EVERYWHERE, LeaseReadback, with_pull_leases
 from bot.github.observed import Issue, Observed, PullRequest
 from bot.snapshot.model import Snapshot
 

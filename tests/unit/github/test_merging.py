@@ -1,10 +1,10 @@
-"""`pull_request.merge: auto`'s choice (bot.github.merging): the one step GitHub's rules allow."""
+"""`pull_request.merge: auto`'s choice (bot.github.actions): the one step GitHub's rules allow."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.github.merging import AUTO_MERGE_SETTING, MergeFacts, MergeOutcome, allowed_methods, choose
+from bot.github.actions import AUTO_MERGE_SETTING, MergeFacts, MergeOutcome, allowed_methods, choose
 
 ALL = allowed_methods(True, True, True)
 

@@ -1,4 +1,4 @@
-"""The pacer keeps content-creating requests within GitHub's secondary limits (`pacing.py`), as
+"""The pacer keeps content-creating requests within GitHub's secondary limits (its pacer, below), as
 seen by the double's model of them, across runs that carry what was sent."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.github.live import pacing
-from bot.github.live.pacing import HOUR_SHARE, RUN_SECONDS, Pacer
+from bot.github.live import client
+from bot.github.live.client import HOUR_SHARE, RUN_SECONDS, Pacer
 from tests.github_double.limits import ContentLimits
 from tests.support.backends import FakeClock
 
@@ -29,7 +29,7 @@ def test_an_idle_repository_sends_its_share_of_the_hour_at_once_a_second_apart_t
         clock.now += 1.0  # the write spacing of `traffic.py`
     assert clock.waits == []
     assert not pacer.fits()  # the hour's share is spent: the next request would wait past RUN_SECONDS
-    assert (pacer.next_at() - T0).total_seconds() == 3600 + pacing.MARGIN
+    assert (pacer.next_at() - T0).total_seconds() == 3600 + client.MARGIN
 
 
 @settings(max_examples=20, deadline=None)
@@ -66,7 +66,7 @@ def test_a_run_waits_at_most_run_seconds_for_the_pace() -> None:
     pacer = Pacer.carried(T0, clock.monotonic, clock.wait, sent)
     assert pacer.fits()  # the oldest leaves the hour in 101 s
     pacer.before_request()
-    assert clock.waits == [100 + pacing.MARGIN]
+    assert clock.waits == [100 + client.MARGIN]
     far = Pacer.carried(T0, clock.monotonic, clock.wait, [T0] * HOUR_SHARE)
     assert not far.fits()
     far.before_request()  # a request the executor did not ask about goes after the run's bound

@@ -1,4 +1,4 @@
-"""When a run asks for a follow-up, and what the dispatch carries (`bot/reconcile/follow_up.py`)."""
+"""When a run asks for a follow-up, and what the dispatch carries (`bot/reconcile/executor.py`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from bot.github.actions import CommentAction, LabelAction
 from bot.github.events import FollowUp, follow_up
 from bot.github.port import GitHubError
-from bot.reconcile import follow_up as chain
+from bot.reconcile import executor as chain
 from bot.reconcile.executor import Report
 
 LABEL = LabelAction(issue=1, name="perf/ready", add=True)

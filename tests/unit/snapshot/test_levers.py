@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.snapshot.findings import Finding
+from bot.snapshot.fields import Finding
 from bot.snapshot.levers import find_cycle, graph_findings, ready_by_envelope, ready_levers
 from bot.snapshot.model import Lever
 from bot.snapshot.sections import LeverEffect

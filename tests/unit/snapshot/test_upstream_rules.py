@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from bot.snapshot.findings import Finding
+from bot.snapshot.fields import Finding
 from bot.snapshot.model import REQUIRED_OSS_STATES, SCHEMA_ID, SCHEMA_ONE, Snapshot
 from bot.snapshot.upstream_rules import blank
 from bot.snapshot.validation import validate

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.snapshot.cells import _SUSPECT, _name, _record_cells, _record_lists, _walked_cells
-from bot.snapshot.findings import Finding
+from bot.snapshot.fields import Finding
 from bot.snapshot.validation import review_issue, validate
 from tests.support.property_budget import examples
 from tests.unit.snapshot.values import DATA, edited, replaced, valid
