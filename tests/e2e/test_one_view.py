@@ -75,6 +75,8 @@ def test_a_week_of_commands_before_and_after_the_merge(either: Repo, capsys: pyt
     assert said(second, "packet-ready") == said(second, "lease-lost") == []
     merging = section(board(either), "Waiting for merge")
     assert f"#{number} records these when it merges" in merging
+    # The headline counts what the section lists: its state changes and its commands, apart.
+    assert f"4 changes and 2 commands waiting for merge in #{number}" in board(either).splitlines()[1]
     assert f"- #8325 `{M1}` `ready` → `complete`" in merging
     assert f"`{M1}`" not in section(board(either), "Ready now")
     status = json.loads(_status(either, capsys))
