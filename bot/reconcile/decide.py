@@ -91,6 +91,7 @@ def decide(inputs: Inputs) -> Plan:
         now=inputs.now.isoformat(),
         decided_on=inputs.decided_on,
         commands=tuple(processed.reports),
+        this_run=processed.this_run(),
         commandless=tuple(sorted(processed.commandless)),
         actions=tuple(ordered),
         deferred=tuple(deferred),

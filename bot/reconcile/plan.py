@@ -32,6 +32,9 @@ class Plan(Frozen):
     overdue: tuple[OverdueReview, ...] = ()
     leases: LeaseReport
     commands: tuple[dict[str, object], ...] = ()
+    # (comment id, line) of the commands this run decided or acted on; the job summary lists these
+    # alone (the others were listed by the run that decided them). Not in the JSON.
+    this_run: tuple[tuple[int, int], ...] = Field(default=(), exclude=True)
     # Requests made, by kind (`graphql`, `rest_read`, `rest_write`); set by a live run.
     api: dict[str, int] = Field(default_factory=dict)
     trigger: Trigger | None = None
