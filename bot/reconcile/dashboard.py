@@ -101,6 +101,9 @@ class Blocker(Row):
     issue: int | None = None
     state: str = ""
     lease: LeaseLine | None = None
+    # The state the regeneration PR gives the packet waited on when it merges ("" when it changes
+    # none): a dependency the PR completes is shown as pending there, not as work still to do.
+    becomes: str = ""
 
 
 class WaitGroup(Row):
@@ -255,7 +258,9 @@ def content(
         prefix=config.commands.prefix,
         ready=tuple(row(d) for d in by_state.get("ready", []) if d.id not in pending),
         running=running,
-        waiting=_grouped([d for d in merged if d.derived_state in WAITING_STATES], row, packets, states, leases),
+        waiting=_grouped(
+            [d for d in merged if d.derived_state in WAITING_STATES], row, packets, (states, pending), leases
+        ),
         complete=tuple(row(d) for d in by_state.get("complete", [])),
         reviews=_reviews(snapshot, now, config.commands.review_days),
         pending=tuple(Pending(packet=row(d), becomes=pending[d.id]) for d in merged if d.id in pending),
@@ -290,10 +295,11 @@ def _grouped(
     waiting: Sequence[Derivation],
     row: Callable[[Derivation], Packet],
     packets: Mapping[str, WorkPacket],
-    states: Mapping[str, str],
+    states: tuple[Mapping[str, str], Mapping[str, WorkState]],
     leases: Mapping[str, LeaseLine],
 ) -> tuple[WaitGroup, ...]:
-    """Waiting packets grouped by the exact set of things each waits on, first seen first."""
+    """Waiting packets grouped by the exact set of things each waits on, first seen first; `states`
+    holds each packet's merged state and the state the PR gives it when it merges."""
     groups: dict[tuple[Blocker, ...], list[Packet]] = {}
     for d in waiting:
         key = tuple(dict.fromkeys(b for r in d.reasons if (b := _blocker(r, d, packets, states, leases)) is not None))
@@ -305,7 +311,7 @@ def _blocker(
     reason: Reason,
     d: Derivation,
     packets: Mapping[str, WorkPacket],
-    states: Mapping[str, str],
+    states: tuple[Mapping[str, str], Mapping[str, WorkState]],
     leases: Mapping[str, LeaseLine],
 ) -> Blocker | None:
     """What one reason of a waiting packet names it waiting on (None: a reason that blocks nothing)."""
@@ -318,8 +324,9 @@ def _blocker(
             kind="dependency" if kind == "dependency-open" else "blocker-lease",
             text=reason.subject,
             issue=issue,
-            state=states.get(reason.subject, ""),
+            state=states[0].get(reason.subject, ""),
             lease=lease,
+            becomes=states[1].get(reason.subject, ""),
         )
     if kind in ("lease-overlap", "pull-overlap"):
         return Blocker(kind="lease", text=reason.subject, lease=leases.get(reason.subject))
