@@ -37,7 +37,7 @@ from bot.reconcile.view import changed_graph, evidence_for, explainer
 from bot.snapshot import store_save
 from bot.snapshot.model import Snapshot, WorkState
 from bot.snapshot.validation import validate
-from bot.timestamps import utc_stamp
+from bot.timestamps import parse_timestamp, utc_stamp
 
 # The end of perfbot's part of the PR's body: what people write below it is kept.
 PULL_BODY_END = "<!-- perfbot:pr-body-end: text below this line is kept by perfbot -->"
@@ -61,6 +61,7 @@ def decide(inputs: Inputs) -> Plan:
     following = _compacted(
         base, _count_state_changes(base, next_snapshot(snapshot, derivations)), processed.settled_through
     )
+    following = dated(base, following)
     # Labels and links show the merged state too: what the PR would change shows there once it merges.
     native = plan_native(base, next_snapshot(base, merged), merged, observed, config, inputs.renderer)
     following, native.proposals, skipped = proposed(base, following, native.proposals)
@@ -222,6 +223,23 @@ def _compacted(base: Snapshot, following: Snapshot, settled_through: int) -> Sna
             "commands_settled_through": settled_through,
         }
     )
+
+
+def dated(base: Snapshot, following: Snapshot) -> Snapshot:
+    """`as_of` moved to the latest date the change carries: the comment of each command it newly
+    records, each constraint's `observed_at` it sets. Never past a current constraint's `review_by`
+    (the snapshot's own rule: a constraint overdue is reviewed before `as_of` passes it), never back."""
+    if following == base:
+        return following
+    recorded = {entry.key for entry in base.ledger}
+    stamps = (parse_timestamp(e.at) for e in following.ledger if e.key not in recorded)
+    dates = [stamp.astimezone(dt.UTC).date() for stamp in stamps if stamp is not None]
+    before = {c.id: c.observed_at for c in base.constraints}
+    dates += [c.observed_at for c in following.constraints if before.get(c.id) != c.observed_at]
+    ceiling = min((c.review_by for c in following.constraints), default=None)
+    latest = max(dates, default=base.as_of)
+    moved = min(latest, ceiling) if ceiling is not None else latest
+    return following.model_copy(update={"as_of": moved}) if moved > base.as_of else following
 
 
 def _count_state_changes(base: Snapshot, following: Snapshot) -> Snapshot:
