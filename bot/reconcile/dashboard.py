@@ -50,7 +50,7 @@ from bot.reconcile.changes import Change
 from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
 from bot.snapshot.model import Program, Snapshot, WorkPacket, WorkState
-from bot.snapshot.validation import review_issue
+from bot.snapshot.validation import review_issue, unrouted_reviews
 from bot.timestamps import parse_timestamp, utc_stamp
 
 WAITING_STATES: tuple[WorkState, ...] = (
@@ -158,6 +158,8 @@ class Content(Row):
     waiting: tuple[WaitGroup, ...]
     complete: tuple[Packet, ...]
     reviews: tuple[DueReview, ...]
+    # Constraints whose review nudge has nowhere to go, due or not.
+    unrouted: tuple[str, ...] = ()
     # Waiting for merge: each packet whose merged state the PR changes (a ready one is listed here
     # instead of under *ready*), each command it carries, each recorded state it brings up to date
     # with the evidence, and how many other changes its body lists.
@@ -263,6 +265,7 @@ def content(
         ),
         complete=tuple(row(d) for d in by_state.get("complete", [])),
         reviews=_reviews(snapshot, now, config.commands.review_days),
+        unrouted=unrouted_reviews(snapshot),
         pending=tuple(Pending(packet=row(d), becomes=pending[d.id]) for d in merged if d.id in pending),
         commands=tuple(
             PendingCommand(comment_id=c.id, issue=c.issue, user=c.user, effect=effect) for c, effect in applied

@@ -36,7 +36,7 @@ from bot.reconcile.schedule import schedule
 from bot.reconcile.view import changed_graph, evidence_for, explainer
 from bot.snapshot import store_save
 from bot.snapshot.model import Snapshot, WorkState
-from bot.snapshot.validation import validate
+from bot.snapshot.validation import unrouted_reviews, validate
 from bot.timestamps import parse_timestamp, utc_stamp
 
 # The end of perfbot's part of the PR's body: what people write below it is kept.
@@ -101,6 +101,7 @@ def decide(inputs: Inputs) -> Plan:
         proposals=tuple(native.proposals),
         packets=tuple(derivations),
         overdue=tuple(overdue),
+        unrouted_reviews=unrouted_reviews(snapshot),
         leases=leases,
         merged=tuple(merged),
         pending=_pending(merged, derivations),

@@ -30,6 +30,8 @@ class Plan(Frozen):
     actions: tuple[Action, ...]
     packets: tuple[Derivation, ...]
     overdue: tuple[OverdueReview, ...] = ()
+    # Constraints whose review nudge has nowhere to go (no `review_issue`, no `#N` in the owner).
+    unrouted_reviews: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     leases: LeaseReport
     commands: tuple[dict[str, object], ...] = ()
     # (comment id, line) of the commands this run decided or acted on; the job summary lists these
