@@ -260,9 +260,7 @@ def content(
         prefix=config.commands.prefix,
         ready=tuple(row(d) for d in by_state.get("ready", []) if d.id not in pending),
         running=running,
-        waiting=_grouped(
-            [d for d in merged if d.derived_state in WAITING_STATES], row, packets, (states, pending), leases
-        ),
+        waiting=_grouped(merged, row, packets, (states, pending), leases),
         complete=tuple(row(d) for d in by_state.get("complete", [])),
         reviews=_reviews(snapshot, now, config.commands.review_days),
         unrouted=unrouted_reviews(snapshot),
@@ -295,16 +293,16 @@ def _recorded(
 
 
 def _grouped(
-    waiting: Sequence[Derivation],
+    merged: Sequence[Derivation],
     row: Callable[[Derivation], Packet],
     packets: Mapping[str, WorkPacket],
     states: tuple[Mapping[str, str], Mapping[str, WorkState]],
     leases: Mapping[str, LeaseLine],
 ) -> tuple[WaitGroup, ...]:
-    """Waiting packets grouped by the exact set of things each waits on, first seen first; `states`
-    holds each packet's merged state and the state the PR gives it when it merges."""
+    """The waiting packets of `merged` grouped by the exact set of things each waits on, first seen
+    first; `states` holds each packet's merged state and the state the PR gives it when it merges."""
     groups: dict[tuple[Blocker, ...], list[Packet]] = {}
-    for d in waiting:
+    for d in (d for d in merged if d.derived_state in WAITING_STATES):
         key = tuple(dict.fromkeys(b for r in d.reasons if (b := _blocker(r, d, packets, states, leases)) is not None))
         groups.setdefault(key or (Blocker(kind="other"),), []).append(row(d))
     return tuple(WaitGroup(blockers=key, packets=tuple(members)) for key, members in groups.items())

@@ -58,10 +58,7 @@ def decide(inputs: Inputs) -> Plan:
     # Every surface shows the merged state: the default branch's snapshot with the live leases and
     # issues (the assignments this run makes included: they are written now, not proposed).
     merged = derive_all(base, evidence)
-    following = _compacted(
-        base, _count_state_changes(base, next_snapshot(snapshot, derivations)), processed.settled_through
-    )
-    following = dated(base, following)
+    following = _following(base, snapshot, derivations, processed.settled_through)
     # Labels and links show the merged state too: what the PR would change shows there once it merges.
     native = plan_native(base, next_snapshot(base, merged), merged, observed, config, inputs.renderer)
     following, native.proposals, skipped = proposed(base, following, native.proposals)
@@ -224,6 +221,13 @@ def _compacted(base: Snapshot, following: Snapshot, settled_through: int) -> Sna
             "commands_settled_through": settled_through,
         }
     )
+
+
+def _following(base: Snapshot, working: Snapshot, derivations: list[Derivation], settled_through: int) -> Snapshot:
+    """The snapshot the PR proposes: the working one with the evidence written in, each moved state
+    counted as an episode, settled ledger entries compacted, and `as_of` dated."""
+    counted = _count_state_changes(base, next_snapshot(working, derivations))
+    return dated(base, _compacted(base, counted, settled_through))
 
 
 def dated(base: Snapshot, following: Snapshot) -> Snapshot:
