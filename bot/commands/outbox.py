@@ -173,7 +173,7 @@ def _reply(done: Handled, voice: Voice) -> CommentAction | EditCommentAction:
     records += [Record(comment, number, "refused", text) for number, text, _ in errors]
     markers = [
         (REPLY_TOPIC, str(comment.id)),
-        (TEXT_TOPIC, text_digest(comment.body)),
+        (TEXT_TOPIC, f"{comment.id}:{text_digest(comment.body)}"),
         *((DECISION_TOPIC, r.encode()) for r in records),
     ]
     refused = bool(errors or done.whole or any(line.verdict == "refused" for line in done.lines))

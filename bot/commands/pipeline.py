@@ -170,7 +170,7 @@ def _edited_since(
             continue
         if any(r.verdict == "accepted" for r in replied.get(c.id, ())) or not _within(c, days, now):
             continue  # without a clock (`now` None: whose permission to read), any edit counts
-        digest = decided_text(reply)
+        digest = decided_text(reply, c.id)
         if digest and digest != text_digest(c.body):
             found[c.id] = reply
     return found

@@ -103,9 +103,11 @@ def recorded_decisions(replies: list[Comment]) -> dict[int, list[Record]]:
     return records
 
 
-def decided_text(reply: Comment) -> str:
-    """The digest of the text `reply` decided on ("" for a reply written before it was recorded)."""
-    return next((key for topic, key in markers_in(reply.body) if topic == TEXT_TOPIC), "")
+def decided_text(reply: Comment, comment_id: int) -> str:
+    """The digest of the text of comment `comment_id` that `reply` decided on ("" for a reply
+    written before it was recorded). Its marker names the comment: every marker is unique to it."""
+    keys = (key.partition(":") for topic, key in markers_in(reply.body) if topic == TEXT_TOPIC)
+    return next((digest for cid, _, digest in keys if cid == str(comment_id)), "")
 
 
 def records_in_pull(body: str) -> dict[int, list[Record]]:
