@@ -275,21 +275,10 @@ def process(
     floor = base.commands_settled_through
     recalled = recall(observed, floor, config, now)
     records = recalled.records
-    work = selection.take(
-        observed.comments,
-        records,
-        floor,
-        observed.bot_login,
-        config.commands,
-        recalled.finished,
-        frozenset(observed.commandless),
-        frozenset(recalled.again),
-    )
+    work = _intake(observed, recalled, floor, config)
     ledger = frozenset(entry.key for entry in base.ledger)
     assignees = {issue.number: issue.assignees for issue in observed.issues}
     dropped = replay.dropped(work.queue, observed.permissions, base, assignees, ledger)
-    bot = observed.bot_login
-    reacted = frozenset((r.comment_id, r.content) for r in observed.reactions if r.user == bot)
     present = frozenset(c.id for c in observed.comments)
     context = replay.Context(
         config=config,
@@ -305,18 +294,7 @@ def process(
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)
     handled = _answered_at_end(handled, final, explain)
-    pull = observed.open_pull(config.pull_request.branch)
-    voice = outbox.Voice(
-        renderer,
-        config.commands.prefix,
-        reacted,
-        present,
-        config.commands.max_body_chars,
-        pull.number if pull else None,
-        replies=config.commands.replies,
-        earlier=recalled.again,
-        edit_days=config.commands.edit_days,
-    )
+    voice = _voice(observed, config, renderer, recalled.again)
     stops = work.waiting | editable(handled, records, observed.comments, config.commands.edit_days, now)
     return Processed(
         snapshot=final.snapshot,
@@ -357,8 +335,12 @@ def unanswered(observed: Observed, floor: int, config: BotConfig) -> list[Commen
     """The comments this run answers for the first time, in the order it answers them.
 
     Their authors are the only people whose permission a run needs to know."""
-    recalled = recall(observed, floor, config)
-    work = selection.take(
+    work = _intake(observed, recall(observed, floor, config), floor, config)
+    return [item.comment for item in work.queue if isinstance(item, selection.Fresh)]
+
+
+def _intake(observed: Observed, recalled: Recall, floor: int, config: BotConfig) -> selection.Intake:
+    return selection.take(
         observed.comments,
         recalled.records,
         floor,
@@ -368,7 +350,23 @@ def unanswered(observed: Observed, floor: int, config: BotConfig) -> list[Commen
         frozenset(observed.commandless),
         frozenset(recalled.again),
     )
-    return [item.comment for item in work.queue if isinstance(item, selection.Fresh)]
+
+
+def _voice(observed: Observed, config: BotConfig, renderer: Renderer, again: Mapping[int, Comment]) -> outbox.Voice:
+    """What the outbox speaks with: the bot's reactions so far, the comments still there, the PR."""
+    bot = observed.bot_login
+    pull = observed.open_pull(config.pull_request.branch)
+    return outbox.Voice(
+        renderer,
+        config.commands.prefix,
+        frozenset((r.comment_id, r.content) for r in observed.reactions if r.user == bot),
+        frozenset(c.id for c in observed.comments),
+        config.commands.max_body_chars,
+        pull.number if pull else None,
+        replies=config.commands.replies,
+        earlier=again,
+        edit_days=config.commands.edit_days,
+    )
 
 
 def settled_through(
