@@ -150,7 +150,24 @@ def recall(observed: Observed, floor: int, config: BotConfig, now: dt.datetime |
     }
     quiet = frozenset(carried) | frozenset(read_again)
     again = _edited_since(observed, floor, replied, config.commands.edit_days, now)
-    return Recall({**carried, **read_again, **replied}, quiet, outbox.finished(reacted), ignored, again)
+    finished = outbox.finished(reacted) - _rocket_due(replied, reacted, config)
+    return Recall({**carried, **read_again, **replied}, quiet, finished, ignored, again)
+
+
+def _rocket_due(
+    replied: Mapping[int, list[Record]], reacted: AbstractSet[tuple[int, str]], config: BotConfig
+) -> frozenset[int]:
+    """Replied comments with an accepted line that acts, and no 🚀 yet: not finished, whatever 😕
+    they carry. A first decision writes its 🚀 before its 😕; a 😕 without the 🚀 is an earlier
+    decision's, on a comment decided again after an edit, whose assignments are still to finish."""
+    due = set()
+    for cid, records in replied.items():
+        if (cid, "rocket") in reacted:
+            continue
+        commands = (selection.recalled_command(r, config.commands) for r in records if r.verdict == "accepted")
+        if any(command is not None and command.verb not in ANSWERS_ONLY for command in commands):
+            due.add(cid)
+    return frozenset(due)
 
 
 def _edited_since(
