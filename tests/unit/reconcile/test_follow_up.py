@@ -101,7 +101,9 @@ def test_no_chain_loops_whatever_its_runs_leave(budget: int, data: st.DataObject
 
 @settings(max_examples=100, deadline=None)
 @given(st.integers(1, 100), st.integers(1, 40), st.data())
-def test_a_chain_that_makes_half_its_budget_a_run_is_never_stopped(budget: int, budgets: int, data: st.DataObject) -> None:
+def test_a_chain_that_makes_half_its_budget_a_run_is_never_stopped(
+    budget: int, budgets: int, data: st.DataObject
+) -> None:
     """Each run makes at least half its budget of net progress (it wrote fewer, or its writes
     uncovered a few more): the chain runs until nothing is left."""
     left = data.draw(st.integers(1, budgets * budget))
@@ -113,7 +115,9 @@ def test_a_chain_that_makes_half_its_budget_a_run_is_never_stopped(budget: int, 
 
 
 def test_the_payload_carries_the_count_the_chain_step_and_the_pace_rounded_up_and_reads_back() -> None:
-    carried = chain.payload(report(50, 7), ([T0, T0 + dt.timedelta(seconds=1)], T0), FollowUp(60, run=4, runs_most=9), 50)
+    carried = chain.payload(
+        report(50, 7), ([T0, T0 + dt.timedelta(seconds=1)], T0), FollowUp(60, run=4, runs_most=9), 50
+    )
     assert carried == {
         "writes_left": "7",
         "run": "5",
