@@ -107,8 +107,9 @@ def _with_pull_request_flags(settings: Settings, args: argparse.Namespace) -> Se
         for name in PULL_REQUEST_LISTS
         if (value := getattr(args, f"pull_request_{name}")) is not None
     }
-    if args.pull_request_draft is not None:
-        given["draft"] = args.pull_request_draft == "true"
+    for flag in ("draft", "delete_branch"):
+        if (value := getattr(args, f"pull_request_{flag}")) is not None:
+            given[flag] = value == "true"
     if not given:
         return settings
     current = settings.config.pull_request

@@ -177,6 +177,13 @@ class MergeRules(Tolerant):
     )
 
 
+class BranchHead(Tolerant):
+    """A branch as GitHub holds it: its head commit, and whether perfbot made that commit."""
+
+    oid: str = Field(description="Its head commit.")
+    ours: bool = Field(default=True, description="Whether perfbot made the head commit.")
+
+
 class DefaultBranch(Tolerant):
     """The default branch's tip as GitHub holds it: its commit and the files perfbot decides on.
 
@@ -205,6 +212,12 @@ class Observed(Tolerant):
         default={}, description="Each login's repository permission; a login absent here has `none`."
     )
     pulls: tuple[PullRequest, ...] = Field(default=(), description="Pull requests; perfbot looks at its own branch.")
+    branches: dict[str, BranchHead] = Field(
+        default={},
+        description="perfbot's PR branch (`pull_request.branch`) when it exists: its head commit and whether perfbot "
+        "made it (`pull_request.delete_branch` deletes it once no PR of it is open).",
+        exclude_if=lambda heads: not heads,
+    )
     labels: tuple[RepositoryLabel, ...] = Field(
         default=(), description="The repository's labels under perfbot's prefix (others may be left out)."
     )

@@ -80,6 +80,7 @@ def decide(inputs: Inputs) -> Plan:
         snapshot_changes(base, following, derivations), processed.applied, native.proposals, answers.pull_records
     )
     proposal = pull_request(inputs, derivations, files, story, leases, refused)
+    proposal = proposal if refused else with_branch_deleted(inputs, proposal)
     forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
     actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
     board = dashboard.planned(
@@ -281,6 +282,19 @@ def pull_request(
         return PullRequestAction(operation="none", number=existing.number, branch=settings.branch)
     # The title is perfbot's when it opens the PR; a title a person gives it later stays.
     return proposal.model_copy(update={"operation": "update", "number": existing.number, "title": existing.title})
+
+
+def with_branch_deleted(inputs: Inputs, action: PullRequestAction) -> PullRequestAction:
+    """`pull_request.delete_branch`, as create-pull-request's `delete-branch`: the branch goes once no
+    PR of it is open (this action closes it, or none is open: a person or GitHub's auto-merge merged
+    it, a person closed it) and perfbot made its head commit, so nothing of a person's goes with it.
+    A branch a change is proposed on is written again instead (and a refused proposal leaves it)."""
+    head = inputs.observed.branches.get(action.branch)
+    if not inputs.config.pull_request.delete_branch or head is None or not head.ours:
+        return action
+    if action.operation == "close" or (action.operation == "none" and inputs.observed.open_pull(action.branch) is None):
+        return action.model_copy(update={"delete_head": head.oid})
+    return action
 
 
 def people_part(body: str) -> str:

@@ -45,6 +45,7 @@ from bot.github.port import (
 )
 from bot.reconcile.labels_and_links import RECORD_TOPIC, REPOSTED_TOPICS
 from bot.reconcile.plan import Plan
+from bot.reconcile.schedule import is_write
 from bot.timestamps import utc_stamp
 
 
@@ -102,7 +103,7 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
     spent = 0  # requests made
     batch = _batch(plan.actions, later) if isinstance(port, LabelBatcher) else {}
     for index, action in enumerate(plan.actions):
-        if (isinstance(action, PullRequestAction) and action.operation == "none") or batch.get(index) == []:
+        if not is_write(action) or batch.get(index) == []:
             continue
         native = action.kind in NATIVE_KINDS
         if (

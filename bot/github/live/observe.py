@@ -70,6 +70,7 @@ from bot.github.live.query import (
 from bot.github.markers import DASHBOARD_MARKER, markers_in
 from bot.github.observed import (
     PULL_FILES_LISTED,
+    BranchHead,
     Comment,
     DefaultBranch,
     Issue,
@@ -562,6 +563,7 @@ class Reader:
             commandless=self.commandless,
             reactions=tuple(self.found.reactions),
             pulls=self._with_leases(self._pulls(branch)),
+            branches={self.scope.branch: BranchHead(oid=branch.head, ours=branch.head_is_ours)} if branch.head else {},
             default_branch=DefaultBranch(oid=branch.tip, files=tip_files),
             branch_files=self._branch_files(repo),
         )
