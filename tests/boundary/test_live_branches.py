@@ -115,19 +115,26 @@ def test_a_pr_branch_a_person_pushed_to_is_left_alone(live: Live) -> None:
     assert not [w for w in live.writes() if "/git/" in w or "/pulls" in w]
 
 
-def test_a_pr_branch_moved_between_read_and_write_is_not_force_moved(live: Live) -> None:
-    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
-    assert live.run()[0] == 0
-    live.sandbox.add_comment(900, 8324, "alice", "/perf review metal-resident-decode by 2026-09-04", at=LATER)
+def pushed_just_before_the_ref_moves(live: Live) -> list[str]:
+    """A person pushes to perfbot's branch just before the run's `updateRefs` reaches GitHub: the
+    list gets the commit they pushed then."""
     original = live.double.handle
     moved: list[str] = []
 
-    def push_just_before_the_move(request: Any) -> Any:
+    def push_first(request: Any) -> Any:
         if request.path == "/graphql" and b"updateRefs" in request.body and not moved:
             moved.append(live.double.push("perfbot/update", {"notes.md": "mine\n"}))
         return original(request)
 
-    live.double.handle = push_just_before_the_move  # type: ignore[method-assign]
+    live.double.handle = push_first  # type: ignore[method-assign]
+    return moved
+
+
+def test_a_pr_branch_moved_between_read_and_write_is_not_force_moved(live: Live) -> None:
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    live.sandbox.add_comment(900, 8324, "alice", "/perf review metal-resident-decode by 2026-09-04", at=LATER)
+    moved = pushed_just_before_the_ref_moves(live)
     before = live.double.tip("perfbot/update")
     assert before is not None
     status, _, err = live.run()
@@ -223,15 +230,7 @@ def test_a_left_over_branch_a_person_pushed_to_is_not_deleted(live: Live) -> Non
 
 def test_a_branch_pushed_to_between_read_and_delete_is_kept(live: Live) -> None:
     deleting_branches(live)
-    original = live.double.handle
-    moved: list[str] = []
-
-    def push_just_before_the_delete(request: Any) -> Any:
-        if request.path == "/graphql" and b"updateRefs" in request.body and not moved:
-            moved.append(live.double.push("perfbot/update", {"notes.md": "mine\n"}))
-        return original(request)
-
-    live.double.handle = push_just_before_the_delete  # type: ignore[method-assign]
+    moved = pushed_just_before_the_ref_moves(live)
     before = live.double.tip("perfbot/update")
     assert before is not None
     status, _, err = live.run()
