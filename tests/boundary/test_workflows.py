@@ -97,6 +97,7 @@ def test_the_action_passes_inputs_through_env_only() -> None:
         "pull-request-reviewers",
         "pull-request-team-reviewers",
         "pull-request-draft",
+        "pull-request-delete-branch",
         "python-version",
     }
     reconcile = next(step for step in steps(action) if step.get("id") == "reconcile")
