@@ -36,17 +36,26 @@ def generate(templates: dict[str, str]) -> str:
     return "[\n" + ",\n".join([json.dumps(compiled_stamp(OPTIONS, FILTERS)), *entries]) + "\n]\n"
 
 
+def _name(line: str) -> str:
+    """The template a line of the file is for (the first line, the stamp, is jinja2's and the options')."""
+    try:
+        found = json.loads(line.rstrip(","))
+    except ValueError:
+        return "the file's shape"
+    return str(found[0]) if isinstance(found, list) and found else "the jinja2 version or options"
+
+
 def main(argv: list[str]) -> int:
-    """Write the file, or with `--check` say whether it is fresh (exit 1 and a diff when not)."""
+    """Write the file, or with `--check` say whether it is fresh (exit 1 naming the stale templates)."""
     fresh = Generated(NAME, COMPILED, generate(shipped_templates()))
     if "--check" not in argv:
         fresh.write()
         sys.stdout.write(f"wrote {NAME}\n")
         return 0
-    diff = fresh.diff()
-    if diff:
-        sys.stdout.write(diff[:20_000])
-        sys.stderr.write(f"{NAME} is stale: run python -m bot.compiled_templates\n")
+    if fresh.committed() != fresh.text:
+        stale = sorted(set(fresh.committed().splitlines()) ^ set(fresh.text.splitlines()))
+        names = sorted({_name(line) for line in stale})
+        sys.stderr.write(f"{NAME} is stale ({', '.join(names)}): run python -m bot.compiled_templates\n")
         return 1
     sys.stdout.write(f"{NAME} is up to date\n")
     return 0

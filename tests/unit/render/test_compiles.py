@@ -8,6 +8,7 @@ import builtins
 import io
 import os
 from collections import Counter
+from pathlib import Path
 
 import jinja2
 import pytest
@@ -117,3 +118,15 @@ def test_deciding_reads_and_writes_no_file_even_with_nothing_compiled_yet(
     assert opened == []
     assert compiles == Counter()  # the shipped code, read while gathering, loaded into memory
     assert decide(gather.inputs(settings, observed, NOW)) == plan
+
+
+def test_a_stale_file_fails_the_check_naming_the_templates_to_compile_again(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    stale = tmp_path / "compiled_templates.json"
+    text = render.COMPILED.read_text(encoding="utf-8")
+    entry = next(line for line in text.splitlines() if line.startswith('["plan.txt.j2"'))
+    stale.write_text(text.replace(entry, entry.replace("perfbot plan at", "perfbot plan on", 1)), encoding="utf-8")
+    monkeypatch.setattr(compiled_templates, "COMPILED", stale)
+    assert compiled_templates.main(["--check"]) == 1
+    assert "is stale (plan.txt.j2): run python -m bot.compiled_templates" in capsys.readouterr().err
