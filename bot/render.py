@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import traceback
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from jinja2 import BaseLoader, Environment, StrictUndefined, TemplateError, TemplateNotFound, TemplateSyntaxError
+from jinja2 import (
+    BaseLoader,
+    Environment,
+    StrictUndefined,
+    TemplateError,
+    TemplateNotFound,
+    TemplateSyntaxError,
+    pass_context,
+)
+from jinja2.runtime import Context
 
 from bot.config import SHIPPED_TEMPLATES, PageText
 from bot.errors import BotError, input_error
@@ -75,17 +85,34 @@ def _shipped_templates() -> dict[str, str]:
     return read_templates(SHIPPED_TEMPLATES, "perfbot's own templates are missing: reinstall perfbot")
 
 
+# The name under which a narrowed renderer (`Renderer.narrowed`) tells the text filters its width.
+_WIDTH = "_perfbot_width"
+
+
+def _narrowing(text_filter: Callable[..., str]) -> Callable[..., str]:
+    """`text_filter`, cutting a text from outside to the render's width first, when it has one."""
+
+    @pass_context
+    def narrowed(context: Context, value: object, *args: Any) -> str:
+        width = context.get(_WIDTH)
+        if isinstance(width, int) and isinstance(value, str) and len(value) > width:
+            value = value[: max(1, width - 1)] + "…"
+        return text_filter(value, *args)
+
+    return narrowed
+
+
 # The filters templates use, by the name a template calls them by.
 FILTERS: dict[str, Callable[..., str]] = {
     "ticks": ticks,
     "issue_chain": issue_chain,
     "issue_list": issue_list,
     "dependency_cell": dependency_cell,
-    "neutral": neutral,
-    "line": line,
-    "code": code_span,
-    "cell": table_code,
-    "reason_cell": reason_cell,
+    "neutral": _narrowing(neutral),
+    "line": _narrowing(line),
+    "code": _narrowing(code_span),
+    "cell": _narrowing(table_code),
+    "reason_cell": _narrowing(reason_cell),
     "mermaid": mermaid_text,
     "dot": dot_text,
     "duration": duration,
@@ -133,6 +160,15 @@ class Renderer:
         if key not in _ENVIRONMENTS:
             _ENVIRONMENTS[key] = environment(_Loader(templates))
         self._env = _ENVIRONMENTS[key]
+        self._width: int | None = None
+
+    def narrowed(self, width: int) -> Renderer:
+        """This renderer with every text from outside that a template writes through a text filter
+        (`neutral`, `line`, `code`, `cell`, `reason_cell`) cut to `width` characters: how a list
+        under a size limit shortens an oversized item instead of leaving it, and all after it, out."""
+        other = copy.copy(self)
+        other._width = width
+        return other
 
     @classmethod
     def from_directory(cls, directory: Path) -> Renderer:
@@ -148,6 +184,8 @@ class Renderer:
     def render(self, name: str, **context: Any) -> str:
         """The template rendered; a template that does not compile or render is an input error
         naming its file and line (a repository's own templates are input like the snapshot)."""
+        if self._width is not None:
+            context[_WIDTH] = self._width
         try:
             return self._env.get_template(name).render(**context)
         except TemplateSyntaxError as exc:
