@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import traceback
@@ -10,8 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from jinja2 import BaseLoader, Environment, StrictUndefined, TemplateError, TemplateNotFound, TemplateSyntaxError
+from jinja2 import (
+    BaseLoader,
+    Environment,
+    StrictUndefined,
+    TemplateError,
+    TemplateNotFound,
+    TemplateSyntaxError,
+    pass_context,
+)
 from jinja2.bccache import Bucket, BytecodeCache
+from jinja2.runtime import Context
 
 from bot.config import SHIPPED_TEMPLATES, PageText
 from bot.errors import BotError, input_error
@@ -78,17 +88,34 @@ def shipped_templates() -> dict[str, str]:
     return read_templates(SHIPPED_TEMPLATES, "perfbot's own templates are missing: reinstall perfbot")
 
 
+# The name under which a narrowed renderer (`Renderer.narrowed`) tells the text filters its width.
+_WIDTH = "_perfbot_width"
+
+
+def _narrowing(text_filter: Callable[..., str]) -> Callable[..., str]:
+    """`text_filter`, cutting a text from outside to the render's width first, when it has one."""
+
+    @pass_context
+    def narrowed(context: Context, value: object, *args: Any) -> str:
+        width = context.get(_WIDTH)
+        if isinstance(width, int) and isinstance(value, str) and len(value) > width:
+            value = value[: max(1, width - 1)] + "…"
+        return text_filter(value, *args)
+
+    return narrowed
+
+
 # The filters templates use, by the name a template calls them by.
 FILTERS: dict[str, Callable[..., str]] = {
     "ticks": ticks,
     "issue_chain": issue_chain,
     "issue_list": issue_list,
     "dependency_cell": dependency_cell,
-    "neutral": neutral,
-    "line": line,
-    "code": code_span,
-    "cell": table_code,
-    "reason_cell": reason_cell,
+    "neutral": _narrowing(neutral),
+    "line": _narrowing(line),
+    "code": _narrowing(code_span),
+    "cell": _narrowing(table_code),
+    "reason_cell": _narrowing(reason_cell),
     "mermaid": mermaid_text,
     "dot": dot_text,
     "duration": duration,
@@ -117,9 +144,11 @@ def environment(loader: BaseLoader, code: BytecodeCache | None = None) -> Enviro
 
 def compiled_stamp(options: dict[str, Any], filters: dict[str, Callable[..., str]]) -> str:
     """What jinja2's generated code depends on besides the source: its version, the options, and
-    the filters' names (a filter jinja2 cannot find is compiled into code that raises)."""
+    each filter's name and what jinja2 passes it first (a filter jinja2 cannot find is compiled
+    into code that raises; one marked `pass_context` is compiled into a call that passes the context)."""
     shown = sorted((name, getattr(value, "__name__", repr(value))) for name, value in options.items())
-    return f"jinja2 {jinja2.__version__} {shown} filters {sorted(filters)}"
+    passed = sorted((name, str(getattr(value, "jinja_pass_arg", None))) for name, value in filters.items())
+    return f"jinja2 {jinja2.__version__} {shown} filters {passed}"
 
 
 @functools.cache
@@ -193,6 +222,15 @@ class Renderer:
         if key not in _ENVIRONMENTS:
             _ENVIRONMENTS[key] = environment(_Loader(templates), shipped_code())
         self._env = _ENVIRONMENTS[key]
+        self._width: int | None = None
+
+    def narrowed(self, width: int) -> Renderer:
+        """This renderer with every text from outside that a template writes through a text filter
+        (`neutral`, `line`, `code`, `cell`, `reason_cell`) cut to `width` characters: how a list
+        under a size limit shortens an oversized item instead of leaving it, and all after it, out."""
+        other = copy.copy(self)
+        other._width = width
+        return other
 
     @classmethod
     def from_directory(cls, directory: Path) -> Renderer:
@@ -208,6 +246,8 @@ class Renderer:
     def render(self, name: str, **context: Any) -> str:
         """The template rendered; a template that does not compile or render is an input error
         naming its file and line (a repository's own templates are input like the snapshot)."""
+        if self._width is not None:
+            context[_WIDTH] = self._width
         try:
             return self._env.get_template(name).render(**context)
         except TemplateSyntaxError as exc:

@@ -157,9 +157,9 @@ def _reply(done: Handled, voice: Voice) -> CommentAction:
     records += [Record(comment, number, "refused", text) for number, text, _ in errors]
     markers = [(REPLY_TOPIC, str(comment.id)), *((DECISION_TOPIC, r.encode()) for r in records)]
 
-    def render(shown: int) -> str:
+    def render(shown: int, renderer: Renderer = voice.renderer) -> str:
         """The reply showing its first `shown` lines (answers, then malformed lines); all are recorded."""
-        return voice.renderer.render(
+        return renderer.render(
             TOPICS["command-reply"].template,
             header=header(*markers),
             author=comment.user,

@@ -35,7 +35,15 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def _without_lone_surrogates(text: str) -> str:
     """JSON can carry a lone UTF-16 surrogate; it cannot be encoded, so it becomes U+FFFD."""
-    return _LONE_SURROGATE.sub("\ufffd", text)
+    # Only text that UTF-8 cannot encode holds one: that test runs at memory speed, where the
+    # pattern's scan cost a tenth of a second per run on 150 comments of 64 KiB.
+    if text.isascii():
+        return text
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
 
 
 class Issue(Tolerant):

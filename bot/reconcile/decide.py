@@ -34,6 +34,7 @@ from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.reconcile.plan import Plan
 from bot.reconcile.schedule import schedule
 from bot.reconcile.view import changed_graph, evidence_for, explainer
+from bot.render import Renderer
 from bot.snapshot import store_save
 from bot.snapshot.model import Snapshot, WorkState
 from bot.snapshot.validation import unrouted_reviews, validate
@@ -341,9 +342,9 @@ def _pull_body(
     changes, applied, records = story.changes, story.applied, story.records
     graph = changed_graph(inputs, derivations)
 
-    def render(shown: int) -> str:
+    def render(shown: int, renderer: Renderer = inputs.renderer) -> str:
         """The body listing the first `shown` changes and commands; the snapshot's diff has them all."""
-        return inputs.renderer.render(
+        return renderer.render(
             "pr_body.md.j2",
             changes=changes[:shown],
             commands=applied[:shown],

@@ -130,3 +130,15 @@ def test_a_stale_file_fails_the_check_naming_the_templates_to_compile_again(
     monkeypatch.setattr(compiled_templates, "COMPILED", stale)
     assert compiled_templates.main(["--check"]) == 1
     assert "is stale (plan.txt.j2): run python -m bot.compiled_templates" in capsys.readouterr().err
+
+
+def test_the_stamp_changes_with_what_jinja2_passes_a_filter() -> None:
+    """A filter marked `pass_context` is compiled into a call that passes the context: code
+    compiled before it was marked must not be used after."""
+
+    def plain(value: object) -> str:
+        return str(value)
+
+    assert render.compiled_stamp(render.OPTIONS, {"f": plain}) != render.compiled_stamp(
+        render.OPTIONS, {"f": jinja2.pass_context(plain)}
+    )
