@@ -208,6 +208,13 @@ class PullRequestSettings(Strict):
         default=(), description="Team slugs (of the repository's organisation) whose review is requested likewise."
     )
     draft: StrictBool = Field(default=False, description="Opens the PR as a draft.")
+    # create-pull-request's `delete-branch`; GitHub's own `delete_branch_on_merge` setting of the
+    # repository deletes it at the merge instead, and then perfbot finds nothing to delete.
+    delete_branch: StrictBool = Field(
+        default=False,
+        description="Deletes the PR branch once no PR of it is open (merged or closed, by a person or perfbot) and "
+        "perfbot made its head commit: the run that closes the PR, or the first run after a merge, deletes it.",
+    )
 
     @field_validator("branch")
     @classmethod

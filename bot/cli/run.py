@@ -67,8 +67,8 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
         shown = _shown(plan, inputs.renderer, args)  # before any write: a plan that cannot be shown wrote nothing
         writes = not args.dry_run and not plan.refusal
         report = executor.apply(plan, github, args.max_writes) if writes else None
-        if report is not None and args.follow_up and executor.wanted(report, started_by):
-            _ask_follow_up(github, report)
+        if report is not None and args.follow_up and executor.wanted(report, started_by, args.max_writes):
+            _ask_follow_up(github, report, started_by, args.max_writes)
         refused = tuple(report.refused) if report is not None else ()
         decided = plan
         merged = report.merge if report is not None else None
@@ -114,8 +114,9 @@ def _with_pull_request_flags(settings: Settings, args: argparse.Namespace) -> Se
         for name in PULL_REQUEST_LISTS
         if (value := getattr(args, f"pull_request_{name}")) is not None
     }
-    if args.pull_request_draft is not None:
-        given["draft"] = args.pull_request_draft == "true"
+    for flag in ("draft", "delete_branch"):
+        if (value := getattr(args, f"pull_request_{flag}")) is not None:
+            given[flag] = value == "true"
     if not given:
         return settings
     current = settings.config.pull_request
@@ -128,14 +129,14 @@ def _with_pull_request_flags(settings: Settings, args: argparse.Namespace) -> Se
     return settings.model_copy(update={"config": config})
 
 
-def _ask_follow_up(github: GitHubPort, report: executor.Report) -> None:
+def _ask_follow_up(github: GitHubPort, report: executor.Report, started_by: FollowUp | None, budget: int) -> None:
     """Dispatch the follow-up run (`bot/reconcile/executor.py`); one that cannot be sent is a
     warning: the writes are left for the next run of the schedule."""
     if not isinstance(github, LeaseDispatcher):
         return
     pace = github.pace() if isinstance(github, PacedWriter) else None
     try:
-        github.dispatch(FOLLOW_UP, executor.payload(report, pace))
+        github.dispatch(FOLLOW_UP, executor.payload(report, pace, started_by, budget))
     except GitHubError as error:
         print(f"warning: no follow-up run was asked for: {error}", file=sys.stderr)
         return

@@ -178,9 +178,9 @@ def _reply(done: Handled, voice: Voice) -> CommentAction | EditCommentAction:
     ]
     refused = bool(errors or done.whole or any(line.verdict == "refused" for line in done.lines))
 
-    def render(shown: int) -> str:
+    def render(shown: int, renderer: Renderer = voice.renderer) -> str:
         """The reply showing its first `shown` lines (answers, then malformed lines); all are recorded."""
-        return voice.renderer.render(
+        return renderer.render(
             TOPICS["command-reply"].template,
             header=header(*markers),
             author=comment.user,

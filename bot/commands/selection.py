@@ -139,7 +139,9 @@ def _too_big(comment: Comment, parsed: Parsed, limits: CommandSettings) -> str:
         return "this comment holds more HTML, or HTML nested deeper, before its last command line than perfbot reads"
     if len(parsed.commands) + len(parsed.errors) > limits.max_commands_per_comment:
         return f"this comment has more than {limits.max_commands_per_comment} commands"
+    # Every line is recorded, a malformed one as refused: all of them must leave the reply room to speak.
     records = [Record(comment, c.line, "accepted", c.text).encode() for c in parsed.commands]
+    records += [Record(comment, e.line, "refused", e.text).encode() for e in parsed.errors]
     if sum(len(marker(DECISION_TOPIC, r)) for r in records) > limits.max_body_chars // 2:
         return "this comment's commands are too long to answer and record in one reply"
     return ""

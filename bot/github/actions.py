@@ -162,6 +162,9 @@ class PullRequestAction(Frozen):
     reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     team_reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     draft: bool = Field(default=False, exclude_if=lambda value: not value)
+    # `pull_request.delete_branch`: the branch's head commit (perfbot's) when the branch is deleted
+    # after this action, no PR of it being open then; deleted only while it still points there.
+    delete_head: str | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class IgnoredRecord(Frozen):

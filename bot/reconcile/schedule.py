@@ -59,7 +59,7 @@ def tier(action: Action) -> int:
 
 
 def is_write(action: Action) -> bool:
-    return not (isinstance(action, PullRequestAction) and action.operation == "none")
+    return not (isinstance(action, PullRequestAction) and action.operation == "none" and action.delete_head is None)
 
 
 def schedule(actions: list[Action], budget: int | None) -> tuple[list[Action], list[Deferral]]:

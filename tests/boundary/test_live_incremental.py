@@ -220,7 +220,7 @@ def test_a_crash_after_write_k_then_a_run_with_the_cache_equals_one_clean_run(
     [
         lambda text: text[: len(text) // 2],
         lambda text: "\xff" + text,
-        lambda text: text.replace('"format":1', '"format":2'),
+        lambda text: text.replace(f'"format":{cache.FORMAT}', f'"format":{cache.FORMAT + 1}'),
         lambda text: text.replace('"repository":"anthony-chaudhary/fak"', '"repository":"someone/else"'),
         lambda text: text.replace('"bot_login":"perfbot[bot]"', '"bot_login":"github-actions[bot]"'),
         lambda text: text.replace('"watermark":"2026-', '"watermark":"2025-'),
