@@ -73,6 +73,9 @@ class Packet(Row):
     program: str = ""
     lane: str = ""
     owner: str = ""
+    # Its issue has an assignee (a claim this run made counts): a ready row then names who, and
+    # tells nobody else to claim it.
+    claimed: bool = False
 
 
 class LeaseLine(Row):
@@ -246,6 +249,8 @@ def content(
             program=packet.program_id,
             lane=packet.lane,
             owner=d.derived_owner,
+            # Without a lease or a PR a derived owner is the assignees, or the unassigned wording.
+            claimed=d.derived_owner != config.owner.unassigned,
         )
 
     by_state: dict[str, list[Derivation]] = {}
