@@ -702,10 +702,10 @@ def found_or_none(session: Session, what: str, request: Callable[[], Response[T]
 # (writes stay a second apart, `traffic.py`) and the hour's share is used as early as GitHub lets it.
 #
 # One run waits at most `RUN_SECONDS` for the pace: when the next write would need longer, the run
-# leaves the rest to a follow-up (`bot/reconcile/follow_up.py`), whose dispatch carries `sent` and
-# the time the next write may go (`next_at`); the workflow waits for that time before the
-# follow-up's writer job starts, outside the writer's concurrency group, so people's runs are not
-# held behind it.
+# leaves the rest to a follow-up (the "Follow-up runs" section of `bot/reconcile/executor.py`),
+# whose dispatch carries `sent` and the time the next write may go (`next_at`); the workflow waits
+# for that time before the follow-up's writer job starts, outside the writer's concurrency group,
+# so people's runs are not held behind it.
 
 # GitHub's figures ("About secondary rate limits").
 PER_MINUTE = 80
