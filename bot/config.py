@@ -256,6 +256,14 @@ class CommandSettings(Strict):
     max_comment_chars: StrictInt = Field(
         default=65536, gt=0, description="Longer comments are answered but none of their commands are read."
     )
+    edit_days: StrictInt = Field(
+        default=7,
+        gt=0,
+        le=365,
+        description="Days after a command comment is posted during which its author's edit of it is decided again, "
+        "while nothing in it was accepted (a refused, malformed or mistyped command); until then it holds "
+        "`commands_settled_through` before it.",
+    )
     max_argument_chars: StrictInt = Field(default=1000, gt=0, description="Longest argument of one command.")
     max_commands_per_comment: StrictInt = Field(
         default=20, gt=0, description="Commands read from one comment; more is refused as a whole."

@@ -42,13 +42,20 @@ from bot.untrusted import log_safe, log_safe_json
 EXIT_OK = 0
 
 
+def _commented(trigger: Trigger | None) -> frozenset[int]:
+    """The issue of the comment that started the run (created or edited): read whatever the cache says."""
+    if trigger is None or trigger.event != "issue_comment" or trigger.issue is None:
+        return frozenset()
+    return frozenset({trigger.issue})
+
+
 def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
     settings = _with_pull_request_flags(settings, args)
     event = _event(args, context)  # every input is read and checked before anything is decided
     trigger, started_by = event if event is not None else (None, None)
     local = gather.snapshot(settings)
-    scope = gather.read_scope(settings, local, args.leases)._replace(cache=args.cache)
+    scope = gather.read_scope(settings, local, args.leases)._replace(cache=args.cache, fresh=_commented(trigger))
     sent = started_by.sent if started_by is not None else ()
     with open_port(context, args.offline, now, scope, sent) as github:
         inputs = gather.inputs(settings, github.observe(), now, args.leases, local, max_writes=args.max_writes)

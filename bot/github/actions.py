@@ -74,7 +74,8 @@ TOPICS: dict[Topic, TopicSpec] = {
         "the answer to a comment with something to read (a refusal with its reason and 😕, a malformed line, a"
         " `why` or `help` answer, a `drop`'s list), one line per command; its author is @-mentioned only for a"
         " refusal. A comment whose commands were all accepted gets 🚀 alone (`commands.replies: all`: a reply"
-        " to every command comment)",
+        " to every command comment). Edited in place when its author edits a comment nothing of which was"
+        " accepted, which is decided again",
         "reply",
     ),
     "command-lapsed": TopicSpec(

@@ -52,7 +52,7 @@ HELD = (
 def decide(inputs: Inputs) -> Plan:
     config, observed = inputs.config, inputs.observed
     base = inputs.snapshot.model
-    processed = pipeline.process(base, observed, config, inputs.renderer, explainer(inputs))
+    processed = pipeline.process(base, observed, config, inputs.renderer, explainer(inputs), inputs.now)
     snapshot = processed.snapshot
     evidence = evidence_for(inputs.readback, observed, config, processed.assignees)
     derivations = derive_all(snapshot, evidence)

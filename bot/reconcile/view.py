@@ -112,7 +112,7 @@ def render_explanation(inputs: Inputs, found: Explanation, pending: Mapping[str,
 
 def view(inputs: Inputs) -> View:
     processed = pipeline.process(
-        inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs)
+        inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs), inputs.now
     )
     evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, processed.assignees)
     merged = derive_all(inputs.snapshot.model, evidence)
@@ -132,7 +132,7 @@ def dashboard_preview(inputs: Inputs, proposal: PullRequestAction, changes: Sequ
     whether or not the dashboard is on; `proposal` is the run's regeneration PR action and
     `changes` its diff."""
     processed = pipeline.process(
-        inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs)
+        inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs), inputs.now
     )
     evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, processed.assignees)
     merged = derive_all(inputs.snapshot.model, evidence)

@@ -275,10 +275,16 @@ def test_a_comment_by_a_bot_starts_no_job(perfbot: dict[str, Any]) -> None:
         assert started_jobs(perfbot, "issue_comment", with_comment(event, "/perf help", bot)) == []
 
 
-def test_edited_and_deleted_comments_start_no_job(perfbot: dict[str, Any]) -> None:
-    others = [e for e in examples()["issue_comment"] if e["action"] != "created"]
-    assert others
-    for event in others:
+def test_an_edited_command_starts_both_jobs_and_a_deleted_one_none(perfbot: dict[str, Any]) -> None:
+    """An edit of a command comment is decided again when nothing in it was accepted (issue #45)."""
+    edited = [e for e in examples()["issue_comment"] if e["action"] == "edited"]
+    deleted = [e for e in examples()["issue_comment"] if e["action"] == "deleted"]
+    assert edited
+    for event in edited:
+        assert started_jobs(perfbot, "issue_comment", with_comment(event, "/perf help")) == ["validate", "reconcile"]
+        assert started_jobs(perfbot, "issue_comment", with_comment(event, "thanks")) == []
+        assert started_jobs(perfbot, "issue_comment", with_comment(event, "/perf help", a_bot())) == []
+    for event in deleted:
         assert started_jobs(perfbot, "issue_comment", with_comment(event, "/perf help")) == []
 
 

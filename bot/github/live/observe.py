@@ -533,6 +533,7 @@ class Reader:
 
     def observe(self) -> tuple[Observed, BranchState]:
         usable = {n for n, entry in self.cached.issues.items() if not entry.stale} if self.cached else set()
+        usable -= self.scope.fresh
         self.since = self.cached.watermark - cache.MARGIN if self.cached else None
         groups = batches(set(self.scope.issues) - usable) or [[]]
         dates = len(self.session.traffic.graphql_dates)
