@@ -699,7 +699,7 @@ def found_or_none(session: Session, what: str, request: Callable[[], Response[T]
 # `HOUR_SHARE`: 20 below GitHub's 500, left for the runs that answer people while a long chain
 # of follow-ups adopts a large repository, and for the dispatch that asks for the next run. The
 # windows slide, the strictest reading of "per minute" and "per hour", so a burst is sent at once
-# (writes stay a second apart, `traffic.py`) and the hour's share is used as early as GitHub lets it.
+# (writes stay a second apart, `Traffic` above) and the hour's share is used as early as GitHub lets it.
 #
 # One run waits at most `RUN_SECONDS` for the pace: when the next write would need longer, the run
 # leaves the rest to a follow-up (the "Follow-up runs" section of `bot/reconcile/executor.py`),
