@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from operator import attrgetter
 from typing import Any, cast
 
 from bot.snapshot.cells import table_cells
@@ -17,6 +18,7 @@ from bot.snapshot.model import Snapshot
 from bot.snapshot.upstream_rules import UPSTREAM_CHECKS, blank
 
 ISSUE_REF = re.compile(r"#(\d+)")
+_LEDGER_KEY = attrgetter("comment_id", "line")  # `LedgerEntry.key`, read in C
 
 
 def validate(snapshot: Snapshot, clean: Snapshot | None = None) -> list[Finding]:
@@ -147,9 +149,8 @@ def _records(s: Snapshot) -> Iterator[Finding]:
                 ("retired_constraints", i, "id"), f'retired constraint "{r.id}" is duplicate or still current'
             )
         retired.add(r.id)
-    keys = [(entry.comment_id, entry.line) for entry in s.ledger]
-    if len(set(keys)) == len(keys):
-        return  # the usual case, told in one pass: validated after each command, the ledger only grows
+    if len(set(map(_LEDGER_KEY, s.ledger))) == len(s.ledger):
+        return  # the usual case, told in one pass (in C): validated after each command, the ledger only grows
     applied: set[tuple[int, int]] = set()
     for i, entry in enumerate(s.ledger):
         if entry.key in applied:
