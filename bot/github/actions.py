@@ -161,14 +161,31 @@ class PullRequestAction(Frozen):
     reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     team_reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     draft: bool = Field(default=False, exclude_if=lambda value: not value)
+    # The head of the branch the plan was decided on: the branch moves, and the PR is written, only
+    # while it is still there (another run that wrote since decided on more). None: not checked.
+    expected_head: str | None = Field(default=None, exclude=True)
+    # The records of quiet answers (`commands.records`), kept in the message of the commit too, where
+    # no edit of the PR's body reaches them (in the plan, they are in the body's header already).
+    records: tuple[str, ...] = Field(default=(), exclude=True)
+
+    def commit_message(self, message: str) -> str:
+        """`message`, with a trailer per record after a blank line."""
+        if not self.records:
+            return message
+        return message.rstrip("\n") + "\n\n" + "".join(f"{RECORD_TRAILER}: {r}\n" for r in self.records)
+
+
+# The git trailer that carries a record of a quiet answer in the message of perfbot's commit.
+RECORD_TRAILER = "Perfbot-Decision"
 
 
 class IgnoredRecord(Frozen):
     """A record or marker perfbot did not count, as someone other than perfbot may have written it:
-    where it was (`pull-body`: the regeneration PR's body; `comment`: one of perfbot's comments),
+    where it was (`pull-body`: the regeneration PR's body; `commit`: the message of perfbot's commit on
+    its branch; `comment`: one of perfbot's comments),
     the comment it names or is, and why."""
 
-    where: Literal["pull-body", "comment"]
+    where: Literal["pull-body", "commit", "comment"]
     comment_id: int
     reason: str
 

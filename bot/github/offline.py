@@ -68,7 +68,7 @@ from bot.github.actions import (
 )
 from bot.github.branch_file import BranchFile
 from bot.github.markers import markers_in
-from bot.github.observed import Observed
+from bot.github.observed import NO_BRANCH, Observed
 from bot.github.port import GitHubError, NativeRefused
 from bot.json_input import JsonProblem, loads, parse_object
 from bot.timestamps import utc_stamp
@@ -491,6 +491,13 @@ class OfflineGitHub(OfflineNativeWrites):
             ),
             None,
         )
+        head = NO_BRANCH if existing is None else existing.get("head_sha") or f"pull-{existing['number']}"
+        if action.expected_head is not None and action.expected_head != head:
+            # As live: a run decided on an older branch would write over what a later run recorded.
+            raise GitHubError(
+                f"branch {action.branch} moved while perfbot ran; nothing was moved, and the next run starts over "
+                "from there"
+            )
         if action.operation == "create" and existing is not None:
             # GitHub refuses a second PR from the same head; like create-pull-request, update it.
             action = action.model_copy(update={"operation": "update", "number": existing["number"]})
@@ -523,6 +530,8 @@ class OfflineGitHub(OfflineNativeWrites):
                     # again (no `editor` at all already says that nobody but perfbot edited it).
                     pull["editor"] = self.observed.bot_login
                 pull.update(title=action.title, body=action.body, files=action.files, head_sha=self._pull_head)
+                if not same:  # the new commit's message keeps the records of quiet answers
+                    pull["message"] = action.commit_message(action.title)
             elif action.operation == "close":
                 pull["state"] = "closed"
             changed.append(("pulls", index))

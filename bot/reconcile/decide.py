@@ -80,6 +80,11 @@ def decide(inputs: Inputs) -> Plan:
         snapshot_changes(base, following, derivations), processed.applied, native.proposals, answers.pull_records
     )
     proposal = pull_request(inputs, derivations, files, story, leases, refused)
+    if proposal.operation != "none":
+        # Written only while the branch is where this run read it; the commit keeps the records too.
+        records = tuple(r.encode() for r in story.records)
+        head = observed.head_of(config.pull_request.branch)
+        proposal = proposal.model_copy(update={"expected_head": head, "records": records})
     forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
     actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
     board = dashboard.planned(
