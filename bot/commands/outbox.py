@@ -193,6 +193,7 @@ def _lapsed_notice(comment: Comment, line: Line, voice: Voice) -> CommentAction:
                 reason=line.reason,
                 # A snapshot command is left out of the update; an answer's assignment is not made.
                 snapshot_command=line.command is not None and changes_snapshot(line.command.verb),
+                unpermitted=line.unpermitted,
             ),
             voice.limit,
             voice.renderer,

@@ -300,11 +300,9 @@ def _answered_at_end(handled: list[Handled], final: replay.Working, explain: Exp
     ]
 
 
-def unanswered(observed: Observed, floor: int, config: BotConfig) -> list[Comment]:
-    """The comments this run answers for the first time, in the order it answers them.
-
-    Their authors are the only people whose permission a run needs to know."""
-    recalled = recall(observed, floor, config)
+def unanswered(observed: Observed, floor: int, config: BotConfig, recalled: Recall | None = None) -> list[Comment]:
+    """The comments this run answers for the first time, in the order it answers them."""
+    recalled = recalled or recall(observed, floor, config)
     work = selection.take(
         observed.comments,
         recalled.records,
@@ -315,6 +313,25 @@ def unanswered(observed: Observed, floor: int, config: BotConfig) -> list[Commen
         frozenset(observed.commandless),
     )
     return [item.comment for item in work.queue if isinstance(item, selection.Fresh)]
+
+
+def authors_to_check(observed: Observed, floor: int, config: BotConfig) -> frozenset[str]:
+    """Whose permission a run needs to know: the authors of the comments it answers for the first
+    time, and those of the recorded changes it replays (checked again: `replay.permission_lost`)."""
+    recalled = recall(observed, floor, config)
+    replayed = {
+        r.comment.user
+        for cid, found in recalled.records.items()
+        if cid > floor
+        for r in found
+        if r.verdict == "accepted" and _changes(r, config)
+    }
+    return frozenset({c.user for c in unanswered(observed, floor, config, recalled)} | replayed)
+
+
+def _changes(record: Record, config: BotConfig) -> bool:
+    command = selection.recalled_command(record, config.commands)
+    return command is not None and changes_snapshot(command.verb)
 
 
 def settled_through(

@@ -79,7 +79,8 @@ TOPICS: dict[Topic, TopicSpec] = {
     ),
     "command-lapsed": TopicSpec(
         "comments/command-lapsed.md.j2",
-        "when an applied command no longer applies to the default branch's snapshot, so the PR leaves it out",
+        "when an applied command no longer applies to the default branch's snapshot, or its author no longer "
+        "has the permission it needs, so the PR leaves it out",
         "reply",
     ),
     "native-links": TopicSpec(
@@ -152,6 +153,9 @@ class PullRequestAction(Frozen):
     # The open PR's branch carries commits perfbot did not make: perfbot leaves the PR as it is, and
     # the surfaces say what a person does next (merge or close it, or take the commits off).
     held: bool = Field(default=False, exclude_if=lambda value: not value)
+    # Why the branch starts again from the default branch's tip, leaving commits behind (people's,
+    # after their PR was merged or closed); "" when nothing is left behind.
+    restarted: str = Field(default="", exclude_if=lambda value: not value)
     # Open PRs from forks whose branch has perfbot's branch name: not perfbot's, so left alone.
     forks: tuple[int, ...] = Field(default=(), exclude_if=lambda value: not value)
     # `auto` (`pull_request.merge`): once written, the PR is merged, or set to merge itself.

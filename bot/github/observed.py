@@ -278,6 +278,23 @@ class Observed(Tolerant):
         newest = max(mine, key=lambda p: p.number, default=None)
         return None if newest is None else OwnCommit(oid=newest.head_sha or "", message=newest.message)
 
+    def left_behind(self, branch: str) -> str:
+        """Why perfbot's next commit on `branch`, made on the default branch's tip, leaves commits
+        behind: no PR is open from the branch and its head is not perfbot's ("" when it is, or
+        when there is no branch). Those commits stay in the PR they were pushed to."""
+        if self.open_pull(branch) is not None:
+            return ""
+        if self.branch_head is not None:
+            own = self.own_commit.oid if self.own_commit is not None else None
+            if self.branch_head in (NO_BRANCH, own):
+                return ""
+            return f"its head {self.branch_head[:12]} is a commit perfbot did not make, and no PR is open from it"
+        mine = [p for p in self.pulls if p.head == branch and not self.from_fork(p)]
+        newest = max(mine, key=lambda p: p.number, default=None)
+        if newest is None or not newest.foreign_commits:
+            return ""
+        return f"it holds commits perfbot did not make, and its PR #{newest.number} was {newest.state}"
+
     def issues_by_number(self) -> dict[int, Issue]:
         return {i.number: i for i in self.issues}
 

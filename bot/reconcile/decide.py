@@ -83,8 +83,11 @@ def decide(inputs: Inputs) -> Plan:
     if proposal.operation != "none":
         # Written only while the branch is where this run read it; the commit keeps the records too.
         records = tuple(r.encode() for r in story.records)
-        head = observed.head_of(config.pull_request.branch)
+        branch = config.pull_request.branch
+        head = observed.head_of(branch)
         proposal = proposal.model_copy(update={"expected_head": head, "records": records})
+        if proposal.operation == "create" and (why := observed.left_behind(branch)):
+            proposal = proposal.model_copy(update={"restarted": why})
     forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
     actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
     board = dashboard.planned(

@@ -66,8 +66,16 @@ def test_a_branch_a_person_pushed_to_starts_again_from_the_tip_once_its_pr_is_me
         live.double.close_pull(first)
     live.sandbox.add_comment(900, 8324, "alice", REVIEW, at=LATER)  # posted meanwhile
 
+    status, printed, err = live.run("--dry-run")
+    assert status == 0, err
+    assert (
+        f"the branch starts again from the default branch's tip: its head {pushed[:12]} is a commit perfbot" in printed
+    )
     plan = live.plan()
     assert pull(plan)["operation"] == "create"
+    assert pull(plan)["restarted"] == (
+        f"its head {pushed[:12]} is a commit perfbot did not make, and no PR is open from it"
+    )
     head = live.double.tip(BRANCH)
     assert head is not None
     assert head != pushed
@@ -83,6 +91,12 @@ def test_a_branch_a_person_pushed_to_starts_again_from_the_tip_once_its_pr_is_me
     # Settled: a run with nothing new writes nothing and still exits 0.
     live.plan()
     assert live.writes() == []
+    # Closed again with only perfbot's commit on the branch: a new PR, and nothing is left behind.
+    live.double.close_pull(second)
+    live.sandbox.add_comment(990, 8324, "alice", "/perf review metal-resident-decode by 2026-09-06", at=LATER)
+    plan = live.plan()
+    assert pull(plan)["operation"] == "create"
+    assert "restarted" not in pull(plan)
 
 
 def test_a_pr_whose_head_branch_a_person_deleted_and_pushed_again_does_not_wedge(live: Live) -> None:

@@ -359,8 +359,10 @@ def test_foreign_commits_bring_back_the_reply_and_the_command_survives(
     repo.reconcile(capsys, "--now", NOW)
     (reply,) = bot_replies(repo)
     assert "command-reply 201" in reply
+    (number,) = [p["number"] for p in repo.state()["pulls"] if p["state"] == "open"]
     set_pulls(repo, state="closed")  # the person's PR is closed unmerged
-    repo.reconcile(capsys, "--now", NOW)
+    plan = repo.reconcile(capsys, "--now", NOW)
+    assert pull(plan)["restarted"] == f"it holds commits perfbot did not make, and its PR #{number} was closed"
     snapshot = proposed(repo)
     assert in_ledger(snapshot, 101) == 1
     assert in_ledger(snapshot, 201) == 1
@@ -695,3 +697,59 @@ def test_an_assignees_block_then_her_replied_unclaim_survive_a_crash_after_any_w
         },
     ]
     crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2), backend("offline"))
+
+
+# --- permission lowered before the merge -------------------------------------------------------
+
+
+def lapsed_notices(repo: Repo) -> list[str]:
+    return [
+        c["body"] for c in repo.state()["comments"] if c["user"] == "perfbot[bot]" and "perfbot:lapsed " in c["body"]
+    ]
+
+
+@pytest.mark.parametrize("replies", ["errors", "all"])
+@pytest.mark.parametrize("lowered_to", ["read", "none"])
+def test_a_recorded_change_is_not_replayed_once_its_authors_permission_is_lowered(
+    repo: Repo, capsys: pytest.CaptureFixture[str], replies: str, lowered_to: str
+) -> None:
+    if replies == "all":
+        repo.reply_to_all()
+    repo.add_comment(101, 8325, "alice", COMPLETE)
+    repo.add_comment(102, 8324, "maya", REVIEW, at="2026-08-27T10:05:00Z")
+    repo.reconcile(capsys, "--now", NOW)
+    assert in_ledger(proposed(repo), 101) == 1
+    permissions = {"mallory": "read", "maya": "maintain"} | ({"alice": lowered_to} if lowered_to != "none" else {})
+    state = repo.state()
+    state["permissions"] = permissions
+    repo.write_state(state)
+    plan = repo.reconcile(capsys, "--now", NOW)
+    (line,) = [c for c in plan["commands"] if c["comment_id"] == 101]
+    assert line["decision"] == "lapsed"
+    assert f"alice now has {lowered_to} permission" in line["reason"]
+    assert in_ledger(proposed(repo), 101) == 0
+    assert in_ledger(proposed(repo), 102) == 1  # maya's stays
+    (notice,) = lapsed_notices(repo)
+    assert f"alice now has {lowered_to} permission, and `complete` needs write" in notice
+    # Said once, and settled: given write again, the command does not come back unasked.
+    state = repo.state()
+    state["permissions"] = permissions | {"alice": "write"}
+    repo.write_state(state)
+    repo.reconcile(capsys, "--now", NOW)
+    assert in_ledger(proposed(repo), 101) == 0
+    assert len(lapsed_notices(repo)) == 1
+
+
+def test_an_assignees_recorded_block_stays_when_she_is_unassigned(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reader's change made as the packet's assignee rests on the assignment, not on a permission:
+    it is not checked again when the assignment goes."""
+    repo.set_issue(9497, assignees=["mallory"])
+    repo.add_comment(101, 9497, "mallory", BLOCK)
+    repo.reconcile(capsys, "--now", NOW)
+    assert in_ledger(proposed(repo), 101) == 1
+    repo.set_issue(9497, assignees=[])
+    repo.reconcile(capsys, "--now", NOW)
+    assert in_ledger(proposed(repo), 101) == 1
+    assert lapsed_notices(repo) == []
