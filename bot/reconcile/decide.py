@@ -291,6 +291,18 @@ def pull_request(
     return proposal.model_copy(update={"operation": "update", "number": existing.number, "title": existing.title})
 
 
+def _fitting(records: Sequence[Record], room: int) -> str:
+    """The markers of the first records that fit in `room` characters, one a line."""
+    lines: list[str] = []
+    for record in records:
+        line = record.marker() + "\n"
+        if len(line) > room:
+            break
+        room -= len(line)
+        lines.append(line)
+    return "".join(lines)
+
+
 def people_part(body: str) -> str:
     """What people wrote in the PR's body below perfbot's part: kept as they wrote it ("" when the
     body has no end of perfbot's part, as a body an earlier version of perfbot wrote)."""
@@ -326,10 +338,11 @@ def _pull_body(
             proposals=story.proposals,
         )
 
-    top = "".join(record.marker() + "\n" for record in records)
-    # Records carried from runs under a larger `max_body_chars` may leave less than nothing; people's
-    # text below perfbot's part is theirs, and the whole stays under GitHub's limit.
+    # People's text below perfbot's part is theirs, and the whole stays under GitHub's limit.
     room = min(inputs.config.commands.max_body_chars, GITHUB_BODY_LIMIT - kept) - len(PULL_BODY_END) - 2
+    # Records carried from runs under a larger `max_body_chars` may not fit: the body holds those
+    # that do, in half of it, and the commit's trailers hold every one (`pipeline` reads both).
+    top = _fitting(records, room // 2)
     most, limit = max(len(changes), len(applied)), max(0, room - len(top))
     body = render(most)
     if len(body) > limit:
