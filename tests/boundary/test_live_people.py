@@ -217,3 +217,31 @@ def test_a_commit_that_names_perfbot_as_its_author_is_a_persons_and_its_records_
     assert 777 not in [c["comment_id"] for c in plan["commands"]]
     assert "comment_id: 777" not in pull(plan)["files"]["config/snapshot.yaml"]
     assert "comment_id: 101" in pull(plan)["files"]["config/snapshot.yaml"]
+
+
+@pytest.mark.parametrize("branch_then", ["deleted", "pushed again by a person"])
+def test_a_quiet_command_survives_its_closed_pr_losing_its_branch_and_its_comment_edited(
+    live: Live, branch_then: str
+) -> None:
+    """GitHub keeps a closed PR's commits when its branch is deleted: perfbot's own commit there
+    still records the command answered with 🚀 alone."""
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    (first,) = open_numbers(live)
+    live.double.close_pull(first)
+    live.double.world.git.refs.pop(BRANCH)
+    live.double.world.git_changed()
+    live.double.world.save()
+    if branch_then == "pushed again by a person":
+        live.double.push(BRANCH, {"notes.md": "mine\n"})
+    state = live.sandbox.state()
+    for comment in state["comments"]:
+        if comment["id"] == 101:
+            comment.update(body=COMPLETE + " (typo fixed)", edited=True)
+    live.sandbox.write_state(state)
+    plan = live.plan()
+    assert pull(plan)["operation"] == "create"
+    assert pull(plan)["files"]["config/snapshot.yaml"].count("comment_id: 101\n") == 1
+    assert [c["decision"] for c in plan["commands"] if c["comment_id"] == 101] == ["replayed"]
+    assert reactions_on(live, 101) == ["rocket"]
+    assert not [c for c in live.sandbox.state()["comments"] if "perfbot:command-reply" in c["body"]]

@@ -40,6 +40,7 @@ from bot.github.live.client import Session, blob_text, failure, found_or_none, p
 from bot.github.live.query import (
     CLOSED_ALIAS,
     DASHBOARD_ALIAS,
+    ENDED_ALIAS,
     FIRST_QUERY_REQUESTS,
     ISSUES_PER_QUERY,
     LINK_FIELDS,
@@ -214,7 +215,24 @@ def made_by(commit: dict[str, Any] | None, bot_login: str) -> bool:
 
 def own_commit(head: dict[str, Any], bot_login: str) -> OwnCommit | None:
     """perfbot's newest commit among the first of the branch's history, with its message."""
-    for node in (head.get("history") or {}).get("nodes") or []:
+    return _first_own((head.get("history") or {}).get("nodes") or [], bot_login)
+
+
+def own_commit_of_ended(page: dict[str, Any] | None, bot_login: str) -> OwnCommit | None:
+    """perfbot's newest commit in the newest merged or closed PR from its branch that has one: the
+    branch may be deleted, or started again by a person, while the PR keeps its commits."""
+    for pull in reversed((page or {}).get("nodes") or []):
+        if not pull or pull.get("isCrossRepository"):
+            continue
+        commits = [n.get("commit") for n in reversed((pull.get("commits") or {}).get("nodes") or []) if n]
+        found = _first_own(commits, bot_login)
+        if found is not None:
+            return found
+    return None
+
+
+def _first_own(commits: list[dict[str, Any] | None], bot_login: str) -> OwnCommit | None:
+    for node in commits:
         if node and made_by(node, bot_login):
             return OwnCommit(oid=str(node["oid"]), message=str(node.get("message") or ""))
     return None
@@ -614,6 +632,8 @@ class Reader:
             branch.head, branch.head_is_ours = str(head["oid"]), made_by(head, self.bot_login)
             branch.head_files = self._files(repo, "head")
             branch.own = own_commit(head, self.bot_login)
+        if branch.own is None:
+            branch.own = own_commit_of_ended(repo.get(ENDED_ALIAS), self.bot_login)
         self._read_pulls(repo.get(PULLS_ALIAS), branch)
         self._issues(repo)
         return repo, branch, tip_files

@@ -198,6 +198,20 @@ def _pulls(after: bool) -> str:
     )
 
 
+ENDED_ALIAS = "endedPulls"
+# The newest merged or closed PRs from `$branch` read for perfbot's own commit when its branch is
+# gone or none of its last commits is perfbot's: a PR keeps its commits after its branch is deleted.
+ENDED_PULLS = 5
+
+
+def _ended_pulls() -> str:
+    return (
+        f"    {ENDED_ALIAS}: pullRequests(headRefName: $branch, states: [CLOSED, MERGED], last: {ENDED_PULLS}) {{\n"
+        f"      nodes {{ isCrossRepository commits(last: {OWN_COMMIT_DEPTH}) {{ nodes {{ commit {{ oid message "
+        "...CommitAuthor } } } }\n    }"
+    )
+
+
 def pulls_query() -> str:
     """The next page of open PRs from `$branch` (only when the first page held forks' PRs alone)."""
     document = f"""query MorePulls($owner: String!, $name: String!, $branch: String!, $after: String!) {{
@@ -295,6 +309,7 @@ def first_query(
       }}
     }}
 {_pulls(after=False)}
+{_ended_pulls()}
 {state_labels}{dashboards}{pull_selection() if pull_leases else ""}{updated}{_issues(numbers, native)}
   }}
 }}"""
