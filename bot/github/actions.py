@@ -132,6 +132,10 @@ class ReactAction(Frozen):
     issue: int
     comment_id: int
     content: ReactionContent
+    # Take perfbot's own reaction back: the 👀 of a comment answered quietly after all (a run under
+    # `replies: all` stopped after it, and the config says `errors` since), which would say for ever
+    # that its answer is still to come.
+    remove: bool = Field(default=False, exclude_if=lambda value: not value)
 
 
 class AssignAction(Frozen):

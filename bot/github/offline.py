@@ -434,6 +434,11 @@ class OfflineGitHub(OfflineNativeWrites):
     def react(self, action: ReactAction) -> None:
         record = {"comment_id": action.comment_id, "user": self.observed.bot_login, "content": action.content}
         reactions = self._list("reactions")
+        if action.remove:
+            if record in reactions:
+                reactions.remove(record)
+                self._save(("reactions",))
+            return
         if record not in reactions:
             reactions.append(record)
             self._save(self._last("reactions"))

@@ -53,7 +53,7 @@ def tier(action: Action) -> int:
         # use a command (an assignee's `block`) before the record of it is written.
         return NUDGES
     if isinstance(action, ReactAction):
-        return ANSWERS if action.content == "eyes" else NUDGES
+        return ANSWERS if action.content == "eyes" and not action.remove else NUDGES
     if isinstance(action, CommentAction) and action.topic in REPLY_TOPICS:
         return ANSWERS
     return NUDGES  # the other reactions, the nudges and the dashboard's writes (`DASHBOARD_KINDS`)

@@ -86,6 +86,9 @@ from bot.github.observed import NO_BRANCH, Comment
 from bot.github.port import GitHubError, NativeRefused
 from bot.untrusted import neutral
 
+# Pages of a comment's reactions of one content read to find perfbot's own (100 to a page).
+REACTION_PAGES = 10
+
 
 class IssueWrites:
     """The live adapter's writes on issues and comments, over its session. Each first marks its
@@ -163,12 +166,38 @@ class IssueWrites:
         self.keeper.touch_for(action)
         session = self.session
         conn = session.conn
+        if action.remove:
+            self._take_back(action)
+            return
         try:
             session.github.rest.reactions.create_for_issue_comment(
                 conn.owner, conn.name, action.comment_id, content=action.content
             )
         except GitHubException as exc:
             raise failure(exc, f"reacting {action.content} to comment {action.comment_id}", session) from exc
+
+    def _take_back(self, action: ReactAction) -> None:
+        """perfbot's own reaction off the comment: found by its content and its user in the
+        comment's reactions (REST names each reaction's id), then deleted by that id. One already
+        gone is nothing to do, as a repeated reaction is."""
+        session, conn = self.session, self.session.conn
+        reactions = session.github.rest.reactions
+        what = f"taking back {action.content} on comment {action.comment_id}"
+        try:
+            for page in range(1, REACTION_PAGES + 1):
+                found = parsed(
+                    reactions.list_for_issue_comment(
+                        conn.owner, conn.name, action.comment_id, content=action.content, per_page=100, page=page
+                    )
+                )
+                mine = next((r.id for r in found if r.user is not None and r.user.login == self.bot_login), None)
+                if mine is not None:
+                    reactions.delete_for_issue_comment(conn.owner, conn.name, action.comment_id, mine)
+                    return
+                if len(found) < 100:
+                    return
+        except GitHubException as exc:
+            raise failure(exc, what, session) from exc
 
     def assign(self, action: AssignAction) -> None:
         self.keeper.touch_for(action)
