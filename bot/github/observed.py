@@ -252,9 +252,9 @@ class Observed(Tolerant):
 
     branch_head: str | None = Field(
         default=None,
-        description="The commit at the head of perfbot's branch as the run read it (forty zeros: no branch); "
-        "unset offline, where the open PR's `head_sha` says it.",
-        exclude_if=lambda head: head is None,
+        description="The commit at the head of perfbot's branch as a live run read it (forty zeros: no branch); "
+        "not read from a state file, where the open PR's `head_sha` says it.",
+        exclude=True,
     )
     own_commit: OwnCommit | None = Field(
         default=None,

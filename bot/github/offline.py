@@ -277,7 +277,8 @@ class OfflineGitHub(OfflineNativeWrites):
             text = branch_file_text(raw, where)
             if text is not None:
                 found.setdefault(where.branch, {})[where.path] = text
-        github = cls(raw, observed.model_copy(update={"branch_files": found}), now, path)
+        # The branch's head offline is the open PR's `head_sha`, which this adapter's writes compare.
+        github = cls(raw, observed.model_copy(update={"branch_files": found, "branch_head": None}), now, path)
         github._saved = before if stamp(path) == before else None  # `raw` is the file, unless it changed
         github._journal = (state_text, journalled) if journal else None
         return github
