@@ -79,15 +79,7 @@ def decide(inputs: Inputs) -> Plan:
     story = Story(
         snapshot_changes(base, following, derivations), processed.applied, native.proposals, answers.pull_records
     )
-    proposal = pull_request(inputs, derivations, files, story, leases, refused)
-    if proposal.operation != "none":
-        # Written only while the branch is where this run read it; the commit keeps the records too.
-        records = tuple(r.encode() for r in story.records)
-        branch = config.pull_request.branch
-        head = observed.head_of(branch)
-        proposal = proposal.model_copy(update={"expected_head": head, "records": records})
-        if proposal.operation == "create" and (why := observed.left_behind(branch)):
-            proposal = proposal.model_copy(update={"restarted": why})
+    proposal = _on_branch(pull_request(inputs, derivations, files, story, leases, refused), inputs, story)
     forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
     actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
     board = dashboard.planned(
@@ -301,6 +293,19 @@ def _fitting(records: Sequence[Record], room: int) -> str:
         room -= len(line)
         lines.append(line)
     return "".join(lines)
+
+
+def _on_branch(proposal: PullRequestAction, inputs: Inputs, story: Story) -> PullRequestAction:
+    """The PR's write, made only while the branch is where this run read it, with the records its
+    commit keeps too, and why the branch starts again from the tip when that leaves commits behind."""
+    if proposal.operation == "none":
+        return proposal
+    observed, branch = inputs.observed, inputs.config.pull_request.branch
+    records = tuple(r.encode() for r in story.records)
+    proposal = proposal.model_copy(update={"expected_head": observed.head_of(branch), "records": records})
+    if proposal.operation == "create" and (why := observed.left_behind(branch)):
+        proposal = proposal.model_copy(update={"restarted": why})
+    return proposal
 
 
 def people_part(body: str) -> str:
