@@ -76,6 +76,20 @@ class Processed(NamedTuple):
     # Comments read this run and found to hold no command (a live run's cache remembers them).
     commandless: frozenset[int] = frozenset()
 
+    def this_run(self) -> tuple[tuple[int, int], ...]:
+        """(comment id, line) of each report this run decided or acted on: every line of a comment
+        decided now, and a replayed line only when it is told or assigned now (a lapsed notice, an
+        assignment finished); the rest were reported by the run that decided them."""
+        found: list[tuple[int, int]] = []
+        for done in self.handled:
+            cid = done.comment.id
+            if done.fresh:
+                found += [(cid, line.line) for line in done.lines] + [(cid, e.line) for e in done.errors]
+                found += [(cid, 0)] if done.whole else []
+            else:
+                found += [(cid, line.line) for line in done.lines if line.notice or line.assignment is not None]
+        return tuple(found)
+
     def answers(self, carrier: bool) -> Answers:
         """The outbox's actions, given whether this run's regeneration PR can carry records (it
         cannot when it is refused or has commits perfbot did not make): when it cannot, every

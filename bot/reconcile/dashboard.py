@@ -50,7 +50,7 @@ from bot.reconcile.changes import Change
 from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
 from bot.snapshot.model import Program, Snapshot, WorkPacket, WorkState
-from bot.snapshot.validation import review_issue
+from bot.snapshot.validation import review_issue, unrouted_reviews
 from bot.timestamps import parse_timestamp, utc_stamp
 
 WAITING_STATES: tuple[WorkState, ...] = (
@@ -101,6 +101,9 @@ class Blocker(Row):
     issue: int | None = None
     state: str = ""
     lease: LeaseLine | None = None
+    # The state the regeneration PR gives the packet waited on when it merges ("" when it changes
+    # none): a dependency the PR completes is shown as pending there, not as work still to do.
+    becomes: str = ""
 
 
 class WaitGroup(Row):
@@ -155,6 +158,8 @@ class Content(Row):
     waiting: tuple[WaitGroup, ...]
     complete: tuple[Packet, ...]
     reviews: tuple[DueReview, ...]
+    # Constraints whose review nudge has nowhere to go, due or not.
+    unrouted: tuple[str, ...] = ()
     # Waiting for merge: each packet whose merged state the PR changes (a ready one is listed here
     # instead of under *ready*), each command it carries, each recorded state it brings up to date
     # with the evidence, and how many other changes its body lists.
@@ -255,9 +260,10 @@ def content(
         prefix=config.commands.prefix,
         ready=tuple(row(d) for d in by_state.get("ready", []) if d.id not in pending),
         running=running,
-        waiting=_grouped([d for d in merged if d.derived_state in WAITING_STATES], row, packets, states, leases),
+        waiting=_grouped(merged, row, packets, (states, pending), leases),
         complete=tuple(row(d) for d in by_state.get("complete", [])),
         reviews=_reviews(snapshot, now, config.commands.review_days),
+        unrouted=unrouted_reviews(snapshot),
         pending=tuple(Pending(packet=row(d), becomes=pending[d.id]) for d in merged if d.id in pending),
         commands=tuple(
             PendingCommand(comment_id=c.id, issue=c.issue, user=c.user, effect=effect) for c, effect in applied
@@ -287,15 +293,16 @@ def _recorded(
 
 
 def _grouped(
-    waiting: Sequence[Derivation],
+    merged: Sequence[Derivation],
     row: Callable[[Derivation], Packet],
     packets: Mapping[str, WorkPacket],
-    states: Mapping[str, str],
+    states: tuple[Mapping[str, str], Mapping[str, WorkState]],
     leases: Mapping[str, LeaseLine],
 ) -> tuple[WaitGroup, ...]:
-    """Waiting packets grouped by the exact set of things each waits on, first seen first."""
+    """The waiting packets of `merged` grouped by the exact set of things each waits on, first seen
+    first; `states` holds each packet's merged state and the state the PR gives it when it merges."""
     groups: dict[tuple[Blocker, ...], list[Packet]] = {}
-    for d in waiting:
+    for d in (d for d in merged if d.derived_state in WAITING_STATES):
         key = tuple(dict.fromkeys(b for r in d.reasons if (b := _blocker(r, d, packets, states, leases)) is not None))
         groups.setdefault(key or (Blocker(kind="other"),), []).append(row(d))
     return tuple(WaitGroup(blockers=key, packets=tuple(members)) for key, members in groups.items())
@@ -305,7 +312,7 @@ def _blocker(
     reason: Reason,
     d: Derivation,
     packets: Mapping[str, WorkPacket],
-    states: Mapping[str, str],
+    states: tuple[Mapping[str, str], Mapping[str, WorkState]],
     leases: Mapping[str, LeaseLine],
 ) -> Blocker | None:
     """What one reason of a waiting packet names it waiting on (None: a reason that blocks nothing)."""
@@ -318,8 +325,9 @@ def _blocker(
             kind="dependency" if kind == "dependency-open" else "blocker-lease",
             text=reason.subject,
             issue=issue,
-            state=states.get(reason.subject, ""),
+            state=states[0].get(reason.subject, ""),
             lease=lease,
+            becomes=states[1].get(reason.subject, ""),
         )
     if kind in ("lease-overlap", "pull-overlap"):
         return Blocker(kind="lease", text=reason.subject, lease=leases.get(reason.subject))

@@ -36,8 +36,8 @@ from bot.reconcile.schedule import schedule
 from bot.reconcile.view import changed_graph, evidence_for, explainer
 from bot.snapshot import store_save
 from bot.snapshot.model import Snapshot, WorkState
-from bot.snapshot.validation import validate
-from bot.timestamps import utc_stamp
+from bot.snapshot.validation import unrouted_reviews, validate
+from bot.timestamps import parse_timestamp, utc_stamp
 
 # The end of perfbot's part of the PR's body: what people write below it is kept.
 PULL_BODY_END = "<!-- perfbot:pr-body-end: text below this line is kept by perfbot -->"
@@ -58,9 +58,7 @@ def decide(inputs: Inputs) -> Plan:
     # Every surface shows the merged state: the default branch's snapshot with the live leases and
     # issues (the assignments this run makes included: they are written now, not proposed).
     merged = derive_all(base, evidence)
-    following = _compacted(
-        base, _count_state_changes(base, next_snapshot(snapshot, derivations)), processed.settled_through
-    )
+    following = _following(base, snapshot, derivations, processed.settled_through)
     # Labels and links show the merged state too: what the PR would change shows there once it merges.
     native = plan_native(base, next_snapshot(base, merged), merged, observed, config, inputs.renderer)
     following, native.proposals, skipped = proposed(base, following, native.proposals)
@@ -91,6 +89,7 @@ def decide(inputs: Inputs) -> Plan:
         now=inputs.now.isoformat(),
         decided_on=inputs.decided_on,
         commands=tuple(processed.reports),
+        this_run=processed.this_run(),
         commandless=tuple(sorted(processed.commandless)),
         actions=tuple(ordered),
         deferred=tuple(deferred),
@@ -99,6 +98,7 @@ def decide(inputs: Inputs) -> Plan:
         proposals=tuple(native.proposals),
         packets=tuple(derivations),
         overdue=tuple(overdue),
+        unrouted_reviews=unrouted_reviews(snapshot),
         leases=leases,
         merged=tuple(merged),
         pending=_pending(merged, derivations),
@@ -221,6 +221,30 @@ def _compacted(base: Snapshot, following: Snapshot, settled_through: int) -> Sna
             "commands_settled_through": settled_through,
         }
     )
+
+
+def _following(base: Snapshot, working: Snapshot, derivations: list[Derivation], settled_through: int) -> Snapshot:
+    """The snapshot the PR proposes: the working one with the evidence written in, each moved state
+    counted as an episode, settled ledger entries compacted, and `as_of` dated."""
+    counted = _count_state_changes(base, next_snapshot(working, derivations))
+    return dated(base, _compacted(base, counted, settled_through))
+
+
+def dated(base: Snapshot, following: Snapshot) -> Snapshot:
+    """`as_of` moved to the latest date the change carries: the comment of each command it newly
+    records, each constraint's `observed_at` it sets. Never past a current constraint's `review_by`
+    (the snapshot's own rule: a constraint overdue is reviewed before `as_of` passes it), never back."""
+    if following == base:
+        return following
+    recorded = {entry.key for entry in base.ledger}
+    stamps = (parse_timestamp(e.at) for e in following.ledger if e.key not in recorded)
+    dates = [stamp.astimezone(dt.UTC).date() for stamp in stamps if stamp is not None]
+    before = {c.id: c.observed_at for c in base.constraints}
+    dates += [c.observed_at for c in following.constraints if before.get(c.id) != c.observed_at]
+    ceiling = min((c.review_by for c in following.constraints), default=None)
+    latest = max(dates, default=base.as_of)
+    moved = min(latest, ceiling) if ceiling is not None else latest
+    return following.model_copy(update={"as_of": moved}) if moved > base.as_of else following
 
 
 def _count_state_changes(base: Snapshot, following: Snapshot) -> Snapshot:

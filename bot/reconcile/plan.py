@@ -30,8 +30,13 @@ class Plan(Frozen):
     actions: tuple[Action, ...]
     packets: tuple[Derivation, ...]
     overdue: tuple[OverdueReview, ...] = ()
+    # Constraints whose review nudge has nowhere to go (no `review_issue`, no `#N` in the owner).
+    unrouted_reviews: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     leases: LeaseReport
     commands: tuple[dict[str, object], ...] = ()
+    # (comment id, line) of the commands this run decided or acted on; the job summary lists these
+    # alone (the others were listed by the run that decided them). Not in the JSON.
+    this_run: tuple[tuple[int, int], ...] = Field(default=(), exclude=True)
     # Requests made, by kind (`graphql`, `rest_read`, `rest_write`); set by a live run.
     api: dict[str, int] = Field(default_factory=dict)
     trigger: Trigger | None = None

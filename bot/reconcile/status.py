@@ -60,6 +60,8 @@ class Status(StatusRow):
     ready: tuple[ReadyPacket, ...]
     waiting_for_merge: tuple[WaitingForMerge, ...]
     overdue: tuple[OverdueReview, ...]
+    # Constraints whose review nudge has nowhere to go (absent when every one has a review issue).
+    unrouted_reviews: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     leases: tuple[LiveLease, ...]
     lease_file: str
     pull: OpenPull | None
@@ -110,6 +112,7 @@ def status(plan: Plan, readback: LeaseReadback, observed: Observed, config: BotC
             if d.id in plan.pending
         ),
         overdue=plan.overdue,
+        unrouted_reviews=plan.unrouted_reviews,
         leases=tuple(leases),
         lease_file=readback.file,
         pull=None

@@ -123,6 +123,8 @@ def job_summary(result: RunResult, renderer: Renderer, server_url: str = "https:
     status = next((s for a, s in rows if isinstance(a, PullRequestAction)), "")
     newest = newest_activity(result.readback)
     read_at = result.readback.readback_at
+    now_keys = set(plan.this_run)
+    this_run = [c for c in plan.commands if (int(str(c["comment_id"])), int(str(c["line"]))) in now_keys]
     return renderer.render(
         "job-summary.md.j2",
         plan=plan,
@@ -133,8 +135,9 @@ def job_summary(result: RunResult, renderer: Renderer, server_url: str = "https:
         reactions=_reactions(rows),
         commands=[
             (c, _comment_link(int(str(c["issue"])), int(str(c["comment_id"])), result.repository, server_url))
-            for c in plan.commands
+            for c in this_run
         ],
+        earlier=len(plan.commands) - len(this_run),
         run_at=utc_stamp(result.now),
         max_rows=MAX_ROWS,
         done=sum(1 for _, s in rows if s == "done"),

@@ -85,7 +85,8 @@ class Constraint(Named):
     envelope: StrictStr = Field(description="The envelope id the constraint is measured in, or `portfolio`.")
     driver: StrictStr = Field(description="Why the outcome is limited now.")
     authority_owner: StrictStr = Field(
-        description="Who owns it, free text; its first `#N` is the review issue unless `review_issue` is set."
+        description="Who owns it, free text; when `review_issue` is unset, its first `#N` is the review issue "
+        "(as snapshots written before `review_issue` have it)."
     )
     next_action: StrictStr = Field(description="The next step.")
     exit_when: StrictStr = Field(description="The checkable condition that retires the constraint.")
@@ -93,7 +94,10 @@ class Constraint(Named):
         default=(), description="Dependency-ready levers shown with the constraint; each must be a ready lever."
     )
     review_issue: StrictInt | None = Field(
-        default=None, description="Issue (> 0) for review nudges; default: the first `#N` of `authority_owner`."
+        default=None,
+        description="The issue (> 0) perfbot comments on when the constraint is past `review_by` (`perfbot init` "
+        "writes one). Unset: the first `#N` of `authority_owner`; with neither, the review nudge has nowhere to go, "
+        "and the plan and the dashboard list the constraint.",
     )
 
 

@@ -42,6 +42,11 @@ def review_issue(constraint_review_issue: int | None, authority_owner: str) -> i
     return int(match.group(1)) if match else None
 
 
+def unrouted_reviews(snapshot: Snapshot) -> tuple[str, ...]:
+    """The constraints whose review nudge has nowhere to go: no `review_issue`, no `#N` in the owner."""
+    return tuple(c.id for c in snapshot.constraints if review_issue(c.review_issue, c.authority_owner) is None)
+
+
 def _cycles(s: Snapshot) -> Iterator[Finding]:
     cycle = find_cycle({w.id: w.hard_dependency_ids for w in s.work_packets})
     if cycle:

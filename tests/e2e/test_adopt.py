@@ -84,7 +84,7 @@ def lint_tool(name: str) -> str:
 
 
 def reconcile_on_the_double(
-    repo: Path, capsys: pytest.CaptureFixture[str], pulls: list[dict[str, object]] | None = None
+    repo: Path, capsys: pytest.CaptureFixture[str], pulls: list[dict[str, object]] | None = None, now: str = ""
 ) -> dict[str, Any]:
     state = repo.parent / "state.json"
     issue = {"number": 1, "title": "First measurement", "state": "open"}
@@ -93,7 +93,7 @@ def reconcile_on_the_double(
     double = double_on(state, repo)
     with cli_over(double):
         status = main(
-            ["reconcile", "--config", str(repo / "config" / "perfbot.yaml"), "--json", "--now", NOW.isoformat()],
+            ["reconcile", "--config", str(repo / "config" / "perfbot.yaml"), "--json", "--now", now or NOW.isoformat()],
             environ=live_environ("example/adopter"),
         )
     out = capsys.readouterr().out
@@ -130,6 +130,24 @@ def test_init_fits_the_repository_and_everything_passes_on_it(
     audited = subprocess.run(audit, capture_output=True, text=True, check=False)
     assert audited.returncode == 0, audited.stdout + audited.stderr
     assert "No findings to report" in audited.stdout
+
+
+def test_the_review_nudge_of_what_init_writes_reaches_an_issue(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue #45: `init` writes where each constraint's review nudge goes, so the example
+    constraint, once past `review_by`, is nudged on its issue and nothing is listed as unrouted."""
+    repo = new_repo(tmp_path, "main", commit=True)
+    assert main(["init", "--dir", str(repo), "--action", ACTION]) == 0
+    capsys.readouterr()
+    snapshot = (repo / "config" / "snapshot.yaml").read_text(encoding="utf-8")
+    assert "    review_issue: 1\n" in snapshot
+    late = (dt.datetime.now(dt.UTC) + dt.timedelta(days=60)).isoformat()
+    plan = reconcile_on_the_double(repo, capsys, now=late)
+    assert "unrouted_reviews" not in plan
+    assert [(o["constraint"], o["issue"]) for o in plan["overdue"]] == [("example-startup-latency", 1)]
+    nudges = [a for a in plan["actions"] if a["kind"] == "comment" and a["topic"] == "review-overdue"]
+    assert [a["issue"] for a in nudges] == [1]
 
 
 def pull(number: int, user: str, paths: list[str], body: str = "") -> dict[str, object]:

@@ -293,3 +293,27 @@ def test_a_quiet_run_says_nothing_changes(
     assert "Every packet's state is the one the default branch records (17 packets)." in text
     assert "### What the PR changes\n\nNothing: the default branch's snapshot is the one this run decided.\n" in text
     assert "Pending in" not in text
+
+
+def test_the_commands_listed_are_the_ones_this_run_decided(
+    sandbox: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue #45: a run lists the commands it decided, not every earlier one still waiting in the PR."""
+    m1 = "mac.m1-streamed-q4k-no-copy"
+    sandbox.edit_state(permissions={"alice": "write"})
+    sandbox.add_comment(102, 8325, "alice", f"/perf complete {m1} result: accepted. receipt: #9482")
+    first = summarise(sandbox, tmp_path, monkeypatch, "--now", "2026-08-27T17:00:00Z")
+    commands = first[first.index("### Commands") : first.index("### Packets")]
+    assert f"/perf complete {m1}" in commands
+    assert "carried as" not in commands
+    sandbox.add_comment(103, 8324, "alice", "/perf review metal-resident-decode by 2026-09-04")
+    second = summarise(sandbox, tmp_path, monkeypatch, "--now", "2026-08-27T17:05:00Z")
+    commands = second[second.index("### Commands") : second.index("### Packets")]
+    assert "/perf review metal-resident-decode" in commands
+    assert f"/perf complete {m1}" not in commands
+    assert "1 command decided by earlier runs is carried as it was (the plan JSON's `commands` lists it)." in commands
+    third = summarise(sandbox, tmp_path, monkeypatch, "--now", "2026-08-27T17:10:00Z")
+    commands = third[third.index("### Commands") : third.index("### Packets")]
+    capsys.readouterr()
+    assert "No command was decided or acted on by this run." in commands
+    assert "2 commands decided by earlier runs are carried as they were" in commands

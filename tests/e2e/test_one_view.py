@@ -133,3 +133,23 @@ def _status(repo: Repo, capsys: pytest.CaptureFixture[str]) -> str:
     argv = ["status", "--json", "--config", str(repo.config), "--now", NOW, "--offline", str(repo.state_path)]
     assert main(argv) == 0
     return capsys.readouterr().out
+
+
+def test_a_wait_on_a_packet_the_pr_completes_is_marked_pending_in_the_pr(
+    either: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue #45: a packet waiting on M1, which a command in the PR completes, reads as waiting on a
+    completion pending in the PR (with its number), not on work still to do."""
+    dashboard_on(either)
+    either.edit_state(permissions={"alice": "write"})
+    either.add_comment(101, 8325, "alice", f"/perf complete {M1} result: kept. receipt: #9482")
+    either.reconcile(capsys, "--now", NOW)
+    waiting = section(board(either), "Waiting")
+    assert f"`{M1}` (#8325, `ready`; `complete` when the regeneration PR this run opens merges)" in waiting
+    either.reconcile(capsys, "--now", NOW)
+    number = open_pull(either)
+    waiting = section(board(either), "Waiting")
+    assert f"`{M1}` (#8325, `ready`; `complete` when #{number} merges)" in waiting
+    # M2 follows M1 when the PR merges; a dependency the PR does not change reads as before.
+    assert f"On `{M2}` (#9230, `waiting-dependency`; `ready` when #{number} merges):" in waiting
+    assert "On `mac.m3-q8-gdn-handoff` (#9216, `waiting-dependency`):" in waiting

@@ -75,3 +75,25 @@ def test_the_dashboards_lease_count_and_pending_commands_read_right(
     body = board(sandbox, capsys)
     assert f"- completed `{M1}` (receipt #9482): `alice` on #8325 (comment 101)" in body
     assert "`` " not in body
+
+
+def test_the_pages_as_of_moves_with_the_dates_of_what_merges(either: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two overdue constraints reviewed on 30 August: the page the PR proposes, and the one on the
+    default branch once it merges, say "As of" that day; a later command is held at the earliest
+    `review_by` still standing (1 September), never past it."""
+    either.edit_state(permissions={"alice": "write"})
+    for n, constraint in enumerate(("active-native-lane-collision", "metal-resident-decode")):
+        at = f"2026-08-30T0{n}:00:00Z"
+        either.add_comment(101 + n, 8324, "alice", f"/perf review {constraint} by 2026-09-20", at=at)
+    plan = either.reconcile(capsys, "--now", "2026-08-30T12:00:00Z")
+    (pull,) = [a for a in plan["actions"] if a["kind"] == "pull_request"]
+    assert "**As of:** 2026-08-30  \n" in pull["files"]["docs/current-constraints.md"]
+    assert "\nas_of: 2026-08-30\n" in pull["files"]["config/snapshot.yaml"]
+    either.merge(plan)
+    assert main(["render", "--config", str(either.config), "--check"]) == 0
+    capsys.readouterr()
+    assert "**As of:** 2026-08-30  \n" in (either.root / "docs" / "current-constraints.md").read_text(encoding="utf-8")
+    either.add_comment(103, 8324, "alice", "/perf review cuda-cold-decode by 2026-09-20", at="2026-09-05T00:00:00Z")
+    later = either.reconcile(capsys, "--now", "2026-09-05T12:00:00Z")
+    (pull,) = [a for a in later["actions"] if a["kind"] == "pull_request"]
+    assert "**As of:** 2026-09-01  \n" in pull["files"]["docs/current-constraints.md"]

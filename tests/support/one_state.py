@@ -49,6 +49,10 @@ READY_NUDGE = re.compile(r"work packet `([^`]+)` \(.*?\) is now \*\*ready\*\*")
 DASHBOARD_LINE = re.compile(r"^- #\d+ `([^`]+)`(?: `([a-z-]+)`)?(?: → `([a-z-]+)`)?")
 # A recorded state the regeneration PR brings up to date (issue #45): the merged state it shows already.
 RECORDED_LINE = re.compile(r"^- #\d+ `([^`]+)` recorded `([a-z-]+)` → `([a-z-]+)`$")
+# A packet waited on, in a *Waiting* group's "On …" line: its id, merged state, and what the PR makes it.
+WAITED_ON = re.compile(
+    r"`([^`]+)` \(#\d+, `([a-z-]+)`(?:; `([a-z-]+)` when (#\d+|the regeneration PR this run opens) merges)?\)"
+)
 # Words that tell a person to take a packet: never said of one a pending change moves away from ready.
 CLAIM = re.compile(r"claim[: ]")
 DASHBOARD_SECTIONS = {  # the first heading a line starts with names its section
@@ -164,6 +168,7 @@ def hold_every_surface_to_one_state(plan: dict[str, Any], seen: Seen, labels_set
             _hold_label(packet.issue, packet.id, seen)
     _hold_comments(plan, seen)
     _hold_pull_named(seen)
+    _hold_waited_on(seen)
     # `perfbot status`: its counts and its ready packets, less those a pending change takes away
     # from ready, which it lists as waiting for the merge.
     assert seen.status["counts"] == {s: list(seen.states.values()).count(s) for s in WORK_STATES}
@@ -195,6 +200,20 @@ def _hold_dashboard(packet_id: str, state: str, seen: Seen) -> None:
     for _, recorded, shown in (line for line in listed if line[0] == "recorded"):
         assert packet_id not in seen.pending, packet_id
         assert (shown, recorded != state) == (state, True), packet_id
+
+
+def _hold_waited_on(seen: Seen) -> None:
+    """A packet others wait on is named in its merged state, and as pending in the PR (named) when
+    the PR changes it: a wait on a completion the PR carries does not read as work still to do."""
+    waiting = seen.board.split("\n### Waiting\n", 1)[1].split("\n### ", 1)[0]
+    for line in (line for line in waiting.splitlines() if line.startswith("On ")):
+        for packet, state, becomes, pull in WAITED_ON.findall(line):
+            assert state == seen.states[packet], line
+            assert becomes == seen.pending.get(packet, ""), line
+            if becomes:
+                assert pull == (f"#{seen.pull}" if seen.pull is not None else "the regeneration PR this run opens"), (
+                    line
+                )
 
 
 def _hold_pull_named(seen: Seen) -> None:
