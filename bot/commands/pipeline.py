@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from bot.commands import outbox, replay, selection
 from bot.commands.effects import Explainer
@@ -173,13 +173,13 @@ def _in_pull(
         ignored += [IgnoredRecord(where="pull-body", comment_id=cid, reason=why) for cid in in_body]
         in_body = {}
     carried: dict[int, list[Record]] = {}
-    for where, found in (("pull-body", in_body), ("commit", in_commit)):
+    sources: tuple[tuple[Literal["pull-body", "commit"], dict[int, list[Record]]], ...] = (
+        ("pull-body", in_body),
+        ("commit", in_commit),
+    )
+    for where, found in sources:
         kept, unlike = _counted(found, observed, config, replied, rocketed)
-        ignored += [
-            IgnoredRecord(where=where, comment_id=cid, reason=why)  # type: ignore[arg-type]
-            for cid, why in unlike
-            if cid not in carried
-        ]
+        ignored += [IgnoredRecord(where=where, comment_id=cid, reason=why) for cid, why in unlike if cid not in carried]
         carried = {**kept, **carried}
     return carried, tuple(ignored)
 
