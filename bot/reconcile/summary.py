@@ -19,6 +19,7 @@ from bot.evidence.leases import LeaseReadback
 from bot.github.actions import Action, PullRequestAction, ReactAction
 from bot.reconcile.executor import Report
 from bot.reconcile.plan import Plan
+from bot.reconcile.schedule import is_write
 from bot.render import Renderer
 from bot.timestamps import duration, utc_stamp
 
@@ -44,7 +45,7 @@ def _rows(plan: Plan, report: Report | None) -> list[tuple[Action, str]]:
 
 
 def _idle(action: Action) -> bool:
-    return isinstance(action, PullRequestAction) and action.operation == "none"
+    return not is_write(action)
 
 
 def pull_request_number(plan: Plan, report: Report | None) -> int | None:

@@ -69,9 +69,17 @@ def explainer(inputs: Inputs) -> Explainer:
     # assignments, the pending states for each working snapshot (kept alive here, so its id is its own).
     merged_for: dict[tuple[tuple[int, tuple[str, ...]], ...], tuple[PacketEvidence, list[Derivation]]] = {}
     pending_for: dict[tuple[int, tuple[tuple[int, tuple[str, ...]], ...]], tuple[Snapshot, dict[str, WorkState]]] = {}
+    # And each answer, for the same packet of the same working snapshot (kept alive here too).
+    said: dict[tuple[int, str, tuple[tuple[int, tuple[str, ...]], ...]], tuple[Snapshot, str]] = {}
 
     def answer(working: Snapshot, packet_id: str, assignees: Mapping[int, tuple[str, ...]]) -> str:
         key = tuple(sorted(assignees.items()))
+        if (id(working), packet_id, key) not in said:
+            said[id(working), packet_id, key] = working, answer_anew(working, packet_id, key)
+        return said[id(working), packet_id, key][1]
+
+    def answer_anew(working: Snapshot, packet_id: str, key: tuple[tuple[int, tuple[str, ...]], ...]) -> str:
+        assignees = dict(key)
         if key not in merged_for:
             evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, assignees)
             merged_for[key] = evidence, derive_all(base, evidence)
@@ -104,7 +112,7 @@ def render_explanation(inputs: Inputs, found: Explanation, pending: Mapping[str,
 
 def view(inputs: Inputs) -> View:
     processed = pipeline.process(
-        inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs)
+        inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs), inputs.now
     )
     evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, processed.assignees)
     merged = derive_all(inputs.snapshot.model, evidence)
@@ -124,7 +132,7 @@ def dashboard_preview(inputs: Inputs, proposal: PullRequestAction, changes: Sequ
     whether or not the dashboard is on; `proposal` is the run's regeneration PR action and
     `changes` its diff."""
     processed = pipeline.process(
-        inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs)
+        inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs), inputs.now
     )
     evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, processed.assignees)
     merged = derive_all(inputs.snapshot.model, evidence)

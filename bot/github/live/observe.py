@@ -28,7 +28,7 @@ takes them from there.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +72,7 @@ from bot.github.markers import DASHBOARD_MARKER, markers_in
 from bot.github.observed import (
     NO_BRANCH,
     PULL_FILES_LISTED,
+    BranchHead,
     Comment,
     DefaultBranch,
     Issue,
@@ -271,6 +272,8 @@ class Collected:
     updated: dict[int, dt.datetime] = field(default_factory=dict)
     # (issue, link field) -> the cursor of its next page of links, while there is one.
     link_cursors: dict[tuple[int, str], str] = field(default_factory=dict)
+    # The comments restored from the cache: GitHub reports no change to their issue since.
+    restored: set[int] = field(default_factory=set)
 
     def node(self, node: dict[str, Any]) -> int | None:
         """Take an issue node (its first page of comments too); None when it was taken already
@@ -320,13 +323,14 @@ class Collected:
         number = entry.issue.number
         self.issues[number] = entry.issue
         self.comments += entry.comments
+        self.restored |= {c.id for c in entry.comments}
         self.reactions += entry.reactions
         self.label_events += entry.label_events
         self.children += [(number, child) for child in entry.sub_issues]
         self.updated[number] = entry.updated_at
 
     def entries(
-        self, commandless: tuple[int, ...] = (), unlisted: Sequence[Comment] = ()
+        self, commandless: Mapping[int, str] | None = None, unlisted: Sequence[Comment] = ()
     ) -> dict[int, CachedIssue] | None:
         """Each issue found as a cache entry, with the comments known to hold no command; None when
         one came without `updatedAt`."""
@@ -336,7 +340,7 @@ class Collected:
         for comment in self.comments:
             comments.setdefault(comment.issue, []).append(comment)
         on_issue = {c.id: c.issue for c in self.comments}
-        known = set(commandless)
+        known = commandless or {}
         reactions: dict[int, list[Reaction]] = {}
         for reaction in self.reactions:
             if reaction.comment_id in on_issue:
@@ -345,11 +349,11 @@ class Collected:
             n: CachedIssue(
                 issue=issue,
                 updated_at=self.updated[n],
-                comments=tuple(sorted(comments.get(n, ()), key=lambda c: c.id)),
+                comments=cache.without_text(sorted(comments.get(n, ()), key=lambda c: c.id), known),
                 reactions=tuple(reactions.get(n, ())),
                 label_events=tuple(e for e in self.label_events if e.issue == n),
                 sub_issues=tuple(child for parent, child in self.children if parent == n),
-                commandless=tuple(c.id for c in comments.get(n, ()) if c.id in known),
+                commandless={c.id: known[c.id] for c in comments.get(n, ()) if c.id in known},
                 written=tuple(c for c in unlisted if c.issue == n),
             )
             for n, issue in sorted(self.issues.items())
@@ -361,7 +365,7 @@ class Collected:
         bot_login: str,
         reads: str,
         watermark: dt.datetime | None,
-        commandless: tuple[int, ...] = (),
+        commandless: Mapping[int, str] | None = None,
         unlisted: Sequence[Comment] = (),
     ) -> ObservationCache | None:
         """The observation cache of what was found (with perfbot's comments no list showed yet);
@@ -559,13 +563,14 @@ class Reader:
         self.links_refused = ""
         self.forks: list[PullRequest] = []  # open PRs from forks' branches of perfbot's branch name
         self.since: dt.datetime | None = None
-        self.commandless: tuple[int, ...] = ()
+        self.commandless: dict[int, str] = {}
         self.unlisted: list[Comment] = []
         self.watermark: dt.datetime | None = None
         self.pull_reads = PullReads(session.conn.repository, dict(cached.pulls) if cached else {})
 
     def observe(self) -> tuple[Observed, BranchState]:
         usable = {n for n, entry in self.cached.issues.items() if not entry.stale} if self.cached else set()
+        usable -= self.scope.fresh
         self.since = self.cached.watermark - cache.MARGIN if self.cached else None
         groups = batches(set(self.scope.issues) - usable) or [[]]
         dates = len(self.session.traffic.graphql_dates)
@@ -596,9 +601,10 @@ class Reader:
             label_events=tuple(sorted(self.found.label_events, key=lambda e: (e.issue, e.created_at))),
             links_unavailable=self.links_refused,
             comments=tuple(sorted((*self.found.comments, *self.unlisted), key=lambda c: c.id)),
-            commandless=self.commandless,
+            commandless=tuple(sorted(self.commandless)),
             reactions=tuple(self.found.reactions),
             pulls=self._with_leases(self._pulls(branch)),
+            branches={self.scope.branch: BranchHead(oid=branch.head, ours=branch.head_is_ours)} if branch.head else {},
             default_branch=DefaultBranch(oid=branch.tip, files=tip_files),
             branch_head=branch.head or NO_BRANCH,
             own_commit=branch.own,
@@ -668,24 +674,19 @@ class Reader:
             return None
         return written.model_copy(update={"body": made.body or "", "edited": made.updated_at != made.created_at})
 
-    def _commandless(self) -> tuple[int, ...]:
+    def _commandless(self) -> dict[int, str]:
         """The comments the cache remembers holding no command whose text is still the one read
-        then (an edit, whatever GitHub's dates say, makes a comment read again)."""
+        then (an edit, whatever GitHub's dates say, makes a comment read again), with their
+        fingerprints. One restored from the cache is unchanged by definition: its text is not kept."""
         if self.cached is None:
-            return ()
-        remembered = {
-            comment.id: comment
-            for entry in self.cached.issues.values()
-            for comment in entry.comments
-            if comment.id in entry.commandless
+            return {}
+        remembered = {i: known for entry in self.cached.issues.values() for i, known in entry.commandless.items()}
+        restored = self.found.restored
+        return {
+            c.id: known
+            for c in self.found.comments
+            if (known := remembered.get(c.id)) is not None and (c.id in restored or cache.fingerprint(c) == known)
         }
-        return tuple(
-            sorted(
-                c.id
-                for c in self.found.comments
-                if (known := remembered.get(c.id)) is not None and (known.body, known.edited) == (c.body, c.edited)
-            )
-        )
 
     def _more_pulls(self, repo: dict[str, Any]) -> None:
         """The open PRs past the first page, then the pages of paths and closing references one did not hold."""
