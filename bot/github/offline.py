@@ -485,25 +485,7 @@ class OfflineGitHub(OfflineNativeWrites):
 
     def pull_request(self, action: PullRequestAction) -> int | None:
         pulls = self._list("pulls")
-        # Read as `Observed` reads them: a pull without `state` is open.
-        repository = str(self.raw.get("repository", self.observed.repository)).casefold()
-        existing = next(
-            (
-                p
-                for p in pulls
-                if p["head"] == action.branch
-                and p.get("state", "open") == "open"
-                and str(p.get("head_repository") or repository).casefold() == repository
-            ),
-            None,
-        )
-        head = NO_BRANCH if existing is None else existing.get("head_sha") or f"pull-{existing['number']}"
-        if action.expected_head is not None and action.expected_head != head:
-            # As live: a run decided on an older branch would write over what a later run recorded.
-            raise GitHubError(
-                f"branch {action.branch} moved while perfbot ran; nothing was moved, and the next run starts over "
-                "from there"
-            )
+        existing = self._open_pull(action)
         if action.operation == "create" and existing is not None:
             # GitHub refuses a second PR from the same head; like create-pull-request, update it.
             action = action.model_copy(update={"operation": "update", "number": existing["number"]})
@@ -550,6 +532,29 @@ class OfflineGitHub(OfflineNativeWrites):
             changed.append(("branches",))
         self._save(*changed)
         return action.number
+
+    def _open_pull(self, action: PullRequestAction) -> dict[str, Any] | None:
+        """The open PR from the action's branch (read as `Observed` reads them: a pull without `state`
+        is open), once the branch is where the action was decided; as live, a run decided on an older
+        branch would write over what a later run recorded."""
+        repository = str(self.raw.get("repository", self.observed.repository)).casefold()
+        existing = next(
+            (
+                p
+                for p in self._list("pulls")
+                if p["head"] == action.branch
+                and p.get("state", "open") == "open"
+                and str(p.get("head_repository") or repository).casefold() == repository
+            ),
+            None,
+        )
+        head = NO_BRANCH if existing is None else existing.get("head_sha") or f"pull-{existing['number']}"
+        if action.expected_head is not None and action.expected_head != head:
+            raise GitHubError(
+                f"branch {action.branch} moved while perfbot ran; nothing was moved, and the next run starts over "
+                "from there"
+            )
+        return existing
 
     def merge_pull(self, number: int) -> MergeOutcome:
         """`merge: auto` under the state's `merge_rules`: a PR GitHub would merge now is recorded
