@@ -335,6 +335,8 @@ def process(
         finished=recalled.finished,
         present=present,
         explain=explain,
+        unassigned={issue.number: issue.unassigned for issue in observed.issues if issue.unassigned},
+        bot_login=observed.bot_login,
     )
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)

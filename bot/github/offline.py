@@ -68,7 +68,7 @@ from bot.github.actions import (
 )
 from bot.github.branch_file import BranchFile
 from bot.github.markers import markers_in
-from bot.github.observed import NO_BRANCH, Observed
+from bot.github.observed import NO_BRANCH, UNASSIGNED_KEPT, Observed
 from bot.github.port import GitHubError, NativeRefused
 from bot.json_input import JsonProblem, loads, parse_object
 from bot.timestamps import utc_stamp
@@ -450,6 +450,9 @@ class OfflineGitHub(OfflineNativeWrites):
             if issue["number"] != action.issue:
                 continue
             names = [n for n in issue.get("assignees", []) if n != action.login]
+            if not action.add and action.login in issue.get("assignees", []):  # as GitHub's timeline records it
+                event = {"login": action.login, "actor": self.observed.bot_login, "created_at": utc_stamp(self.now)}
+                issue["unassigned"] = [*issue.get("unassigned", []), event][-UNASSIGNED_KEPT:]
             issue["assignees"] = [*names, action.login] if action.add else names
             changed.append(("issues", index))
         self._save(*changed)

@@ -83,6 +83,7 @@ from bot.github.observed import (
     PullRequest,
     Reaction,
     RepositoryLabel,
+    Unassignment,
 )
 from bot.github.port import GitHubError, ReadScope
 
@@ -129,7 +130,19 @@ def issue_of(node: dict[str, Any]) -> Issue:
         blocked_by=numbers(node.get("blockedBy")),
         parent=int(parent["number"]) if parent.get("number") is not None else None,
         database_id=int(database_id) if database_id is not None else None,  # a BigInt, sent as a string
+        unassigned=unassigned_of(node),
     )
+
+
+def unassigned_of(node: dict[str, Any]) -> tuple[Unassignment, ...]:
+    """The issue's latest `UnassignedEvent`s, oldest first; one whose assignee is gone is skipped."""
+    found = []
+    for event in (node.get("unassignedEvents") or {}).get("nodes") or []:
+        if (event or {}).get("__typename") != "UnassignedEvent" or not (event.get("assignee") or {}).get("login"):
+            continue
+        login = login_of(event["assignee"])[0]
+        found.append(Unassignment(login=login, actor=login_of(event.get("actor"))[0], created_at=event["createdAt"]))
+    return tuple(found)
 
 
 def sub_issues(node: dict[str, Any]) -> tuple[int, ...]:
