@@ -40,6 +40,7 @@ from bot.github.live.client import Session, blob_text, failure, found_or_none, p
 from bot.github.live.query import (
     CLOSED_ALIAS,
     DASHBOARD_ALIAS,
+    ENDED_ALIAS,
     FIRST_QUERY_REQUESTS,
     ISSUES_PER_QUERY,
     LINK_FIELDS,
@@ -69,6 +70,7 @@ from bot.github.live.query import (
 )
 from bot.github.markers import DASHBOARD_MARKER, markers_in
 from bot.github.observed import (
+    NO_BRANCH,
     PULL_FILES_LISTED,
     BranchHead,
     Comment,
@@ -76,6 +78,7 @@ from bot.github.observed import (
     Issue,
     LabelEvent,
     Observed,
+    OwnCommit,
     Permission,
     PullRequest,
     Reaction,
@@ -210,10 +213,43 @@ def next_cursor(page: dict[str, Any]) -> str | None:
 
 
 def made_by(commit: dict[str, Any] | None, bot_login: str) -> bool:
-    """Whether a commit's author is the bot (a bot author has no user; its name is its login)."""
-    author = (commit or {}).get("author") or {}
-    user = author.get("user") or {}
-    return bot_login in (user.get("login"), author.get("name"))
+    """Whether perfbot made the commit: GitHub signed it, as it signs a commit a bot makes through
+    the API with no author, committer or signature of its own ("Signature verification for bots"),
+    and its author is the bot (no user account; its name is its login). Anyone can write any
+    author's name in a commit they push; GitHub signs a person's commit only as theirs."""
+    commit = commit or {}
+    author, signature = commit.get("author") or {}, commit.get("signature") or {}
+    return (
+        signature.get("isValid") is True
+        and signature.get("wasSignedByGitHub") is True
+        and author.get("user") is None
+        and author.get("name") == bot_login
+    )
+
+
+def own_commit(head: dict[str, Any], bot_login: str) -> OwnCommit | None:
+    """perfbot's newest commit among the first of the branch's history, with its message."""
+    return _first_own((head.get("history") or {}).get("nodes") or [], bot_login)
+
+
+def own_commit_of_ended(page: dict[str, Any] | None, bot_login: str) -> OwnCommit | None:
+    """perfbot's newest commit in the newest merged or closed PR from its branch that has one: the
+    branch may be deleted, or started again by a person, while the PR keeps its commits."""
+    for pull in reversed((page or {}).get("nodes") or []):
+        if not pull or pull.get("isCrossRepository"):
+            continue
+        commits = [n.get("commit") for n in reversed((pull.get("commits") or {}).get("nodes") or []) if n]
+        found = _first_own(commits, bot_login)
+        if found is not None:
+            return found
+    return None
+
+
+def _first_own(commits: list[dict[str, Any] | None], bot_login: str) -> OwnCommit | None:
+    for node in commits:
+        if node and made_by(node, bot_login):
+            return OwnCommit(oid=str(node["oid"]), message=str(node.get("message") or ""))
+    return None
 
 
 def fork_pull(node: dict[str, Any], branch: str) -> PullRequest:
@@ -369,6 +405,7 @@ class BranchState:
     repository_id: str = ""  # the repository's node id, which `updateRefs` names
     head: str | None = None  # the PR branch's commit, None when the branch does not exist
     head_is_ours: bool = True
+    own: OwnCommit | None = None  # perfbot's newest commit on the PR branch
     head_files: dict[str, str] = field(default_factory=dict)
     pull: int | None = None
     pull_title: str = ""
@@ -582,6 +619,8 @@ class Reader:
             pulls=self._with_leases(self._pulls(branch)),
             branches={self.scope.branch: BranchHead(oid=branch.head, ours=branch.head_is_ours)} if branch.head else {},
             default_branch=DefaultBranch(oid=branch.tip, files=tip_files),
+            branch_head=branch.head or NO_BRANCH,
+            own_commit=branch.own,
             branch_files=self._branch_files(repo),
         )
         permissions = {login: self._permission(login) for login in sorted(self.scope.pending_authors(observed))}
@@ -611,6 +650,9 @@ class Reader:
         if head:
             branch.head, branch.head_is_ours = str(head["oid"]), made_by(head, self.bot_login)
             branch.head_files = self._files(repo, "head")
+            branch.own = own_commit(head, self.bot_login)
+        if branch.own is None:
+            branch.own = own_commit_of_ended(repo.get(ENDED_ALIAS), self.bot_login)
         self._read_pulls(repo.get(PULLS_ALIAS), branch)
         self._issues(repo)
         return repo, branch, tip_files
