@@ -109,11 +109,21 @@ class Command(NamedTuple):
         has always listed them.
         """
         out: dict[str, object] = {"verb": self.verb}
-        for field in fields(self.args):
-            value = getattr(self.args, field.name)
+        for name in _field_names(type(self.args)):
+            value = getattr(self.args, name)
             if value not in ("", None, (), False):
-                out[field.name] = value.isoformat() if isinstance(value, dt.date) else value
+                out[name] = value.isoformat() if isinstance(value, dt.date) else value
         return out
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(shape: type) -> tuple[str, ...]:
+    """An argument shape's field names in order (`dataclasses.fields` walks the class each call)."""
+    if shape not in _FIELD_NAMES:
+        _FIELD_NAMES[shape] = tuple(field.name for field in fields(shape))
+    return _FIELD_NAMES[shape]
 
 
 class ArgumentError(Exception):

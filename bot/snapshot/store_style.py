@@ -152,14 +152,15 @@ def _records_text(key: str, records: CommentedSeq, yaml: YAML, style: Style) -> 
     written as an item of its own, `- key: value`, in a list laid out as `key`'s is: an item's
     first line is a record's first line as it is, and with the dash turned into spaces any other
     line of the record (a mapping's keys all start at the item's content column, and a value
-    folds at the same column either way). None when the dump is not laid out as expected."""
+    folds at the same column either way). Ints of one key, length and sign are one pair
+    (`_int_keys`). None when the dump is not laid out as expected."""
     offset = style.offset
     dash = " " * offset + "-" + " " * (max(style.sequence, offset + 2) - offset - 1)
     index: dict[tuple[Any, ...], int] = {}
     batch = CommentedSeq()
     for record in records:
         for name, value in record.items():
-            pair = (name, type(value), value)
+            pair = (name, type(value), _int_shape(value) if type(value) is int else value)
             if pair not in index:
                 index[pair] = len(batch)
                 single = CommentedMap()
@@ -171,15 +172,45 @@ def _records_text(key: str, records: CommentedSeq, yaml: YAML, style: Style) -> 
     items = _items(body, dash)
     if head != f"{key}:" or items is None or len(items) != len(batch):
         return None
+    keyed = _int_keys(batch, items, index)
+    if keyed is None:
+        return None
+
+    def item(name: str, value: Any) -> str:
+        if type(value) is int:
+            return keyed[(name, _int_shape(value))] + str(value) + "\n"
+        return items[index[(name, type(value), value)]]
+
     inner = " " * len(dash)
     written = [
-        items[index[(name, type(value), value)]]
-        if i == 0
-        else inner + items[index[(name, type(value), value)]][len(dash) :]
+        item(name, value) if i == 0 else inner + item(name, value)[len(dash) :]
         for record in records
         for i, (name, value) in enumerate(record.items())
     ]
     return head + "\n" + "".join(written)
+
+
+# An int is written as `str(value)` (ruamel's `represent_int`), a plain scalar that never folds
+# (it has no space); where it starts, on the key's line or (too long for it) the next, depends on
+# its length. So one dump of a key with an int of each length and sign gives the text before the
+# value of every other.
+def _int_shape(value: int) -> tuple[int, bool]:
+    return len(str(value)), value < 0
+
+
+def _int_keys(
+    batch: CommentedSeq, items: list[str], index: dict[tuple[Any, ...], int]
+) -> dict[tuple[str, tuple[int, bool]], str] | None:
+    """The text before the value (dash and key included) of each key and int shape, from its one
+    dumped item; None when an item does not end as `str(value)` and a line break."""
+    keyed: dict[tuple[str, tuple[int, bool]], str] = {}
+    for (name, kind, shape), at in index.items():
+        if kind is int:
+            value = str(batch[at][name])
+            if not items[at].endswith(value + "\n"):
+                return None
+            keyed[(name, shape)] = items[at][: -len(value) - 1]
+    return keyed
 
 
 def _items(body: str, dash: str) -> list[str] | None:

@@ -257,6 +257,23 @@ def test_a_list_of_records_of_scalars_is_written_as_ruamel_writes_it_whole(
     assert Writer().entry_lines("ledger", _records(rows), col, style) == _dumped("ledger", _records(rows), col, style)
 
 
+# Ints of a few lengths, each side of the narrow widths' limits, so that many share a length.
+_INTS = st.one_of(st.integers(-99, 99), st.integers(10**7, 10**8), st.integers(-(10**8), -(10**7)))
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    rows=st.lists(st.dictionaries(st.sampled_from(["id", "issue_number"]), _INTS, min_size=1), min_size=2),
+    style=_STYLES,
+    col=st.integers(0, 6),
+)
+def test_ints_of_one_key_length_and_sign_are_written_from_one_dump_as_ruamel_writes_each(
+    rows: list[dict[str, Any]], style: Style, col: int
+) -> None:
+    # Where an int starts (the key's line, or the next when it is too long for it) depends on its length.
+    assert Writer().entry_lines("ledger", _records(rows), col, style) == _dumped("ledger", _records(rows), col, style)
+
+
 def test_a_ledger_s_records_are_put_together_from_their_distinct_values() -> None:
     rows = [
         {"comment_id": n, "issue": 8324 + n % 3, "author": f"writer{n}", "at": "2026-08-27T09:00:00Z", "effect": "e: f"}
