@@ -45,6 +45,7 @@ from bot.commands.records import Key
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
 from bot.github.observed import Comment
+from bot.issue_refs import IssueKey, issue_text
 from bot.render import Renderer
 from bot.snapshot.model import (
     DECIDED_STATES,
@@ -60,7 +61,7 @@ from bot.timestamps import utc_stamp
 from bot.untrusted import code_span
 
 # (the working snapshot, packet id, assignees by issue) -> the Markdown answer; the packet exists.
-Explainer = Callable[[Snapshot, str, Mapping[int, tuple[str, ...]]], str]
+Explainer = Callable[[Snapshot, str, Mapping[IssueKey, tuple[str, ...]]], str]
 
 
 class Situation(NamedTuple):
@@ -69,7 +70,7 @@ class Situation(NamedTuple):
     snapshot: Snapshot
     config: BotConfig
     renderer: Renderer
-    assignees: Mapping[int, tuple[str, ...]]
+    assignees: Mapping[IssueKey, tuple[str, ...]]
     # Pending commands an accepted `drop` removes, each mapped to the dropping comment's id.
     dropped: Mapping[Key, int]
     # Commands accepted so far (recorded earlier or decided in this run).
@@ -365,13 +366,13 @@ def _assignment(add: bool) -> Effect:
         if isinstance(packet, Refused):
             return packet
         if packet.issue not in situation.assignees:
-            return Refused(f"issue #{packet.issue} was not observed")
+            return Refused(f"issue {issue_text(packet.issue)} was not observed")
         if (comment.user in situation.assignees[packet.issue]) == add:
             change = "is already assigned to" if add else "is not assigned to"
         else:
             change = "will be assigned to" if add else "will be unassigned from"
         assignment = AssignAction(issue=packet.issue, login=comment.user, add=add)
-        return Answered(f"{comment.user} {change} #{packet.issue} (`{packet.id}`)", assignment)
+        return Answered(f"{comment.user} {change} {issue_text(packet.issue)} (`{packet.id}`)", assignment)
 
     return run
 

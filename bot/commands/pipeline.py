@@ -39,6 +39,7 @@ from bot.commands.replay import Handled, Line
 from bot.config import BotConfig
 from bot.github.actions import Action, IgnoredRecord
 from bot.github.observed import Comment, Observed, is_bot
+from bot.issue_refs import IssueKey, issue_text
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 
@@ -55,7 +56,7 @@ class Processed(NamedTuple):
 
     snapshot: Snapshot
     reports: list[CommandReport]
-    assignees: dict[int, tuple[str, ...]]
+    assignees: dict[IssueKey, tuple[str, ...]]
     applied: list[tuple[Comment, str]]
     # Highest comment id up to which every command is settled against the default branch.
     settled_through: int
@@ -182,7 +183,8 @@ def _in_pull(
 def _unlike(records: list[Record], comment: Comment, config: BotConfig) -> str:
     """Why records do not record `comment` as it stands ("" when they do)."""
     if any(r.comment.user != comment.user or r.comment.issue != comment.issue for r in records):
-        return f"it names another author or issue than comment {comment.id} (by {comment.user} on #{comment.issue})"
+        on = issue_text(comment.issue)
+        return f"it names another author or issue than comment {comment.id} (by {comment.user} on {on})"
     if comment.edited:
         return ""  # its text is gone: the record, written by perfbot, is what was decided
     lines = {(c.line, c.text) for c in selection.reread(comment, config.commands)}
@@ -216,8 +218,8 @@ def process(
         frozenset(observed.commandless),
     )
     ledger = frozenset(entry.key for entry in base.ledger)
-    assignees = {issue.number: issue.assignees for issue in observed.issues}
-    dropped = replay.dropped(work.queue, observed.permissions, base, assignees, ledger)
+    assignees = {issue.key: issue.assignees for issue in observed.issues}
+    dropped = replay.dropped(work.queue, observed.permissions, base, assignees, ledger, observed.elsewhere())
     bot = observed.bot_login
     reacted = frozenset((r.comment_id, r.content) for r in observed.reactions if r.user == bot)
     present = frozenset(c.id for c in observed.comments)
@@ -231,6 +233,7 @@ def process(
         finished=recalled.finished,
         present=present,
         explain=explain,
+        elsewhere=observed.elsewhere(),
     )
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)

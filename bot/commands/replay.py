@@ -28,6 +28,7 @@ from bot.commands.selection import Fresh, Recalled, Work
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
 from bot.github.observed import Comment, Permission
+from bot.issue_refs import IssueKey, issue_text
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 
@@ -36,7 +37,7 @@ class Working(NamedTuple):
     """What the fold carries from one comment to the next."""
 
     snapshot: Snapshot
-    assignees: Mapping[int, tuple[str, ...]]
+    assignees: Mapping[IssueKey, tuple[str, ...]]
     # Commands accepted so far: every recorded one, and this run's as they are decided.
     accepted: frozenset[Key]
     # (comment, effect) of each command applied to the working snapshot, for the PR body.
@@ -57,6 +58,9 @@ class Context(NamedTuple):
     finished: AbstractSet[int]
     present: AbstractSet[int]
     explain: Explainer | None = None
+    # Each other repository's permissions (its name case folded, then login): a command on an issue
+    # there is decided by its author's permission there.
+    elsewhere: Mapping[str, Mapping[str, Permission]] = {}
 
 
 @dataclass(frozen=True)
@@ -106,7 +110,7 @@ def decide(state: Working, work: Fresh, context: Context) -> tuple[Working, Hand
 
 
 def _decide_line(state: Working, comment: Comment, command: Command, context: Context) -> tuple[Working, Line]:
-    permission = context.permissions.get(comment.user, "none")
+    permission = permission_of(comment, context.permissions, context.elsewhere)
     why_not = authorise(command, comment, permission, state.snapshot, state.assignees)
     if why_not is not None:
         return state, _line(command, "refused", "refused", why_not)
@@ -191,7 +195,7 @@ def _finish_answer(
     now = "is not assigned to" if wanted.add else "is still assigned to"
     return state, said(
         "lapsed",
-        f"its comment was deleted, so perfbot does not act on it; {wanted.login} {now} #{wanted.issue}",
+        f"its comment was deleted, so perfbot does not act on it; {wanted.login} {now} {issue_text(wanted.issue)}",
         notice=True,
     )
 
@@ -239,7 +243,7 @@ def authorise(
     comment: Comment,
     permission: Permission,
     snapshot: Snapshot,
-    assignees: Mapping[int, tuple[str, ...]],
+    assignees: Mapping[IssueKey, tuple[str, ...]],
 ) -> str | None:
     """None when the comment's author may use the command, else why not."""
     audience = spec(command.verb).audience
@@ -262,12 +266,22 @@ def authorise(
     return f"`{command.verb}` needs write permission; {user} has {permission}"
 
 
+def permission_of(
+    comment: Comment, permissions: Mapping[str, Permission], elsewhere: Mapping[str, Mapping[str, Permission]]
+) -> Permission:
+    """The comment author's permission in the repository of the issue the comment is on."""
+    if isinstance(comment.issue, int):
+        return permissions.get(comment.user, "none")
+    return elsewhere.get(comment.issue.key, {}).get(comment.user, "none")
+
+
 def dropped(
     queue: Sequence[Work],
     permissions: Mapping[str, Permission],
     snapshot: Snapshot,
-    assignees: Mapping[int, tuple[str, ...]],
+    assignees: Mapping[IssueKey, tuple[str, ...]],
     ledger: AbstractSet[Key],
+    elsewhere: Mapping[str, Mapping[str, Permission]] = {},
 ) -> dict[Key, int]:
     """Pending commands dropped by an accepted `drop`, each mapped to the dropping comment's id.
 
@@ -277,7 +291,7 @@ def dropped(
     pending: list[Key] = []
     drops: list[tuple[int, Drop]] = []
     for work in queue:
-        for command, accepted in _verdicts(work, permissions, snapshot, assignees):
+        for command, accepted in _verdicts(work, permissions, elsewhere, snapshot, assignees):
             key = (work.comment.id, command.line)
             if isinstance(command.args, Drop) and accepted:
                 drops.append((work.comment.id, command.args))
@@ -294,11 +308,12 @@ def dropped(
 def _verdicts(
     work: Work,
     permissions: Mapping[str, Permission],
+    elsewhere: Mapping[str, Mapping[str, Permission]],
     snapshot: Snapshot,
-    assignees: Mapping[int, tuple[str, ...]],
+    assignees: Mapping[IssueKey, tuple[str, ...]],
 ) -> list[tuple[Command, bool]]:
     """Each command of the work, with whether it is (or would be) accepted as far as drops go."""
     if isinstance(work, Fresh):
-        permission = permissions.get(work.comment.user, "none")
+        permission = permission_of(work.comment, permissions, elsewhere)
         return [(c, authorise(c, work.comment, permission, snapshot, assignees) is None) for c in work.parsed.commands]
     return [(c, r.verdict == "accepted") for r, c in work.lines if c is not None]

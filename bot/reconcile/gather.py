@@ -20,6 +20,7 @@ from bot.github.actions import TipReport
 from bot.github.branch_file import BranchFile, branch_file
 from bot.github.observed import Observed
 from bot.github.port import ReadScope
+from bot.issue_refs import IssueKey, not_a_number
 from bot.reconcile.inputs import Inputs, Told
 from bot.render import Renderer
 from bot.snapshot.checked import checked, checked_text
@@ -91,13 +92,13 @@ def committed_files(settings: Settings) -> dict[str, str]:
     }
 
 
-def tracked_issues(model: Snapshot) -> frozenset[int]:
+def tracked_issues(model: Snapshot) -> frozenset[IssueKey]:
     """The issues a run decides on: packets' issues, programs' authority issues, constraints'
     review issues. A live run reads these (state, assignees, comments); related issues such as
     receipts are only cited, never read."""
     numbers = {p.issue for p in model.work_packets} | {p.authority_issue for p in model.programs}
     numbers |= {n for c in model.constraints if (n := review_issue(c.review_issue, c.authority_owner)) is not None}
-    return frozenset(n for n in numbers if n > 0)
+    return frozenset(n for n in numbers if not not_a_number(n))
 
 
 def read_scope(settings: Settings, local: Loaded[Snapshot], leases: Path | str | None = None) -> ReadScope:

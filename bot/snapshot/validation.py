@@ -6,16 +6,14 @@ carries the key path of the offending value so the store can name its line and c
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from bot.issue_refs import IssueKey, first_issue, not_a_number
 from bot.snapshot.cells import table_cells
 from bot.snapshot.fields import Finding
 from bot.snapshot.levers import find_cycle, graph_findings, ready_by_envelope, ready_levers
 from bot.snapshot.model import Snapshot
 from bot.snapshot.upstream_rules import UPSTREAM_CHECKS, blank
-
-ISSUE_REF = re.compile(r"#(\d+)")
 
 
 def validate(snapshot: Snapshot, clean: Snapshot | None = None) -> list[Finding]:
@@ -34,12 +32,12 @@ def validate(snapshot: Snapshot, clean: Snapshot | None = None) -> list[Finding]
     return [finding for check in checks for finding in check(snapshot)] + list(table_cells(snapshot, clean))
 
 
-def review_issue(constraint_review_issue: int | None, authority_owner: str) -> int | None:
-    """The issue a constraint's review nudge goes to: explicit, else the first `#N` of its owner."""
+def review_issue(constraint_review_issue: IssueKey | None, authority_owner: str) -> IssueKey | None:
+    """The issue a constraint's review nudge goes to: explicit, else the first issue reference of its
+    owner (`#N`, `owner/repo#N` or an issue URL)."""
     if constraint_review_issue is not None:
         return constraint_review_issue
-    match = ISSUE_REF.search(authority_owner)
-    return int(match.group(1)) if match else None
+    return first_issue(authority_owner)
 
 
 def unrouted_reviews(snapshot: Snapshot) -> tuple[str, ...]:
@@ -115,7 +113,7 @@ def _program_orders(s: Snapshot) -> Iterator[Finding]:
 
 def _review_issues(s: Snapshot) -> Iterator[Finding]:
     for i, c in enumerate(s.constraints):
-        if c.review_issue is not None and c.review_issue <= 0:
+        if c.review_issue is not None and not_a_number(c.review_issue):
             yield Finding(("constraints", i, "review_issue"), f'constraint "{c.id}" review_issue must be > 0')
 
 
