@@ -214,3 +214,30 @@ def test_the_observation_cache_keeps_each_repositorys_issues_and_sees_what_chang
     assert first.count("viewerCanUpdate viewerCanLabel") == 2
     state = sandbox.state()
     assert {"comment_id": 5003, "user": "perfbot[bot]", "content": "rocket"} in state["reactions"]
+
+
+def test_native_links_cross_repositories_and_a_second_run_reads_them_back(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    three_repositories(sandbox)
+    _, first, _ = run(sandbox, capsys)
+    # acme/kernel#12 carries a packet of the program whose umbrella is the bot's own #9420: it is made
+    # a sub-issue there, on the parent's side (GitHub's sub-issue endpoint is the parent's).
+    assert any(w.endswith("/issues/9420/sub_issues") for w in writes_to(first, "anthony-chaudhary/fak"))
+    assert issue(sandbox.state(), KERNEL, 12).get("parent") == 9420
+    _, second, _ = run(sandbox, capsys)
+    # Read back through the qualified link nodes, the link is known: not made again, nor taken off.
+    assert not [w for w in writes_to(second, "anthony-chaudhary/fak") if "sub_issue" in w]
+
+
+def test_the_dashboard_lists_each_packet_on_its_issue_wherever_it_is(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    three_repositories(sandbox)
+    state = f"--offline={sandbox.state_path}"
+    assert (
+        main(["status", "--config", str(sandbox.config), state, "--format", "markdown", "--now", NOW.isoformat()]) == 0
+    )
+    board = capsys.readouterr().out
+    assert f"{KERNEL}#12 `{RESIDENCY}`" in board
+    assert f"{SERVING}#7 `{PREFILL}`" in board
