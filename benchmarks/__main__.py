@@ -219,12 +219,22 @@ def sizes(text: str) -> tuple[int, ...]:
     return found
 
 
-def build(w: Worlds, names: Sequence[str], scales: dict[str, tuple[int, ...]], plant: str | None) -> list[Run]:
+def build(
+    w: Worlds,
+    names: Sequence[str],
+    scales: dict[str, tuple[int, ...]],
+    plant: str | None,
+    *,
+    only_planted: bool = False,
+) -> list[Run]:
+    """Each case's runs at its sizes, and the planted twins of them with `plant` (only those with
+    `only_planted`: a case's verdict is judged from its own runs alone)."""
     runs = [builder(w, scale) for name in names for kind, builder in [CASES[name]] for scale in scales[kind]]
     print(f"built {len(runs)} runs", file=sys.stderr)
     if plant is None:
         return runs
-    return runs + [replace(run, case=f"{run.case}, planted {plant}", plant=plant) for run in runs]
+    twins = [replace(run, case=f"{run.case}, planted {plant}", plant=plant) for run in runs]
+    return twins if only_planted else runs + twins
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -233,6 +243,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="no 100× or 10,000 comments, and so no verdict")
     parser.add_argument("--case", action="append", choices=sorted(CASES), help="only this case (repeatable)")
     parser.add_argument("--plant", type=plant_kind, help="add a planted slowdown's twins (double-at-N or quadratic)")
+    parser.add_argument(
+        "--only-planted", action="store_true", help="with --plant, measure the planted twins alone, not the plain runs"
+    )
     parser.add_argument("--sizes", type=sizes, help="sizes of the cases measured at 1, 10, 50 and 100 times the seed")
     parser.add_argument("--json", action="store_true", help="print the timings and verdicts as JSON")
     args = parser.parse_args(argv)
@@ -241,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="perfbot-bench-") as directory, contextlib.ExitStack() as servers:
         scales = QUICK if args.quick else FULL
         scales = scales if args.sizes is None else {**scales, SIZES: args.sizes}
-        runs = build(Worlds(Path(directory), servers), names, scales, args.plant)
+        runs = build(Worlds(Path(directory), servers), names, scales, args.plant, only_planted=args.only_planted)
         timings = rounds(runs, max(1, args.repeat))
     sys.stdout.write(as_json(timings) if args.json else table(timings))
     return exit_status(timings)

@@ -105,11 +105,14 @@ def measure_live(root: Path, factor: int, budget: int, start_seconds: float) -> 
     seconds = clock.now
     made = sum(1 for entry in double.requests if entry["kind"] == "rest_write" and entry["status"] not in (403, 429))
     least = least_seconds(made)
-    chain.run("schedule", {}, dry_run=True)
+    runs = chain.runs
+    # The guard: a scheduled run after the chain, with nothing left, writes nothing and asks for no follow-up.
+    asked = chain.run("schedule", {})
     print(
-        f"live, limits on: {chain.runs} runs, {seconds / 3600:.2f} h simulated until nothing is left "
-        f"({writes_planned(chain.plans[-1])} writes planned after), {made} content-creating requests, "
-        f"least time the limits allow {least / 3600:.2f} h, ratio {seconds / max(least, 1):.3f}, "
+        f"live, limits on: {runs} runs, {seconds / 3600:.2f} h simulated until nothing is left "
+        f"({writes_planned(chain.plans[-1])} writes planned after, "
+        f"{'a follow-up asked' if asked else 'no follow-up asked'} by the next run), {made} content-creating "
+        f"requests, least time the limits allow {least / 3600:.2f} h, ratio {seconds / max(least, 1):.3f}, "
         f"{len(double.content.refusals)} refusals, {double.content.early} sent before a refusal's wait was out"
     )
 

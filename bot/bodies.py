@@ -6,7 +6,11 @@ under the smaller of `commands.max_body_chars` and that limit (the config refuse
 setting, and the limit holds here too for a caller that passes one):
 
 - `fitted`: a text with a list shows as many of its items as fit; its template says how many
-  more there are (reply lines, derivation reasons, packets, PR changes);
+  more there are (reply lines, derivation reasons, packets, PR changes). An oversized item (one
+  that alone takes more than `OVERSIZED` of the limit) is cut, not left out: the texts from
+  outside are narrowed (`Renderer.narrowed`) to the widest that shows every item (or, with too
+  many items for that, to a share of the limit each), so one huge name or reason never blanks a
+  list or hides the items after it;
 - `capped`: a text still too long (one huge field) keeps its marker header whole, then as many
   whole lines as fit, then one line that says how much was left out (`templates/cut.md.j2`).
 """
@@ -20,25 +24,46 @@ from bot.github.markers import split_header
 from bot.render import Renderer
 
 CUT_TEMPLATE = "cut.md.j2"
+# An item that alone takes more than this share of a body's limit is oversized: it is cut, not left out.
+OVERSIZED = 0.1
+# Narrower than this, a cut text says too little to be worth showing; the item is then left out.
+NARROWEST = 40
+
+Render = Callable[[int, Renderer], str]
 
 
-def fitted(render: Callable[[int], str], count: int, limit: int, renderer: Renderer) -> str:
-    """The rendering that shows the most of `count` items and fits; `render(n)` shows the first n.
-
-    A longer list renders longer, so a binary search finds the most that fit in log2(count) renders.
-    """
+def fitted(render: Render, count: int, limit: int, renderer: Renderer) -> str:
+    """The rendering that shows the most of `count` items and fits; `render(n, r)` shows the first
+    n with renderer `r`. A longer list (or a wider renderer) renders longer, so binary searches
+    find the most items, and the widest narrowing, in a logarithmic number of renders."""
     limit = min(limit, GITHUB_BODY_LIMIT)
-    whole = render(count)
+    whole = render(count, renderer)
     if len(whole) <= limit:
         return whole
-    low, high = 0, count - 1
+    fits = most(lambda n: len(render(n, renderer)) <= limit, count - 1)
+    after = len(render(fits + 1, renderer)) - len(render(fits, renderer))
+    if after <= limit * OVERSIZED:  # only many: the items after those that fit are counted, not shown
+        return capped(render(fits, renderer), limit, renderer)
+    # Texts cut to the widest that shows every item; when even that is too narrow to say anything,
+    # to a share of the limit each, with as many items as then fit.
+    width = most(lambda w: len(render(count, renderer.narrowed(w))) <= limit, limit)
+    if width >= NARROWEST:
+        return render(count, renderer.narrowed(width))
+    narrow = renderer.narrowed(int(limit * OVERSIZED))
+    shown = most(lambda n: len(render(n, narrow)) <= limit, count)
+    return capped(render(shown, narrow), limit, renderer)
+
+
+def most(fits: Callable[[int], bool], high: int) -> int:
+    """The largest n in 0..high that `fits` holds for (it holds for every n below one it holds for)."""
+    low = 0
     while low < high:
         middle = (low + high + 1) // 2
-        if len(render(middle)) <= limit:
+        if fits(middle):
             low = middle
         else:
             high = middle - 1
-    return capped(render(low), limit, renderer)
+    return low
 
 
 def capped(text: str, limit: int, renderer: Renderer) -> str:

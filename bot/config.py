@@ -208,6 +208,13 @@ class PullRequestSettings(Strict):
         default=(), description="Team slugs (of the repository's organisation) whose review is requested likewise."
     )
     draft: StrictBool = Field(default=False, description="Opens the PR as a draft.")
+    # create-pull-request's `delete-branch`; GitHub's own `delete_branch_on_merge` setting of the
+    # repository deletes it at the merge instead, and then perfbot finds nothing to delete.
+    delete_branch: StrictBool = Field(
+        default=False,
+        description="Deletes the PR branch once no PR of it is open (merged or closed, by a person or perfbot) and "
+        "perfbot made its head commit: the run that closes the PR, or the first run after a merge, deletes it.",
+    )
 
     @field_validator("branch")
     @classmethod
@@ -248,6 +255,14 @@ class CommandSettings(Strict):
     )
     max_comment_chars: StrictInt = Field(
         default=65536, gt=0, description="Longer comments are answered but none of their commands are read."
+    )
+    edit_days: StrictInt = Field(
+        default=7,
+        gt=0,
+        le=365,
+        description="Days after a command comment is posted during which its author's edit of it is decided again, "
+        "while nothing in it was accepted (a refused, malformed or mistyped command); until then it holds "
+        "`commands_settled_through` before it.",
     )
     max_argument_chars: StrictInt = Field(default=1000, gt=0, description="Longest argument of one command.")
     max_commands_per_comment: StrictInt = Field(

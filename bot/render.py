@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import copy
 import functools
+import json
 import traceback
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from jinja2 import BaseLoader, Environment, StrictUndefined, TemplateError, TemplateNotFound, TemplateSyntaxError
+import jinja2
+from jinja2 import (
+    BaseLoader,
+    Environment,
+    StrictUndefined,
+    TemplateError,
+    TemplateNotFound,
+    TemplateSyntaxError,
+    pass_context,
+)
+from jinja2.bccache import Bucket, BytecodeCache
+from jinja2.runtime import Context
 
 from bot.config import SHIPPED_TEMPLATES, PageText
 from bot.errors import BotError, input_error
@@ -82,9 +95,26 @@ def read_templates(
 
 
 @functools.cache
-def _shipped_templates() -> dict[str, str]:
+def shipped_templates() -> dict[str, str]:
     """The templates installed with perfbot, read once per process: they do not change while it runs."""
     return read_templates(SHIPPED_TEMPLATES, "perfbot's own templates are missing: reinstall perfbot")
+
+
+# The name under which a narrowed renderer (`Renderer.narrowed`) tells the text filters its width.
+_WIDTH = "_perfbot_width"
+
+
+def _narrowing(text_filter: Callable[..., str]) -> Callable[..., str]:
+    """`text_filter`, cutting a text from outside to the render's width first, when it has one."""
+
+    @pass_context
+    def narrowed(context: Context, value: object, *args: Any) -> str:
+        width = context.get(_WIDTH)
+        if isinstance(width, int) and isinstance(value, str) and len(value) > width:
+            value = value[: max(1, width - 1)] + "…"
+        return text_filter(value, *args)
+
+    return narrowed
 
 
 # The filters templates use, by the name a template calls them by.
@@ -95,11 +125,11 @@ FILTERS: dict[str, Callable[..., str]] = {
     "issue_chain": issue_chain,
     "issue_list": issue_list,
     "dependency_cell": dependency_cell,
-    "neutral": neutral,
-    "line": line,
-    "code": code_span,
-    "cell": table_code,
-    "reason_cell": reason_cell,
+    "neutral": _narrowing(neutral),
+    "line": _narrowing(line),
+    "code": _narrowing(code_span),
+    "cell": _narrowing(table_code),
+    "reason_cell": _narrowing(reason_cell),
     "mermaid": mermaid_text,
     "dot": dot_text,
     "duration": duration,
@@ -115,12 +145,71 @@ OPTIONS: dict[str, Any] = {
 # once and keeps it, so every renderer of a run (and of a test session) shares the compiled code.
 _ENVIRONMENTS: dict[frozenset[tuple[str, str]], Environment] = {}
 
+# The shipped templates compiled ahead (`python -m bot.compiled_templates` writes the file).
+COMPILED = Path(__file__).with_name("compiled_templates.json")
 
-def environment(loader: BaseLoader) -> Environment:
-    """An environment with perfbot's options and filters."""
-    env = Environment(loader=loader, **OPTIONS)
+
+def environment(loader: BaseLoader, code: BytecodeCache | None = None) -> Environment:
+    """An environment with perfbot's options and filters (and the compiled code it may take)."""
+    env = Environment(loader=loader, bytecode_cache=code, **OPTIONS)
     env.filters.update(FILTERS)
     return env
+
+
+def compiled_stamp(options: dict[str, Any], filters: dict[str, Callable[..., str]]) -> str:
+    """What jinja2's generated code depends on besides the source: its version, the options, and
+    each filter's name and what jinja2 passes it first (a filter jinja2 cannot find is compiled
+    into code that raises; one marked `pass_context` is compiled into a call that passes the context)."""
+    shown = sorted((name, getattr(value, "__name__", repr(value))) for name, value in options.items())
+    passed = sorted((name, str(getattr(value, "jinja_pass_arg", None))) for name, value in filters.items())
+    return f"jinja2 {jinja2.__version__} {shown} filters {passed}"
+
+
+@functools.cache
+def shipped_code() -> ShippedCode:
+    """The shipped compiled templates, read once per process with the templates (while gathering)."""
+    try:
+        text = read_text(COMPILED)
+    except BotError:
+        return ShippedCode({})
+    return ShippedCode.parse(text, compiled_stamp(OPTIONS, FILTERS))
+
+
+class ShippedCode(BytecodeCache):
+    """jinja2's hook for compiled code, fed from `compiled_templates.json` in memory: a template
+    whose source has the checksum of the entry of its name gets that entry's code (Python's
+    compile of the Python jinja2 generated from that very source, with these options), so jinja2's
+    parse and code generation are skipped and the output is the same; any other template (a
+    repository's own, a file left stale, another jinja2) is compiled by jinja2 from its source.
+    Nothing is read or written here: deciding does no I/O."""
+
+    def __init__(self, entries: dict[str, tuple[str, str]]) -> None:
+        self.entries = entries  # name -> (checksum of the source, jinja2's Python for it)
+
+    @classmethod
+    def parse(cls, text: str, stamp: str) -> ShippedCode:
+        """The file's entries; none when it was made for another jinja2, other options or filters,
+        or is not the file's shape: every template is then compiled from its source."""
+        try:
+            found = json.loads(text)
+            if not isinstance(found, list) or not found or found[0] != stamp:
+                return cls({})
+            return cls({str(name): (str(checksum), str(python)) for name, checksum, python in found[1:]})
+        except (ValueError, TypeError):
+            return cls({})
+
+    def get_cache_key(self, name: str, filename: str | None = None) -> str:
+        return name
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        entry = self.entries.get(bucket.key)
+        if entry is not None and entry[0] == bucket.checksum:
+            # As jinja2 compiles: under the template's name (`_Loader`), with no `__future__` flag
+            # of this module's (`dont_inherit`; annotations would be compiled otherwise).
+            bucket.code = compile(entry[1], bucket.key, "exec", dont_inherit=True)
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        """The shipped code is never replaced at run time."""
 
 
 class _Loader(BaseLoader):
@@ -145,13 +234,22 @@ class Renderer:
         # Keyed by the sources alone: the same templates from another directory share the compiled code.
         key = frozenset(templates.items())
         if key not in _ENVIRONMENTS:
-            _ENVIRONMENTS[key] = environment(_Loader(templates))
+            _ENVIRONMENTS[key] = environment(_Loader(templates), shipped_code())
         self._env = _ENVIRONMENTS[key]
+        self._width: int | None = None
+
+    def narrowed(self, width: int) -> Renderer:
+        """This renderer with every text from outside that a template writes through a text filter
+        (`neutral`, `line`, `code`, `cell`, `reason_cell`) cut to `width` characters: how a list
+        under a size limit shortens an oversized item instead of leaving it, and all after it, out."""
+        other = copy.copy(self)
+        other._width = width
+        return other
 
     @classmethod
     def from_directory(cls, directory: Path) -> Renderer:
         """The shipped templates, each replaced by the one of the same name in `directory`, if any."""
-        templates = dict(_shipped_templates())
+        templates = dict(shipped_templates())
         origins = {name: f"bot/templates/{name}" for name in templates}  # as perfbot ships it
         if directory.resolve() != SHIPPED_TEMPLATES.resolve():
             custom = read_templates(directory)
@@ -162,6 +260,8 @@ class Renderer:
     def render(self, name: str, **context: Any) -> str:
         """The template rendered; a template that does not compile or render is an input error
         naming its file and line (a repository's own templates are input like the snapshot)."""
+        if self._width is not None:
+            context[_WIDTH] = self._width
         try:
             return self._env.get_template(name).render(**context)
         except TemplateSyntaxError as exc:

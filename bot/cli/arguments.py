@@ -126,6 +126,12 @@ def reconcile_arguments(reconcile: argparse.ArgumentParser) -> None:
         choices=("true", "false"),
         help="open the PR as a draft (default: the config's pull_request.draft)",
     )
+    reconcile.add_argument(
+        "--pull-request-delete-branch",
+        choices=("true", "false"),
+        help="delete the PR branch once no PR of it is open and its head is perfbot's (default: the config's "
+        "pull_request.delete_branch)",
+    )
     reconcile.add_argument("--outputs", type=Path, metavar="PATH", help="append the action's outputs to PATH")
 
 

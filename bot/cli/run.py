@@ -43,13 +43,20 @@ from bot.untrusted import log_safe, log_safe_json
 EXIT_OK = 0
 
 
+def _commented(trigger: Trigger | None) -> frozenset[int]:
+    """The issue of the comment that started the run (created or edited): read whatever the cache says."""
+    if trigger is None or trigger.event != "issue_comment" or trigger.issue is None:
+        return frozenset()
+    return frozenset({trigger.issue})
+
+
 def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext) -> int:
     now: dt.datetime = args.now or dt.datetime.now(dt.UTC)
     settings = _with_pull_request_flags(settings, args)
     event = _event(args, context)  # every input is read and checked before anything is decided
     trigger, started_by = event if event is not None else (None, None)
     local = gather.snapshot(settings)
-    scope = gather.read_scope(settings, local, args.leases)._replace(cache=args.cache)
+    scope = gather.read_scope(settings, local, args.leases)._replace(cache=args.cache, fresh=_commented(trigger))
     sent = started_by.sent if started_by is not None else ()
     with open_port(context, args.offline, now, scope, sent) as github:
         inputs = gather.inputs(settings, github.observe(), now, args.leases, local, max_writes=args.max_writes)
@@ -61,8 +68,8 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
         shown = _shown(plan, inputs.renderer, args)  # before any write: a plan that cannot be shown wrote nothing
         writes = not args.dry_run and not plan.refusal
         report = executor.apply(plan, github, args.max_writes) if writes else None
-        if report is not None and args.follow_up and executor.wanted(report, started_by):
-            _ask_follow_up(github, report)
+        if report is not None and args.follow_up and executor.wanted(report, started_by, args.max_writes):
+            _ask_follow_up(github, report, started_by, args.max_writes)
         refused = tuple(report.refused) if report is not None else ()
         decided = plan
         merged = report.merge if report is not None else None
@@ -108,8 +115,9 @@ def _with_pull_request_flags(settings: Settings, args: argparse.Namespace) -> Se
         for name in PULL_REQUEST_LISTS
         if (value := getattr(args, f"pull_request_{name}")) is not None
     }
-    if args.pull_request_draft is not None:
-        given["draft"] = args.pull_request_draft == "true"
+    for flag in ("draft", "delete_branch"):
+        if (value := getattr(args, f"pull_request_{flag}")) is not None:
+            given[flag] = value == "true"
     if not given:
         return settings
     current = settings.config.pull_request
@@ -122,14 +130,14 @@ def _with_pull_request_flags(settings: Settings, args: argparse.Namespace) -> Se
     return settings.model_copy(update={"config": config})
 
 
-def _ask_follow_up(github: GitHubPort, report: executor.Report) -> None:
+def _ask_follow_up(github: GitHubPort, report: executor.Report, started_by: FollowUp | None, budget: int) -> None:
     """Dispatch the follow-up run (`bot/reconcile/executor.py`); one that cannot be sent is a
     warning: the writes are left for the next run of the schedule."""
     if not isinstance(github, LeaseDispatcher):
         return
     pace = github.pace() if isinstance(github, PacedWriter) else None
     try:
-        github.dispatch(FOLLOW_UP, executor.payload(report, pace))
+        github.dispatch(FOLLOW_UP, executor.payload(report, pace, started_by, budget))
     except GitHubError as error:
         print(f"warning: no follow-up run was asked for: {error}", file=sys.stderr)
         return

@@ -16,16 +16,26 @@ reactions it lacks, and each command of it that lapsed gets one lapsed notice.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 from bot.bodies import capped, fitted
 from bot.commands.grammar import Command
-from bot.commands.records import DECISION_TOPIC, LAPSED_TOPIC, REPLY_TOPIC, Decision, Record, lapsed_key
+from bot.commands.records import (
+    DECISION_TOPIC,
+    LAPSED_TOPIC,
+    REPLY_TOPIC,
+    TEXT_TOPIC,
+    Decision,
+    Record,
+    lapsed_key,
+    text_digest,
+)
 from bot.commands.registry import ANSWERS_ONLY, READ_REPLIES, changes_snapshot
 from bot.commands.replay import Handled, Line
 from bot.config import CommandSettings
-from bot.github.actions import TOPICS, Action, CommentAction, ReactAction, ReactionContent
+from bot.github.actions import TOPICS, Action, CommentAction, EditCommentAction, ReactAction, ReactionContent
 from bot.github.markers import header
 from bot.github.observed import Comment
 from bot.issue_refs import issue_json
@@ -53,6 +63,11 @@ class Voice(NamedTuple):
     replies: str = "errors"
     # Whether this run's regeneration PR can carry the records of quiet answers (`Processed.answers`).
     carrier: bool = True
+    # Comments decided again after their author edited them, each with the reply that is edited in
+    # place to the new decision (one reply per comment: its records are the decision).
+    earlier: Mapping[int, Comment] = {}
+    # `commands.edit_days`: how long a comment's author may edit a refusal for it to be decided again.
+    edit_days: int = CommandSettings().edit_days
 
 
 def finished(reacted: AbstractSet[tuple[int, str]]) -> frozenset[int]:
@@ -70,7 +85,7 @@ def actions(done: Handled, voice: Voice, quiet: bool = False) -> list[Action]:
 def quiet(done: Handled, voice: Voice) -> bool:
     """Whether a new comment has nothing to read: every line accepted, none an answer to read,
     and its changes recordable in the PR body."""
-    if voice.replies != "errors" or done.errors or done.whole or not done.lines:
+    if voice.replies != "errors" or done.errors or done.whole or not done.lines or done.comment.id in voice.earlier:
         return False
     verbs = [line.command.verb for line in done.lines if line.command is not None]
     if len(verbs) != len(done.lines) or any(line.verdict != "accepted" for line in done.lines):
@@ -150,17 +165,23 @@ def _react(comment: Comment, content: ReactionContent, voice: Voice) -> list[Act
     return [ReactAction(issue=comment.issue, comment_id=comment.id, content=content)]
 
 
-def _reply(done: Handled, voice: Voice) -> CommentAction:
-    """The reply to a new command comment; its header records the decision on every line."""
+def _reply(done: Handled, voice: Voice) -> CommentAction | EditCommentAction:
+    """The reply to a new command comment; its header records the decision on every line and the
+    text decided on. A comment decided again after an edit has its earlier reply edited in place."""
     comment = done.comment
     errors = [(e.line, e.text, e.message) for e in done.errors]
     records = [Record(comment, line.line, line.verdict, line.text) for line in done.lines]
     records += [Record(comment, number, "refused", text) for number, text, _ in errors]
-    markers = [(REPLY_TOPIC, str(comment.id)), *((DECISION_TOPIC, r.encode()) for r in records)]
+    markers = [
+        (REPLY_TOPIC, str(comment.id)),
+        (TEXT_TOPIC, f"{comment.id}:{text_digest(comment.body)}"),
+        *((DECISION_TOPIC, r.encode()) for r in records),
+    ]
+    refused = bool(errors or done.whole or any(line.verdict == "refused" for line in done.lines))
 
-    def render(shown: int) -> str:
+    def render(shown: int, renderer: Renderer = voice.renderer) -> str:
         """The reply showing its first `shown` lines (answers, then malformed lines); all are recorded."""
-        return voice.renderer.render(
+        return renderer.render(
             TOPICS["command-reply"].template,
             header=header(*markers),
             author=comment.user,
@@ -170,7 +191,10 @@ def _reply(done: Handled, voice: Voice) -> CommentAction:
             whole=done.whole,
             prefix=voice.prefix,
             # The author is @-mentioned only when there is something to fix.
-            mention=bool(errors or done.whole or any(line.verdict == "refused" for line in done.lines)),
+            mention=refused,
+            # An edit is decided again only while nothing in the comment was accepted.
+            editable=voice.edit_days if refused and not any(line.verdict == "accepted" for line in done.lines) else 0,
+            again=comment.id in voice.earlier,
             # Accepted changes of the snapshot wait in the regeneration PR: said as pending, not applied.
             pending={line.line for line in done.lines if _pending(line)},
             pull=voice.pull,
@@ -178,6 +202,9 @@ def _reply(done: Handled, voice: Voice) -> CommentAction:
 
     total = len(done.lines) + len(errors)
     body = fitted(render, total, voice.limit, voice.renderer)
+    earlier = voice.earlier.get(comment.id)
+    if earlier is not None:
+        return EditCommentAction(issue=earlier.issue, comment_id=earlier.id, topic="command-reply", body=body)
     return CommentAction(issue=comment.issue, topic="command-reply", body=body)
 
 

@@ -25,6 +25,7 @@ whether or not this run's replies have been written yet.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import NamedTuple
@@ -33,7 +34,16 @@ from bot.commands import outbox, replay, selection
 from bot.commands.effects import Explainer
 from bot.commands.grammar import Targeted
 from bot.commands.outbox import CommandReport
-from bot.commands.records import Key, Record, lapsed_said, recorded_decisions, records_in_pull
+from bot.commands.records import (
+    Key,
+    Record,
+    decided_text,
+    first_replies,
+    lapsed_said,
+    recorded_decisions,
+    records_in_pull,
+    text_digest,
+)
 from bot.commands.registry import ANSWERS_ONLY, READ_REPLIES, changes_snapshot
 from bot.commands.replay import Handled, Line
 from bot.config import BotConfig
@@ -113,10 +123,14 @@ class Recall(NamedTuple):
     finished: frozenset[int]
     # The PR body's records not counted, and why (someone else wrote them, or they do not match).
     ignored: tuple[IgnoredRecord, ...] = ()
+    # Comments to decide again (edited after a decision that accepted none of them), each with the
+    # reply to edit in place.
+    again: Mapping[int, Comment] = {}
 
 
-def recall(observed: Observed, floor: int, config: BotConfig) -> Recall:
-    """Records from the bot's replies, then the PR body's, then the text of quiet comments."""
+def recall(observed: Observed, floor: int, config: BotConfig, now: dt.datetime | None = None) -> Recall:
+    """Records from the bot's replies, then the PR body's, then the text of quiet comments; and
+    the comments edited since a decision that accepted none of them, to decide again."""
     replied = recorded_decisions(observed.bot_comments())
     bot = observed.bot_login
     reacted = frozenset((r.comment_id, r.content) for r in observed.reactions if r.user == bot)
@@ -136,7 +150,73 @@ def recall(observed: Observed, floor: int, config: BotConfig) -> Recall:
         and (found := [Record(c, cmd.line, "accepted", cmd.text) for cmd in selection.reread(c, config.commands)])
     }
     quiet = frozenset(carried) | frozenset(read_again)
-    return Recall({**carried, **read_again, **replied}, quiet, outbox.finished(reacted), ignored)
+    again = _edited_since(observed, floor, replied, config.commands.edit_days, now)
+    finished = outbox.finished(reacted) - _rocket_due(replied, reacted, config)
+    return Recall({**carried, **read_again, **replied}, quiet, finished, ignored, again)
+
+
+def _rocket_due(
+    replied: Mapping[int, list[Record]], reacted: AbstractSet[tuple[int, str]], config: BotConfig
+) -> frozenset[int]:
+    """Replied comments with an accepted line that acts, and no 🚀 yet: not finished, whatever 😕
+    they carry. A first decision writes its 🚀 before its 😕; a 😕 without the 🚀 is an earlier
+    decision's, on a comment decided again after an edit, whose assignments are still to finish."""
+    due = set()
+    for cid, records in replied.items():
+        if (cid, "rocket") in reacted:
+            continue
+        commands = (selection.recalled_command(r, config.commands) for r in records if r.verdict == "accepted")
+        if any(command is not None and command.verb not in ANSWERS_ONLY for command in commands):
+            due.add(cid)
+    return frozenset(due)
+
+
+def _edited_since(
+    observed: Observed, floor: int, replied: Mapping[int, list[Record]], days: int, now: dt.datetime | None
+) -> dict[int, Comment]:
+    """Each comment its author edited since perfbot's reply decided it, when that decision accepted
+    none of it and the comment is within `days` of its posting, with that reply.
+
+    The reply records the digest of the text it decided on: a comment whose text is that text
+    (edited back, or edited before the decision) is not decided again. A reply without one, written
+    before it was recorded, is left as it was decided."""
+    replies = first_replies(observed.bot_comments())
+    found: dict[int, Comment] = {}
+    for c in observed.comments:
+        reply = replies.get(c.id)
+        if reply is None or c.id <= floor or not c.edited or is_bot(c.user, c.user_type, observed.bot_login):
+            continue
+        if any(r.verdict == "accepted" for r in replied.get(c.id, ())) or not _within(c, days, now):
+            continue  # without a clock (`now` None: whose permission to read), any edit counts
+        digest = decided_text(reply, c.id)
+        if digest and digest != text_digest(c.body):
+            found[c.id] = reply
+    return found
+
+
+def _within(comment: Comment, days: int, now: dt.datetime | None) -> bool:
+    """Whether `comment` was posted less than `days` before `now`: an edit of it is still read."""
+    return now is None or now - comment.created_at < dt.timedelta(days=days)
+
+
+def editable(
+    handled: Sequence[Handled],
+    replied: Mapping[int, list[Record]],
+    comments: Sequence[Comment],
+    days: int,
+    now: dt.datetime | None,
+) -> frozenset[int]:
+    """The comments whose author may still edit them to be decided again: posted within `days`,
+    decided without accepting anything (this run or earlier). The compaction bound stops before
+    each, so an accepted command of its edit lands above the bound."""
+    if now is None:
+        return frozenset()
+    present = {c.id: c for c in comments}
+    decided = {done.comment.id: not any(line.verdict == "accepted" for line in done.lines) for done in handled}
+    decided |= {cid: True for cid, records in replied.items() if not records and cid not in decided}
+    return frozenset(
+        cid for cid, nothing in decided.items() if nothing and cid in present and _within(present[cid], days, now)
+    )
 
 
 def _in_pull(
@@ -201,27 +281,23 @@ def _quiet_kind(record: Record, config: BotConfig) -> bool:
 
 
 def process(
-    base: Snapshot, observed: Observed, config: BotConfig, renderer: Renderer, explain: Explainer | None = None
+    base: Snapshot,
+    observed: Observed,
+    config: BotConfig,
+    renderer: Renderer,
+    explain: Explainer | None = None,
+    now: dt.datetime | None = None,
 ) -> Processed:
-    """Replay decided commands and decide new ones, in comment order, on top of `base`."""
+    """Replay decided commands and decide new ones, in comment order, on top of `base`; `now`
+    (the run's clock) says which refused comments their authors may still edit."""
     mine = observed.bot_comments()
     floor = base.commands_settled_through
-    recalled = recall(observed, floor, config)
+    recalled = recall(observed, floor, config, now)
     records = recalled.records
-    work = selection.take(
-        observed.comments,
-        records,
-        floor,
-        observed.bot_login,
-        config.commands,
-        recalled.finished,
-        frozenset(observed.commandless),
-    )
+    work = _intake(observed, recalled, floor, config)
     ledger = frozenset(entry.key for entry in base.ledger)
     assignees = {issue.key: issue.assignees for issue in observed.issues}
     dropped = replay.dropped(work.queue, observed.permissions, base, assignees, ledger, observed.elsewhere())
-    bot = observed.bot_login
-    reacted = frozenset((r.comment_id, r.content) for r in observed.reactions if r.user == bot)
     present = frozenset(c.id for c in observed.comments)
     context = replay.Context(
         config=config,
@@ -238,22 +314,14 @@ def process(
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)
     handled = _answered_at_end(handled, final, explain)
-    pull = observed.open_pull(config.pull_request.branch)
-    voice = outbox.Voice(
-        renderer,
-        config.commands.prefix,
-        reacted,
-        present,
-        config.commands.max_body_chars,
-        pull.number if pull else None,
-        replies=config.commands.replies,
-    )
+    voice = _voice(observed, config, renderer, recalled.again)
+    stops = work.waiting | editable(handled, records, observed.comments, config.commands.edit_days, now)
     return Processed(
         snapshot=final.snapshot,
         reports=[report for done in handled for report in outbox.reports(done)],
         assignees=dict(final.assignees),
         applied=list(final.applied),
-        settled_through=settled_through(floor, handled, work.waiting, ledger, dropped),
+        settled_through=settled_through(floor, handled, stops, ledger, dropped),
         handled=handled,
         voice=voice,
         quiet=recalled.quiet,
@@ -287,8 +355,12 @@ def unanswered(observed: Observed, floor: int, config: BotConfig) -> list[Commen
     """The comments this run answers for the first time, in the order it answers them.
 
     Their authors are the only people whose permission a run needs to know."""
-    recalled = recall(observed, floor, config)
-    work = selection.take(
+    work = _intake(observed, recall(observed, floor, config), floor, config)
+    return [item.comment for item in work.queue if isinstance(item, selection.Fresh)]
+
+
+def _intake(observed: Observed, recalled: Recall, floor: int, config: BotConfig) -> selection.Intake:
+    return selection.take(
         observed.comments,
         recalled.records,
         floor,
@@ -296,8 +368,25 @@ def unanswered(observed: Observed, floor: int, config: BotConfig) -> list[Commen
         config.commands,
         recalled.finished,
         frozenset(observed.commandless),
+        frozenset(recalled.again),
     )
-    return [item.comment for item in work.queue if isinstance(item, selection.Fresh)]
+
+
+def _voice(observed: Observed, config: BotConfig, renderer: Renderer, again: Mapping[int, Comment]) -> outbox.Voice:
+    """What the outbox speaks with: the bot's reactions so far, the comments still there, the PR."""
+    bot = observed.bot_login
+    pull = observed.open_pull(config.pull_request.branch)
+    return outbox.Voice(
+        renderer,
+        config.commands.prefix,
+        frozenset((r.comment_id, r.content) for r in observed.reactions if r.user == bot),
+        frozenset(c.id for c in observed.comments),
+        config.commands.max_body_chars,
+        pull.number if pull else None,
+        replies=config.commands.replies,
+        earlier=again,
+        edit_days=config.commands.edit_days,
+    )
 
 
 def settled_through(
@@ -310,11 +399,12 @@ def settled_through(
     """The compaction bound after this run: at least `floor`, the bound the snapshot already has.
 
     `handled` is every comment this run decided or replayed; a comment left `waiting` for a
-    later run (per-person cap) stops the bound before any later comment.
+    later run (per-person cap), or one its author may still edit to be decided again, stops the
+    bound before it.
     """
     settled = floor
     for done in sorted(handled, key=lambda h: h.comment.id):
-        if any(later < done.comment.id for later in waiting):
+        if any(later <= done.comment.id for later in waiting):
             break
         if any(_pending(done.comment.id, line, ledger, dropped) for line in done.lines):
             break

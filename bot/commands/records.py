@@ -16,6 +16,7 @@ repositories carry format 1 records, so both decode.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Literal, NamedTuple, get_args
 
@@ -32,6 +33,8 @@ Decision = Literal["accepted", "refused", "answered", "merged", "dropped", "repl
 
 REPLY_TOPIC = "command-reply"
 DECISION_TOPIC = "decision"
+# The digest of the comment's text a reply decided on: an edit since is a text not decided yet.
+TEXT_TOPIC = "decided-text"
 LAPSED_TOPIC = "lapsed"
 FORMAT = 2
 _READABLE_FORMATS = (1, 2)
@@ -83,19 +86,36 @@ class Record(NamedTuple):
             return None
 
 
-def recorded_decisions(replies: list[Comment]) -> dict[int, list[Record]]:
-    """Decision records by comment id, from the bot's own comments; its first reply to a comment counts."""
-    records: dict[int, list[Record]] = {}
+def text_digest(body: str) -> str:
+    """What a reply records of the text it decided on: enough to tell an edited text from it."""
+    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def first_replies(replies: list[Comment]) -> dict[int, Comment]:
+    """The bot's first reply to each command comment, by that comment's id: the one that counts."""
+    found: dict[int, Comment] = {}
     for reply in sorted(replies, key=lambda c: c.id):
         header = markers_in(reply.body)
         replied = [int(key) for topic, key in header if topic == REPLY_TOPIC and key.isascii() and key.isdigit()]
-        if len(replied) != 1 or replied[0] in records:
-            continue
-        found = [Record.decode(key) for topic, key in header if topic == DECISION_TOPIC]
-        records[replied[0]] = sorted(
-            (r for r in found if r is not None and r.comment.id == replied[0]), key=lambda r: r.line
-        )
+        if len(replied) == 1 and replied[0] not in found:
+            found[replied[0]] = reply
+    return found
+
+
+def recorded_decisions(replies: list[Comment]) -> dict[int, list[Record]]:
+    """Decision records by comment id, from the bot's own comments; its first reply to a comment counts."""
+    records: dict[int, list[Record]] = {}
+    for cid, reply in first_replies(replies).items():
+        found = [Record.decode(key) for topic, key in markers_in(reply.body) if topic == DECISION_TOPIC]
+        records[cid] = sorted((r for r in found if r is not None and r.comment.id == cid), key=lambda r: r.line)
     return records
+
+
+def decided_text(reply: Comment, comment_id: int) -> str:
+    """The digest of the text of comment `comment_id` that `reply` decided on ("" for a reply
+    written before it was recorded). Its marker names the comment: every marker is unique to it."""
+    keys = (key.partition(":") for topic, key in markers_in(reply.body) if topic == TEXT_TOPIC)
+    return next((digest for cid, _, digest in keys if cid == str(comment_id)), "")
 
 
 def records_in_pull(body: str) -> dict[int, list[Record]]:

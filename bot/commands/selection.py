@@ -3,7 +3,8 @@
 Two kinds of work, after the settled floor (`commands_settled_through`):
 
 - `Fresh`: a comment with command lines that the bot has not answered yet, by a person (not a
-  bot), not edited. At most `max_comments_per_user` per person per run; the rest *wait*.
+  bot), not edited; or one its author edited after a decision that accepted none of it (decided
+  again from its new text). At most `max_comments_per_user` per person per run; the rest *wait*.
 - `Recalled`: a comment the bot answered earlier; its replayed lines come from the decision
   records in the bot's reply, never from the comment, which may be edited or deleted since.
 
@@ -59,21 +60,23 @@ def take(
     limits: CommandSettings,
     finished: AbstractSet[int] = frozenset(),
     commandless: AbstractSet[int] = frozenset(),
+    again: AbstractSet[int] = frozenset(),
 ) -> Intake:
     """The work of this run, in comment order, and the comments that wait.
 
     A comment the bot `finished` (🚀 or 😕) is never decided again: its records, wherever they
     are, say what was decided, and without them it is settled or lost to a person's hand. A
-    comment an earlier run read and found `commandless`, unedited since, is not read again."""
+    comment an earlier run read and found `commandless`, unedited since, is not read again. A
+    comment decided `again` (its author edited it after a decision that accepted nothing) is read
+    from its text as it stands, whatever its reactions and earlier records say."""
     read = [
         (c, _parse(c.body, limits))
         for c in comments
         if c.id > floor
-        and c.id not in records
-        and c.id not in finished
-        and c.id not in commandless
         and not is_bot(c.user, c.user_type, bot_login)
-        and not c.edited
+        and (
+            c.id in again or (c.id not in records and c.id not in finished and c.id not in commandless and not c.edited)
+        )
     ]
     empty = frozenset(c.id for c, p in read if p.empty)
     fresh = [(c, p) for c, p in sorted(read, key=lambda item: _order(item[0])) if not p.empty]
@@ -81,7 +84,7 @@ def take(
     recalled = [
         Recalled(found[0].comment, tuple((r, recalled_command(r, limits)) for r in found))
         for cid, found in records.items()
-        if cid > floor and found
+        if cid > floor and found and cid not in again
     ]
     queue: list[Work] = [_fresh(c, p, limits) for c, p in taken]
     queue += recalled
@@ -136,7 +139,9 @@ def _too_big(comment: Comment, parsed: Parsed, limits: CommandSettings) -> str:
         return "this comment holds more HTML, or HTML nested deeper, before its last command line than perfbot reads"
     if len(parsed.commands) + len(parsed.errors) > limits.max_commands_per_comment:
         return f"this comment has more than {limits.max_commands_per_comment} commands"
+    # Every line is recorded, a malformed one as refused: all of them must leave the reply room to speak.
     records = [Record(comment, c.line, "accepted", c.text).encode() for c in parsed.commands]
+    records += [Record(comment, e.line, "refused", e.text).encode() for e in parsed.errors]
     if sum(len(marker(DECISION_TOPIC, r)) for r in records) > limits.max_body_chars // 2:
         return "this comment's commands are too long to answer and record in one reply"
     return ""

@@ -76,7 +76,8 @@ TOPICS: dict[Topic, TopicSpec] = {
         "the answer to a comment with something to read (a refusal with its reason and 😕, a malformed line, a"
         " `why` or `help` answer, a `drop`'s list), one line per command; its author is @-mentioned only for a"
         " refusal. A comment whose commands were all accepted gets 🚀 alone (`commands.replies: all`: a reply"
-        " to every command comment)",
+        " to every command comment). Edited in place when its author edits a comment nothing of which was"
+        " accepted, which is decided again",
         "reply",
     ),
     "command-lapsed": TopicSpec(
@@ -163,6 +164,9 @@ class PullRequestAction(Frozen):
     reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     team_reviewers: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     draft: bool = Field(default=False, exclude_if=lambda value: not value)
+    # `pull_request.delete_branch`: the branch's head commit (perfbot's) when the branch is deleted
+    # after this action, no PR of it being open then; deleted only while it still points there.
+    delete_head: str | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class IgnoredRecord(Frozen):

@@ -45,16 +45,21 @@ class _Comment(Tolerant):
 
 
 class FollowUp(NamedTuple):
-    """What a follow-up's dispatch carries: the writes the run before it left, the times of the
-    content-creating requests of the last hour, and when the next may go."""
+    """What a follow-up's dispatch carries: the writes the run before it left, which run of its
+    chain this is and the most runs the chain may take (`bot/reconcile/executor.py`), the times of
+    the content-creating requests of the last hour, and when the next may go."""
 
     writes_left: int
     sent: tuple[dt.datetime, ...] = ()
     next_at: dt.datetime | None = None
+    run: int = 1
+    runs_most: int | None = None
 
 
 class _Carried(Tolerant):
     writes_left: StrictStr = ""
+    run: StrictStr = ""
+    runs_most: StrictStr = ""
     sent: StrictStr = ""
     next_at: StrictStr = ""
 
@@ -88,7 +93,9 @@ def parse_event(name: str, text: str, file: str) -> Trigger:
 def follow_up(name: str, text: str, file: str) -> FollowUp | None:
     """The follow-up a `repository_dispatch` of type `perfbot-follow-up` carries; None for any
     other event, or when what it carries is not a count. `sent` is Unix times in whole seconds,
-    comma-separated; what is not one is left out, as is a `next_at` that is not a time."""
+    comma-separated; what is not one is left out, as is a `next_at` that is not a time. A missing
+    or malformed `run` counts as the chain's first follow-up, a missing or malformed `runs_most`
+    as none carried: the run derives its own from what it leaves."""
     if name != "repository_dispatch":
         return None
     try:
@@ -104,4 +111,10 @@ def follow_up(name: str, text: str, file: str) -> FollowUp | None:
         for part in carried.sent.split(",")
         if part.isascii() and part.isdecimal() and len(part) <= 11
     )
-    return FollowUp(int(count), sent, parse_timestamp(carried.next_at))
+    run, most = _count(carried.run), _count(carried.runs_most)
+    return FollowUp(int(count), sent, parse_timestamp(carried.next_at), max(run or 1, 1), most)
+
+
+def _count(text: str) -> int | None:
+    """A carried count: ASCII digits, at most nine of them (a chain is never that long)."""
+    return int(text) if text.isascii() and text.isdecimal() and len(text) <= 9 else None

@@ -543,7 +543,7 @@ class OfflineGitHub(OfflineNativeWrites):
                     **_opened_with(action),
                 }
             )
-        changed = []
+        changed: list[tuple[str | int, ...]] = []
         self._pull_head = None
         for index, pull in enumerate(pulls):
             if pull["number"] != action.number:
@@ -560,6 +560,13 @@ class OfflineGitHub(OfflineNativeWrites):
             elif action.operation == "close":
                 pull["state"] = "closed"
             changed.append(("pulls", index))
+        if self._pull_head is not None:
+            self.raw.setdefault("branches", {})[action.branch] = {"oid": self._pull_head, "ours": True}
+            changed.append(("branches",))
+        branches = self.raw.get("branches") or {}
+        if action.delete_head is not None and (branches.get(action.branch) or {}).get("oid") == action.delete_head:
+            del branches[action.branch]  # as live, only while the branch is where the run read it
+            changed.append(("branches",))
         self._save(*changed)
         return action.number
 

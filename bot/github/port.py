@@ -240,6 +240,9 @@ class ReadScope(NamedTuple):
     pull_leases: bool = False
     # The observation cache of a live run (`--cache`): issues unchanged since it are not read again.
     cache: Path | None = None
+    # Issues read whatever the cache says: the issue of the comment that started the run (GitHub
+    # does not say that a comment's edit moves its issue's `updatedAt`).
+    fresh: frozenset[int] = frozenset()
 
     @property
     def snapshot_file(self) -> str:

@@ -31,7 +31,7 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.bodies import capped
+from bot.bodies import capped, most
 from bot.config import BotConfig
 from bot.evidence import packet_graph
 from bot.evidence.derive import Derivation, Reason
@@ -487,33 +487,20 @@ def render(c: Content, drawing: Graphs, stamp: Stamp | None, renderer: Renderer,
         drawn = body(whole, drawing.draw()) if drawing.blocks else bare
         return drawn if len(drawn.text) <= limit else bare
     caps = Caps(0, 0, 0, 0)
-    for dial, most in zip(Caps._fields, whole, strict=True):
-        caps = _widened(caps, dial, most, lambda tried: len(body(tried).text) <= limit)
+    for dial, top in zip(Caps._fields, whole, strict=True):
+        caps = _widened(caps, dial, top, lambda tried: len(body(tried).text) <= limit)
     found = body(caps)
     return Body(capped(found.text, limit, renderer), found.omitted)
 
 
-def _widened(caps: Caps, dial: str, most: int, fits: Callable[[Caps], bool]) -> Caps:
-    """`caps` with `dial` at the most items, up to `most`, that still fit."""
-    return caps._replace(**{dial: _most(lambda n: fits(caps._replace(**{dial: n})), most)})
+def _widened(caps: Caps, dial: str, top: int, fits: Callable[[Caps], bool]) -> Caps:
+    """`caps` with `dial` at the most items, up to `top`, that still fit."""
+    return caps._replace(**{dial: most(lambda n: fits(caps._replace(**{dial: n})), top)})
 
 
 def _lanes(c: Content) -> list[int]:
     """How many leases each holder of each running packet's leases has."""
     return [n for r in c.running for n in Counter(lease.holder for lease in r.leases).values()]
-
-
-def _most(fits: Callable[[int], bool], most: int) -> int:
-    """The largest n in 0..most that `fits` (which holds for every n below one it holds for):
-    a longer list renders longer, so a binary search finds it in log2(most) renders."""
-    low, high = 0, most
-    while low < high:
-        middle = (low + high + 1) // 2
-        if fits(middle):
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def _lengths(c: Content) -> list[int]:

@@ -36,6 +36,7 @@ from bot.reconcile.plan import Plan
 from bot.reconcile.reach import withhold
 from bot.reconcile.schedule import schedule
 from bot.reconcile.view import changed_graph, evidence_for, explainer
+from bot.render import Renderer
 from bot.snapshot import store_save
 from bot.snapshot.model import Snapshot, WorkState
 from bot.snapshot.validation import unrouted_reviews, validate
@@ -53,7 +54,7 @@ HELD = (
 def decide(inputs: Inputs) -> Plan:
     config, observed = inputs.config, inputs.observed
     base = inputs.snapshot.model
-    processed = pipeline.process(base, observed, config, inputs.renderer, explainer(inputs))
+    processed = pipeline.process(base, observed, config, inputs.renderer, explainer(inputs), inputs.now)
     snapshot = processed.snapshot
     evidence = evidence_for(inputs.readback, observed, config, processed.assignees)
     derivations = derive_all(snapshot, evidence)
@@ -80,8 +81,8 @@ def decide(inputs: Inputs) -> Plan:
         snapshot_changes(base, following, derivations), processed.applied, native.proposals, answers.pull_records
     )
     proposal = pull_request(inputs, derivations, files, story, leases, refused)
-    forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
-    actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
+    proposal = proposal if refused else with_branch_deleted(inputs, proposal)
+    actions.append(_with_forks(proposal, observed, config.pull_request.branch))
     board = dashboard.planned(
         inputs, merged, derivations, processed.applied, proposal, () if refused else story.changes
     )
@@ -110,6 +111,12 @@ def decide(inputs: Inputs) -> Plan:
         ignored_records=(*processed.ignored, *_tampered(observed)),
         unreachable=unreachable,
     )
+
+
+def _with_forks(proposal: PullRequestAction, observed: Observed, branch: str) -> PullRequestAction:
+    """The PR action naming the open PRs from forks that share perfbot's branch name (left alone)."""
+    forks = tuple(p.number for p in observed.fork_pulls(branch))
+    return proposal.model_copy(update={"forks": forks}) if forks else proposal
 
 
 def _tampered(observed: Observed) -> list[IgnoredRecord]:
@@ -312,6 +319,19 @@ def pull_request(
     return proposal.model_copy(update={"operation": "update", "number": existing.number, "title": existing.title})
 
 
+def with_branch_deleted(inputs: Inputs, action: PullRequestAction) -> PullRequestAction:
+    """`pull_request.delete_branch`, as create-pull-request's `delete-branch`: the branch goes once no
+    PR of it is open (this action closes it, or none is open: a person or GitHub's auto-merge merged
+    it, a person closed it) and perfbot made its head commit, so nothing of a person's goes with it.
+    A branch a change is proposed on is written again instead (and a refused proposal leaves it)."""
+    head = inputs.observed.branches.get(action.branch)
+    if not inputs.config.pull_request.delete_branch or head is None or not head.ours:
+        return action
+    if action.operation == "close" or (action.operation == "none" and inputs.observed.open_pull(action.branch) is None):
+        return action.model_copy(update={"delete_head": head.oid})
+    return action
+
+
 def people_part(body: str) -> str:
     """What people wrote in the PR's body below perfbot's part: kept as they wrote it ("" when the
     body has no end of perfbot's part, as a body an earlier version of perfbot wrote)."""
@@ -332,9 +352,9 @@ def _pull_body(
     changes, applied, records = story.changes, story.applied, story.records
     graph = changed_graph(inputs, derivations)
 
-    def render(shown: int) -> str:
+    def render(shown: int, renderer: Renderer = inputs.renderer) -> str:
         """The body listing the first `shown` changes and commands; the snapshot's diff has them all."""
-        return inputs.renderer.render(
+        return renderer.render(
             "pr_body.md.j2",
             changes=changes[:shown],
             commands=applied[:shown],

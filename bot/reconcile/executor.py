@@ -45,6 +45,7 @@ from bot.github.port import (
 )
 from bot.reconcile.labels_and_links import RECORD_TOPIC, REPOSTED_TOPICS
 from bot.reconcile.plan import Plan
+from bot.reconcile.schedule import is_write
 from bot.timestamps import utc_stamp
 
 
@@ -102,7 +103,7 @@ def apply(plan: Plan, port: GitHubWriter, budget: int) -> Report:
     spent = 0  # requests made
     batch = _batch(plan.actions, later) if isinstance(port, LabelBatcher) else {}
     for index, action in enumerate(plan.actions):
-        if (isinstance(action, PullRequestAction) and action.operation == "none") or batch.get(index) == []:
+        if not is_write(action) or batch.get(index) == []:
             continue
         native = action.kind in NATIVE_KINDS
         if (
@@ -230,24 +231,48 @@ def _perform(action: Action, port: GitHubWriter) -> int | None:
 # before it left (`bot/github/live/pacing.py`), carried in the dispatch's `client_payload`: the
 # workflow waits until `next_at` before the follow-up's writer job starts.
 #
-# A chain of follow-ups ends: a run asks for one only when it made at least one write, failed no
-# write, was not overtaken by another run, and left writes; and a follow-up asks for the next only
-# when it left fewer writes than it was started for, so the count it carries falls with each run.
-# The workflow's concurrency group runs one at a time.
+# A chain of follow-ups ends, and never loops. A run asks for one only when it made at least one
+# write, failed no write, was not overtaken by another run, and left writes a later run can make.
+# Each dispatch carries the number of the run it starts (`run`: the chain's first follow-up is 1)
+# and the most runs the chain may reach (`runs_most`). A run derives that bound from what it
+# leaves: at least one write per run, and `RUNS_PER_BUDGET` runs for each budget's worth of
+# writes left (a run the pace cuts short writes less than its budget, and the writes of one run
+# may uncover a few more, such as the comment that accounts for a link), and keeps the lower of
+# its own and the one it was started with. So the bound never rises along a chain, while the run
+# number rises by one each run: a chain is finite whatever its runs write or find, yet a chain
+# that goes on writing is not stopped because one run's count of writes left did not fall
+# (another write that run's writes uncovered, or a run the pace cut short). The workflow's
+# concurrency group runs one at a time.
+RUNS_PER_BUDGET = 2
 
 
-def wanted(report: Report, started_by: FollowUp | None) -> bool:
-    """Whether this run asks for a follow-up (the chain's guard: see the module's docstring)."""
+def wanted(report: Report, started_by: FollowUp | None, budget: int) -> bool:
+    """Whether this run asks for a follow-up (the chain's guard: see the section's comment)."""
     if report.error is not None or report.superseded is not None or not report.done or report.left == 0:
         return False
-    return started_by is None or report.left < started_by.writes_left
+    run, most = chain_step(report, started_by, budget)
+    return run <= most
 
 
-def payload(report: Report, pace: tuple[list[dt.datetime], dt.datetime] | None) -> dict[str, str]:
-    """The dispatch's `client_payload`, text values: the writes left, and the pace (`events.follow_up`).
-    Times are rounded up to the second: a request carried as later than it was never lets the
-    next one out early."""
-    carried = {"writes_left": str(report.left)}
+def chain_step(report: Report, started_by: FollowUp | None, budget: int) -> tuple[int, int]:
+    """The number of the follow-up this run would ask for, and the most runs its chain may reach."""
+    run = 1 if started_by is None else started_by.run + 1
+    own = run - 1 + RUNS_PER_BUDGET * math.ceil(report.left / max(budget, 1)) + 1
+    carried = started_by.runs_most if started_by is not None else None
+    return run, own if carried is None else min(own, carried)
+
+
+def payload(
+    report: Report,
+    pace: tuple[list[dt.datetime], dt.datetime] | None,
+    started_by: FollowUp | None,
+    budget: int,
+) -> dict[str, str]:
+    """The dispatch's `client_payload`, text values: the writes left, the chain's step, and the pace
+    (`events.follow_up`). Times are rounded up to the second: a request carried as later than it was
+    never lets the next one out early."""
+    run, most = chain_step(report, started_by, budget)
+    carried = {"writes_left": str(report.left), "run": str(run), "runs_most": str(most)}
     if pace is not None:
         sent, next_at = pace
         carried["sent"] = ",".join(str(math.ceil(moment.timestamp())) for moment in sent)

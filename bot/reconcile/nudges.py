@@ -116,10 +116,10 @@ class Nudges:
         self.planned.add((topic, key))
         name, items = listed if listed is not None else ("", ())
 
-        def render(shown: int) -> str:
+        def render(shown: int, renderer: Renderer = self.renderer) -> str:
             if listed is not None:
                 context.update({name: items[:shown], "omitted": len(items) - shown})
-            return self.renderer.render(
+            return renderer.render(
                 TOPICS[topic].template, marker=marker(topic, key), prefix=self.config.commands.prefix, **context
             )
 

@@ -53,13 +53,13 @@ def tier(action: Action) -> int:
         return NUDGES
     if isinstance(action, ReactAction):
         return ANSWERS if action.content == "eyes" else NUDGES
-    if isinstance(action, CommentAction) and action.topic in REPLY_TOPICS:
-        return ANSWERS
+    if isinstance(action, CommentAction | EditCommentAction) and action.topic in REPLY_TOPICS:
+        return ANSWERS  # a reply edited in place to the decision on an edited comment, too
     return NUDGES  # the other reactions, the nudges and the dashboard's writes (`DASHBOARD_KINDS`)
 
 
 def is_write(action: Action) -> bool:
-    return not (isinstance(action, PullRequestAction) and action.operation == "none")
+    return not (isinstance(action, PullRequestAction) and action.operation == "none" and action.delete_head is None)
 
 
 def schedule(actions: list[Action], budget: int | None) -> tuple[list[Action], list[Deferral]]:

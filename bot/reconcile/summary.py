@@ -20,6 +20,7 @@ from bot.github.actions import Action, PullRequestAction, ReactAction
 from bot.issue_refs import IssueKey, issue_text, number_of, parse_issue, repository_of
 from bot.reconcile.executor import Report
 from bot.reconcile.plan import Plan
+from bot.reconcile.schedule import is_write
 from bot.render import Renderer
 from bot.timestamps import duration, utc_stamp
 
@@ -45,7 +46,7 @@ def _rows(plan: Plan, report: Report | None) -> list[tuple[Action, str]]:
 
 
 def _idle(action: Action) -> bool:
-    return isinstance(action, PullRequestAction) and action.operation == "none"
+    return not is_write(action)
 
 
 def pull_request_number(plan: Plan, report: Report | None) -> int | None:

@@ -68,13 +68,20 @@ def explainer(inputs: Inputs) -> Explainer:
     base = inputs.snapshot.model
     # A run's answers share their work: the evidence and the merged derivations for each set of
     # assignments, the pending states for each working snapshot (kept alive here, so its id is its own).
-    merged_for: dict[tuple[tuple[IssueKey, tuple[str, ...]], ...], tuple[PacketEvidence, list[Derivation]]] = {}
-    pending_for: dict[
-        tuple[int, tuple[tuple[IssueKey, tuple[str, ...]], ...]], tuple[Snapshot, dict[str, WorkState]]
-    ] = {}
+    Assigned = tuple[tuple[IssueKey, tuple[str, ...]], ...]
+    merged_for: dict[Assigned, tuple[PacketEvidence, list[Derivation]]] = {}
+    pending_for: dict[tuple[int, Assigned], tuple[Snapshot, dict[str, WorkState]]] = {}
+    # And each answer, for the same packet of the same working snapshot (kept alive here too).
+    said: dict[tuple[int, str, Assigned], tuple[Snapshot, str]] = {}
 
     def answer(working: Snapshot, packet_id: str, assignees: Mapping[IssueKey, tuple[str, ...]]) -> str:
         key = tuple(sorted(assignees.items(), key=lambda item: issue_order(item[0])))
+        if (id(working), packet_id, key) not in said:
+            said[id(working), packet_id, key] = working, answer_anew(working, packet_id, key)
+        return said[id(working), packet_id, key][1]
+
+    def answer_anew(working: Snapshot, packet_id: str, key: Assigned) -> str:
+        assignees = dict(key)
         if key not in merged_for:
             evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, assignees)
             merged_for[key] = evidence, derive_all(base, evidence)
@@ -107,7 +114,7 @@ def render_explanation(inputs: Inputs, found: Explanation, pending: Mapping[str,
 
 def view(inputs: Inputs) -> View:
     processed = pipeline.process(
-        inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs)
+        inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs), inputs.now
     )
     evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, processed.assignees)
     merged = derive_all(inputs.snapshot.model, evidence)
@@ -127,7 +134,7 @@ def dashboard_preview(inputs: Inputs, proposal: PullRequestAction, changes: Sequ
     whether or not the dashboard is on; `proposal` is the run's regeneration PR action and
     `changes` its diff."""
     processed = pipeline.process(
-        inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs)
+        inputs.snapshot.model, inputs.observed, inputs.config, inputs.renderer, explainer(inputs), inputs.now
     )
     evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, processed.assignees)
     merged = derive_all(inputs.snapshot.model, evidence)

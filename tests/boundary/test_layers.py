@@ -41,6 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("bot.commands",),
     ("bot.reconcile",),
     ("bot.workflow", "bot.schemas", "bot.reference", "bot.adopt", "bot.generated", "bot.upstream"),
+    ("bot.compiled_templates",),
     ("bot.action_metadata",),
     ("bot.cli", "bot.__main__"),
 )

@@ -115,19 +115,26 @@ def test_a_pr_branch_a_person_pushed_to_is_left_alone(live: Live) -> None:
     assert not [w for w in live.writes() if "/git/" in w or "/pulls" in w]
 
 
-def test_a_pr_branch_moved_between_read_and_write_is_not_force_moved(live: Live) -> None:
-    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
-    assert live.run()[0] == 0
-    live.sandbox.add_comment(900, 8324, "alice", "/perf review metal-resident-decode by 2026-09-04", at=LATER)
+def pushed_just_before_the_ref_moves(live: Live) -> list[str]:
+    """A person pushes to perfbot's branch just before the run's `updateRefs` reaches GitHub: the
+    list gets the commit they pushed then."""
     original = live.double.handle
     moved: list[str] = []
 
-    def push_just_before_the_move(request: Any) -> Any:
+    def push_first(request: Any) -> Any:
         if request.path == "/graphql" and b"updateRefs" in request.body and not moved:
             moved.append(live.double.push("perfbot/update", {"notes.md": "mine\n"}))
         return original(request)
 
-    live.double.handle = push_just_before_the_move  # type: ignore[method-assign]
+    live.double.handle = push_first  # type: ignore[method-assign]
+    return moved
+
+
+def test_a_pr_branch_moved_between_read_and_write_is_not_force_moved(live: Live) -> None:
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    live.sandbox.add_comment(900, 8324, "alice", "/perf review metal-resident-decode by 2026-09-04", at=LATER)
+    moved = pushed_just_before_the_ref_moves(live)
     before = live.double.tip("perfbot/update")
     assert before is not None
     status, _, err = live.run()
@@ -200,3 +207,33 @@ def test_a_lost_answer_to_a_branch_or_pr_creation_leaves_one_pr_after_the_rerun(
     assert not [w for w in live.writes() if w.endswith(("/git/commits", "/git/trees"))]  # the head already holds it
     again = live.plan("--dry-run")
     assert pull(again)["operation"] == "none"
+
+
+def deleting_branches(live: Live) -> None:
+    """`pull_request.delete_branch: true`, a PR opened and merged on GitHub: its branch is left over."""
+    config = live.sandbox.config.read_text(encoding="utf-8")
+    live.sandbox.config.write_text(config.replace("pull_request:\n", "pull_request:\n  delete_branch: true\n", 1))
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    (number,) = [p["number"] for p in live.sandbox.state()["pulls"] if p["state"] == "open"]
+    live.double.merge_pull(number)
+    assert live.double.tip("perfbot/update") is not None
+
+
+def test_a_left_over_branch_a_person_pushed_to_is_not_deleted(live: Live) -> None:
+    deleting_branches(live)
+    pushed = live.double.push("perfbot/update", {"notes.md": "mine\n"})
+    plan = live.plan()
+    assert "delete_head" not in pull(plan)
+    assert live.double.tip("perfbot/update") == pushed
+
+
+def test_a_branch_pushed_to_between_read_and_delete_is_kept(live: Live) -> None:
+    deleting_branches(live)
+    moved = pushed_just_before_the_ref_moves(live)
+    before = live.double.tip("perfbot/update")
+    assert before is not None
+    status, _, err = live.run()
+    assert status == 1
+    assert f"branch perfbot/update moved from {before[:12]} to {moved[0][:12]} while perfbot ran" in err
+    assert live.double.tip("perfbot/update") == moved[0]

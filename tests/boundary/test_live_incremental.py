@@ -37,7 +37,7 @@ from bot.github.port import GitHubError
 from bot.reconcile import executor, gather
 from bot.reconcile.decide import decide
 from bot.reconcile.plan import Plan
-from tests.github_double import DEFAULT_TOKEN, GitHubDouble
+from tests.github_double import DEFAULT_TOKEN, GitHubDouble, activity
 from tests.support.backends import API_URL, NOW, FakeClock
 from tests.support.faults import Crash, Faulty
 from tests.support.harness import Repo
@@ -74,9 +74,9 @@ class Site:
     def later(self, minutes: int = 60) -> None:
         self.moment += dt.timedelta(minutes=minutes)
 
-    def observe(self, cache_file: Path | None) -> tuple[Observed, Plan]:
+    def observe(self, cache_file: Path | None, fresh: frozenset[int] = frozenset()) -> tuple[Observed, Plan]:
         """A read and a decision that write nothing (the cache is renewed, when one is given)."""
-        with self._port(cache_file) as port:
+        with self._port(cache_file, fresh) as port:
             observed = port.observe()
         return observed, decide(gather.inputs(self.settings, observed, NOW))
 
@@ -100,15 +100,15 @@ class Site:
         assert self.last_double is not None
         return self.last_double.kinds()
 
-    def _port(self, cache_file: Path | None) -> Any:
+    def _port(self, cache_file: Path | None, fresh: frozenset[int] = frozenset()) -> Any:
         self.settings = load_settings(self.repo.config)
         double = GitHubDouble(state_path=self.repo.state_path, repo_dir=self.repo.root, clock=lambda: self.moment)
         self.last, self.last_double = Recording(double.transport()), double
         clock = FakeClock()
         hooks = Hooks(wait=clock.wait, monotonic=clock.monotonic, transport=self.last)
         context = RunContext(token=DEFAULT_TOKEN, repository=double.world.repository, api_url=API_URL)
-        scope = gather.read_scope(self.settings, gather.snapshot(self.settings))._replace(cache=cache_file)
-        return open_live(context, scope, NOW, hooks)
+        scope = gather.read_scope(self.settings, gather.snapshot(self.settings))
+        return open_live(context, scope._replace(cache=cache_file, fresh=fresh), NOW, hooks)
 
 
 @pytest.fixture
@@ -220,7 +220,7 @@ def test_a_crash_after_write_k_then_a_run_with_the_cache_equals_one_clean_run(
     [
         lambda text: text[: len(text) // 2],
         lambda text: "\xff" + text,
-        lambda text: text.replace('"format":1', '"format":2'),
+        lambda text: text.replace(f'"format":{cache.FORMAT}', f'"format":{cache.FORMAT + 1}'),
         lambda text: text.replace('"repository":"anthony-chaudhary/fak"', '"repository":"someone/else"'),
         lambda text: text.replace('"bot_login":"perfbot[bot]"', '"bot_login":"github-actions[bot]"'),
         lambda text: text.replace('"watermark":"2026-', '"watermark":"2025-'),
@@ -330,3 +330,25 @@ def test_changed_issues_past_one_page_are_paged(site: Site, monkeypatch: pytest.
     full, full_plan = site.observe(None)
     assert incremental.model_dump() == full.model_dump()
     assert plan.model_dump() == full_plan.model_dump()
+
+
+def test_the_issue_of_an_edited_comment_is_read_whatever_the_cache_says(site: Site) -> None:
+    """GitHub does not say that editing a comment moves its issue's `updatedAt`: the double is made
+    to keep it still, and the run that the edit starts reads that issue anyway (`ReadScope.fresh`)."""
+    site.repo.add_comment(101, 8325, "alice", "/perf compelte mac.m1-streamed-q4k-no-copy result: kept")
+    site.settle(site.cache_file)
+    state = site.repo.state()
+    (comment,) = [c for c in state["comments"] if c["id"] == 101]
+    comment.update(body="/perf complete mac.m1-streamed-q4k-no-copy result: kept", edited=True, editor="alice")
+    site.repo.write_state(state)
+    sidecar = activity.sidecar(site.repo.state_path)
+    assert sidecar is not None
+    known = json.loads(sidecar.read_text(encoding="utf-8"))
+    known["8325"]["seen"] = activity.fingerprints(state)["8325"]  # the edit leaves `updatedAt` where it was
+    sidecar.write_text(json.dumps(known), encoding="utf-8")
+    site.later()
+    stale = copy_of(site.cache_file, site.cache_file.with_name("copy.json"))
+    _, unseen = site.observe(stale)
+    assert [c["decision"] for c in unseen.commands if c["comment_id"] == 101] == ["refused"]  # replayed as it was
+    _, plan = site.observe(site.cache_file, fresh=frozenset({8325}))
+    assert [c["decision"] for c in plan.commands if c["comment_id"] == 101] == ["accepted"]

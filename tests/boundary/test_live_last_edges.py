@@ -297,8 +297,10 @@ def test_a_comment_found_to_hold_no_command_is_not_read_again_until_its_text_cha
     code, _, err = live.run("--cache", str(cache_file))
     assert code == 0, err
     assert set(bodies) <= set(read)
-    remembered = json.loads(cache_file.read_text(encoding="utf-8"))["issues"]["8325"]["commandless"]
-    assert set(range(200, 212)) <= set(remembered)
+    kept = cache_file.read_text(encoding="utf-8")
+    remembered = json.loads(kept)["issues"]["8325"]["commandless"]
+    assert set(range(200, 212)) <= {int(n) for n in remembered}
+    assert "a long log line" not in kept  # remembered by a fingerprint, not by their text
     read.clear()
     code, _, err = live.run("--cache", str(cache_file))
     assert code == 0, err
@@ -371,3 +373,22 @@ def test_runs_in_turn_over_lists_lagging_many_reads_post_each_comment_once(
     assert len([body for _, body in posted[lag] if "perfbot:command-reply" in body]) == 2
     read_by_id = [r for r in runs.double.requests if r["method"] == "GET" and "/issues/comments/" in r["path"]]
     assert read_by_id  # each still missing from its list was read by its id
+
+
+def test_one_packet_with_a_huge_name_is_cut_in_a_nudge_and_the_others_still_listed(live: Run) -> None:
+    snapshot = live.sandbox.root / "config" / "snapshot.yaml"
+    text = snapshot.read_text(encoding="utf-8")
+    assert "name: M5 quality-clean exact P32/T64 receipt" in text
+    snapshot.write_text(text.replace("name: M5 quality-clean", "name: M5 " + "very " * 14_000), encoding="utf-8")
+    state = live.state()
+    next(i for i in state["issues"] if i["number"] == 9430)["state"] = "closed"
+    live.sandbox.write_state(state)
+    code, plan, err = live.run()
+    assert code == 0, err
+    assert plan is not None
+    (nudge,) = [c for c in live.state()["comments"] if c["issue"] == 9430 and "was closed, but" in c["body"]]
+    body = nudge["body"]
+    assert len(body) <= 60_000  # the config's max_body_chars
+    assert "`mac.m5-exact-p32t64-receipt` (M5 very very" in body
+    assert "`mac.m10-parity-reconvergence` (M10 matched parity reconvergence)" in body  # not left out
+    assert "… and" not in body

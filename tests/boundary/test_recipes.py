@@ -50,6 +50,7 @@ TOPIC_FILES = {
     "tests/support/hostile_outputs.py",
     "tests/e2e/test_body_limits.py",
     "docs/reference.md",
+    "bot/compiled_templates.json",
 }
 
 
@@ -274,10 +275,13 @@ def test_the_recipes_name_every_file_a_new_verb_and_a_new_topic_touch(tmp_path: 
     stale = run(root, "-m", "bot", "reference", "--check")
     assert stale.returncode != 0, "the new topic should leave docs/reference.md stale"
     ok(run(root, "-m", "bot", "reference", "--write"))
+    assert run(root, "-m", "bot.compiled_templates", "--check").returncode != 0, "and the compiled templates stale"
+    ok(run(root, "-m", "bot.compiled_templates"))
     assert changed(with_verb, digests(root)) == TOPIC_FILES
 
     ok(run(root, "-m", "bot", "reference", "--check"))
     ok(run(root, "-m", "bot", "schema", "--check"))
+    ok(run(root, "-m", "bot.compiled_templates", "--check"))
     tests = ok(run(root, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *CHECKS))
     assert " passed" in tests
     assert "`/perf note <packet> <text>` | reply with the note; nothing is recorded | anyone |" in readme

@@ -98,6 +98,7 @@ def test_the_action_passes_inputs_through_env_only() -> None:
         "pull-request-reviewers",
         "pull-request-team-reviewers",
         "pull-request-draft",
+        "pull-request-delete-branch",
         "python-version",
     }
     reconcile = next(step for step in steps(action) if step.get("id") == "reconcile")
@@ -275,10 +276,16 @@ def test_a_comment_by_a_bot_starts_no_job(perfbot: dict[str, Any]) -> None:
         assert started_jobs(perfbot, "issue_comment", with_comment(event, "/perf help", bot)) == []
 
 
-def test_edited_and_deleted_comments_start_no_job(perfbot: dict[str, Any]) -> None:
-    others = [e for e in examples()["issue_comment"] if e["action"] != "created"]
-    assert others
-    for event in others:
+def test_an_edited_command_starts_both_jobs_and_a_deleted_one_none(perfbot: dict[str, Any]) -> None:
+    """An edit of a command comment is decided again when nothing in it was accepted (issue #45)."""
+    edited = [e for e in examples()["issue_comment"] if e["action"] == "edited"]
+    deleted = [e for e in examples()["issue_comment"] if e["action"] == "deleted"]
+    assert edited
+    for event in edited:
+        assert started_jobs(perfbot, "issue_comment", with_comment(event, "/perf help")) == ["validate", "reconcile"]
+        assert started_jobs(perfbot, "issue_comment", with_comment(event, "thanks")) == []
+        assert started_jobs(perfbot, "issue_comment", with_comment(event, "/perf help", a_bot())) == []
+    for event in deleted:
         assert started_jobs(perfbot, "issue_comment", with_comment(event, "/perf help")) == []
 
 
@@ -304,17 +311,23 @@ def test_other_events_start_both_jobs(perfbot: dict[str, Any], event: str, actio
         assert started_jobs(perfbot, event, payload) == (["validate", "reconcile"] if wanted else [])
 
 
-def test_the_adopt_guides_workflow_is_a_dozen_lines_that_filter_comments_and_write_one_at_a_time() -> None:
+def test_the_adopt_guides_workflow_is_inits_own_in_short_filters_comments_and_writes_one_at_a_time() -> None:
+    """The workflow the guide gives to copy by hand starts on the events `perfbot init`'s does (the
+    follow-up dispatch included), waits for a follow-up's pace with init's own step, and outlasts
+    that wait; one writer at a time, no job for an ordinary comment."""
     guide = (ROOT / "docs" / "adopt.md").read_text(encoding="utf-8")
     section = guide.split("# Adopt perfbot in your repository\n", 1)[1]
     block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
-    assert len(block.splitlines()) <= 12
     workflow = YAML(typ="safe").load(block)
+    shipped = YAML(typ="safe").load(scaffold(dt.date(2026, 8, 27), None, "main")[WORKFLOW])
+    assert workflow["on"] == shipped["on"]
     assert workflow["permissions"] == {}
-    job = workflow["jobs"]["perfbot"]
+    job, init_job = workflow["jobs"]["perfbot"], shipped["jobs"]["perfbot"]
+    assert job["steps"][0] == init_job["steps"][0]
+    assert (job["timeout-minutes"], job["permissions"]) == (init_job["timeout-minutes"], init_job["permissions"])
     assert job["concurrency"] == {"group": "perfbot-writer", "cancel-in-progress": False}
-    assert 0 < job["timeout-minutes"] <= 60
-    assert started_jobs(workflow, "repository_dispatch", {"action": "perfbot-leases"}) == ["perfbot"]
+    for kind in ("perfbot-leases", "perfbot-follow-up"):
+        assert started_jobs(workflow, "repository_dispatch", {"action": kind}) == ["perfbot"]
     plain, command = comment_events()[0], with_comment(comment_events()[0], "/perf help")
     assert started_jobs(workflow, "issue_comment", plain) == []
     assert started_jobs(workflow, "issue_comment", command) == ["perfbot"]

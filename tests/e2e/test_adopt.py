@@ -379,6 +379,8 @@ def test_the_scaffolded_workflow() -> None:
     command = {"action": "created", "comment": {"body": "/perf help", "user": {"type": "User"}}}
     assert started_jobs(workflow, "issue_comment", plain) == []
     assert started_jobs(workflow, "issue_comment", command) == ["perfbot"]
+    assert started_jobs(workflow, "issue_comment", {**command, "action": "edited"}) == ["perfbot"]  # decided again
+    assert started_jobs(workflow, "issue_comment", {**command, "action": "deleted"}) == []
     assert started_jobs(workflow, "repository_dispatch", {"action": "perfbot-leases"}) == ["perfbot"]
     assert started_jobs(workflow, "repository_dispatch", {"action": "perfbot-follow-up"}) == ["perfbot"]
     assert started_jobs(workflow, "repository_dispatch", {"action": "other"}) == []

@@ -93,7 +93,7 @@ def replies(done: Handled, renderer: Renderer, settings: Settings) -> list[Comme
 
 
 @worst_case("command-reply")
-def test_a_reply_whose_every_answer_is_huge_shows_what_fits_and_records_all(
+def test_a_reply_whose_every_answer_is_huge_shows_each_cut_and_records_all(
     settings: Settings, renderer: Renderer
 ) -> None:
     block = Command("block", 1, "/perf block x " + "y" * 900, Blocking(target="x", condition="y" * 900))
@@ -102,7 +102,10 @@ def test_a_reply_whose_every_answer_is_huge_shows_what_fits_and_records_all(
     )
     (reply,) = replies(Handled(the_comment(), True, lines), renderer, settings)
     fits(reply.body, settings.config)
-    assert "more lines, not shown to keep this reply within GitHub's limit" in reply.body
+    # Every answer shows, its reason cut (one huge answer no longer hides the ones after it).
+    assert reply.body.count("not applied: zzz") == 20
+    assert reply.body.count("z…") == 20
+    assert "more lines, not shown" not in reply.body
     assert len(recorded_decisions([Comment(id=991, issue=9497, user="b", created_at=NOW, body=reply.body)])[900]) == 20
 
 

@@ -126,9 +126,9 @@ def test_an_install_without_its_own_templates_says_so(
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(render, "SHIPPED_TEMPLATES", repo / "no-such-install")
-    render._shipped_templates.cache_clear()
+    render.shipped_templates.cache_clear()
     try:
         assert run(repo, "render") == 1
     finally:
-        render._shipped_templates.cache_clear()
+        render.shipped_templates.cache_clear()
     assert "no-such-install: perfbot's own templates are missing: reinstall perfbot" in capsys.readouterr().err

@@ -323,3 +323,25 @@ def test_the_cli_prints_the_plan_and_what_was_done_when_a_write_fails(
     assert "cannot write the state file" in err
     assert "Traceback" not in err
     assert sandbox.state_path.read_text(encoding="utf-8") == before
+
+
+def test_a_crash_after_any_write_of_an_edited_refusal_decided_again_equals_one_clean_run(
+    sandbox: Repo, adapter: str
+) -> None:
+    """Issue #45: a mistyped command, refused, then edited by its author: the run that decides it
+    again (its reply edited in place, the PR, the claim, the 🚀) survives a crash after any write."""
+    settings = load_settings(sandbox.config)
+    mistyped = "/perf compelte mac.m1-streamed-q4k-no-copy result: kept"
+    first = sandbox.root / "first.json"
+    first.write_text(json.dumps(state_with(sandbox, [(101, 8325, mistyped)]), indent=2), encoding="utf-8")
+    run_on(settings, backend(adapter), first)
+    state = json.loads(first.read_text(encoding="utf-8"))
+    (comment,) = [c for c in state["comments"] if c["id"] == 101]
+    corrected = mistyped.replace("compelte", "complete") + "\n/perf claim profile.real-cuda"
+    comment.update(body=corrected, edited=True, editor="alice")
+    writes = crash_everywhere(settings, sandbox.root, json.dumps(state, indent=2), backend(adapter))
+    assert writes >= 4  # the reply edited, the PR, the assignment, the 🚀
+    final = json.loads((sandbox.root / "clean.json").read_text(encoding="utf-8"))
+    (reply,) = [c for c in final["comments"] if c["user"] == "perfbot[bot]" and "command-reply 101" in c["body"]]
+    assert "Decided again after the comment was edited" in reply["body"]
+    assert next(i for i in final["issues"] if i["number"] == 9497)["assignees"] == ["alice"]

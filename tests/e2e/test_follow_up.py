@@ -55,7 +55,11 @@ def test_the_repository_settles_with_no_person_acting_one_follow_up_at_a_time(tm
     assert len(dispatches) == chain.runs - 1
     lefts = [int(d["client_payload"]["writes_left"]) for d in dispatches]
     assert lefts == sorted(lefts, reverse=True)
-    assert len(set(lefts)) == len(lefts)
+    # Each dispatch numbers the run it starts, under a bound that never rises.
+    assert [int(d["client_payload"]["run"]) for d in dispatches] == list(range(1, chain.runs))
+    bounds = [int(d["client_payload"]["runs_most"]) for d in dispatches]
+    assert bounds == sorted(bounds, reverse=True)
+    assert chain.runs - 1 <= bounds[-1]
     assert chain.run("schedule", {}, dry_run=True) is None
     assert writes_planned(chain.plans[-1]) == 0
     assert chain.double.content.refusals == []

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bot.cli import main
+from tests.support.backends import double_on
 from tests.support.harness import Repo
 
 LATE = "2026-09-20T12:00:00Z"
@@ -109,3 +110,105 @@ def test_a_reviewer_github_would_refuse_is_refused_naming_the_flag(
     argv = ["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path), "--dry-run"]
     assert main([*argv, "--pull-request-reviewers", "alice,not a login"]) == 1
     assert "--pull-request-reviewers" in capsys.readouterr().err
+
+
+DELETING = OPTIONS.replace("  draft: true\n", "  delete_branch: true\n")
+
+
+def branch_head(repo: Repo) -> str | None:
+    """perfbot's branch as the adapter's GitHub holds it: the state's `branches` offline, the
+    double's git refs live; None when it does not exist."""
+    state = repo.state()
+    if repo.adapter == "offline":
+        return ((state.get("branches") or {}).get("perfbot/update") or {}).get("oid")
+    head: str | None = ((state.get("git") or {}).get("refs") or {}).get("perfbot/update")
+    return head
+
+
+def pull_action(plan: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = next(a for a in plan["actions"] if a["kind"] == "pull_request")
+    return found
+
+
+def test_the_branch_of_a_pr_a_person_merged_is_deleted_by_the_next_run(
+    either: Repo, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """As create-pull-request's `delete-branch`: deleted when undeleted after merging, on the next run."""
+    with_options(either, DELETING)
+    opened = run(either, capsys, tmp_path)
+    head = branch_head(either)
+    assert head is not None
+    assert "delete_head" not in pull_action(opened)  # a PR is open from it
+    either.merge(opened)
+    plan = run(either, capsys, tmp_path)
+    assert pull_action(plan)["operation"] == "none"
+    assert pull_action(plan)["delete_head"] == head
+    assert branch_head(either) is None
+    # Gone, it stays gone: the next run has nothing to delete.
+    assert "delete_head" not in pull_action(run(either, capsys, tmp_path))
+
+
+def test_without_the_option_the_branch_stays(either: Repo, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    with_options(either)
+    opened = run(either, capsys, tmp_path)
+    either.merge(opened)
+    head = branch_head(either)
+    assert head is not None
+    assert "delete_head" not in pull_action(run(either, capsys, tmp_path))
+    assert branch_head(either) == head
+
+
+def test_the_run_that_closes_the_pr_deletes_its_branch(
+    either: Repo, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The default branch got the PR's files another way: the PR is closed, then its branch deleted."""
+    with_options(either, DELETING)
+    opened = run(either, capsys, tmp_path)
+    assert branch_head(either) is not None
+    for path, text in pull_action(opened)["files"].items():
+        (either.root / path).write_text(text, encoding="utf-8")
+    head = branch_head(either)
+    plan = run(either, capsys, tmp_path)
+    assert (pull_action(plan)["operation"], pull_action(plan)["delete_head"]) == ("close", head)
+    assert branch_head(either) is None
+    assert all(p["state"] != "open" for p in either.state()["pulls"] if p["head"] == "perfbot/update")
+
+
+def test_a_branch_whose_head_a_person_made_is_kept(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with_options(sandbox, DELETING)
+    opened = run(sandbox, capsys, tmp_path)
+    sandbox.merge(opened)
+    state = sandbox.state()
+    state["branches"]["perfbot/update"]["ours"] = False  # a person's commit on top
+    sandbox.write_state(state)
+    assert "delete_head" not in pull_action(run(sandbox, capsys, tmp_path))
+    assert branch_head(sandbox) is not None
+
+
+def test_a_repository_that_deletes_head_branches_on_merge_leaves_perfbot_nothing_to_delete(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """GitHub's own setting deletes the branch at the merge (the double models it)."""
+    live = Repo(tmp_path / "repo", "live")
+    with_options(live, DELETING)
+    live.edit_state(delete_branch_on_merge=True)
+    run(live, capsys, tmp_path)
+    number = our_pull(live)["number"]
+    double_on(live.state_path, live.root).merge_pull(number)
+    assert branch_head(live) is None
+    plan = run(live, capsys, tmp_path)
+    assert "delete_head" not in pull_action(plan)
+    assert branch_head(live) is None
+
+
+def test_the_action_input_turns_deleting_on_instead_of_the_config(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with_options(sandbox)
+    sandbox.merge(run(sandbox, capsys, tmp_path))
+    plan = run(sandbox, capsys, tmp_path, "--pull-request-delete-branch", "true", "--dry-run")
+    assert pull_action(plan)["delete_head"] == branch_head(sandbox)
+    plan = run(sandbox, capsys, tmp_path, "--pull-request-delete-branch", "false", "--dry-run")
+    assert "delete_head" not in pull_action(plan)

@@ -210,7 +210,18 @@ def merge_pull(world: World, number: int, login: str) -> str:
     pull["state"] = "merged"
     world.pull_git.setdefault(number, {"base": base_branch, "closed_head": None})["closed_head"] = head
     move(world, base_branch, oid)
+    head_deleted_on_merge(world, pull)
     return oid
+
+
+def head_deleted_on_merge(world: World, pull: dict[str, Any]) -> None:
+    """The repository's "Automatically delete head branches" setting (REST's `delete_branch_on_merge`,
+    GraphQL's `Repository.deleteBranchOnMerge`; GitHub Docs, "Managing the automatic deletion of
+    branches": after a pull request is merged, its head branch is deleted). Off by default, as on GitHub."""
+    if world.raw.get("delete_branch_on_merge") and world.fork_of(pull) is None:
+        world.git.refs.pop(pull["head"], None)
+        world.git_changed()
+        world.save()
 
 
 def close_pull(world: World, number: int) -> None:

@@ -201,6 +201,10 @@ class RepositoryNode(Node):
         return bool(merging.rules(self.world)["auto_merge_allowed"])
 
     @property
+    def delete_branch_on_merge(self) -> bool:
+        return bool(self.world.raw.get("delete_branch_on_merge"))
+
+    @property
     def merge_commit_allowed(self) -> bool:
         return "MERGE" in merging.rules(self.world)["methods"]
 

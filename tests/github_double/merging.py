@@ -73,6 +73,7 @@ def merge(world: World, record: dict[str, Any], method: str, login: str) -> str:
     record["state"] = "merged"
     world.pull_git.setdefault(number, {"base": base_branch, "closed_head": None})["closed_head"] = head
     branches.move(world, base_branch, oid)
+    branches.head_deleted_on_merge(world, record)
     return oid
 
 

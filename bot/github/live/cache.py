@@ -25,8 +25,9 @@ state, assignee and label changes are relied on), and how it is covered:
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, assert_never
@@ -41,7 +42,7 @@ from bot.issue_refs import GitHubIssueRef, IssueKey, in_repository, number_of, r
 from bot.json_input import parse_object
 from bot.untrusted import log_safe, neutral
 
-FORMAT: Literal[1] = 1
+FORMAT: Literal[2] = 2
 MARGIN = dt.timedelta(minutes=10)
 MAX_AGE = dt.timedelta(days=1)
 MAX_BYTES = 64 * 1024 * 1024
@@ -60,8 +61,10 @@ class CachedIssue(_Strict):
     reactions: tuple[Reaction, ...] = ()  # the bot's own, on this issue's comments
     label_events: tuple[LabelEvent, ...] = ()
     sub_issues: tuple[GitHubIssueRef, ...] = ()
-    # Its comments a run read and found to hold no command: not read again while their text is the same.
-    commandless: tuple[int, ...] = ()
+    # Its comments a run read and found to hold no command, each with the fingerprint of the text
+    # read (`fingerprint`): not read again while it is the same. Their text is not kept: 150
+    # comments of 64 KiB would make every run load and write 10 MB for nothing.
+    commandless: dict[int, str] = {}
     # perfbot's comments on it that no list had shown yet: the next run reads each by its id.
     written: tuple[Comment, ...] = ()
     # The run wrote to this issue (or was about to): the next run reads it again, whatever its date.
@@ -77,7 +80,7 @@ class CachedPull(_Strict):
 
 
 class ObservationCache(_Strict):
-    format: Literal[1]
+    format: Literal[2]
     repository: str
     bot_login: str
     # Which optional fields the reads carried (labels, links): a cache of other fields is not used.
@@ -117,6 +120,16 @@ class Expected:
     repository: str
     bot_login: str | None  # when the config pins it
     now: dt.datetime
+
+
+def fingerprint(comment: Comment) -> str:
+    """What identifies the text a comment was read with: its digest, and whether GitHub showed it edited."""
+    return hashlib.sha256(f"{int(comment.edited)}:{comment.body}".encode(errors="replace")).hexdigest()
+
+
+def without_text(comments: Sequence[Comment], commandless: Mapping[int, str]) -> tuple[Comment, ...]:
+    """`comments` as the cache keeps them: those known to hold no command without their text."""
+    return tuple(c.model_copy(update={"body": ""}) if c.id in commandless else c for c in comments)
 
 
 def warn(message: str) -> None:
@@ -216,8 +229,11 @@ class Keeper:
         for where in cache.repositories():
             table = {}
             for number, entry in cache.table(where).items():
-                known = set(entry.commandless) | {c.id for c in entry.comments if c.id in ids}
-                table[number] = entry.model_copy(update={"commandless": tuple(sorted(known))})
+                found = {c.id: fingerprint(c) for c in entry.comments if c.id in ids and c.id not in entry.commandless}
+                known = entry.commandless | found
+                table[number] = entry.model_copy(
+                    update={"commandless": known, "comments": without_text(entry.comments, known)}
+                )
             renewed = renewed.with_table(where, table)
         if renewed != cache:
             self.cache = renewed

@@ -20,7 +20,7 @@ what the token may do there); the rest come from the cache.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -235,7 +235,7 @@ class Elsewhere:
         return [c for found in self.collected() for c in found.children]
 
     def cached(
-        self, commandless: tuple[int, ...], unlisted: Sequence[Comment]
+        self, commandless: Mapping[int, str], unlisted: Sequence[Comment]
     ) -> dict[str, dict[int, CachedIssue]] | None:
         """Each readable repository's cache entries; None when one issue came without its date."""
         found = {}

@@ -12,10 +12,11 @@ that record it for next time.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.github.live import cache
 from bot.github.live.cache import FORMAT, CachedIssue, ObservationCache
 from bot.github.live.query import PAGED_LINKS
 from bot.github.observed import Comment, Issue, LabelEvent, PullRequest, Reaction, RepositoryLabel
@@ -199,6 +200,8 @@ class Collected:
     updated: dict[int, dt.datetime] = field(default_factory=dict)
     # (issue, link field) -> the cursor of its next page of links, while there is one.
     link_cursors: dict[tuple[int, str], str] = field(default_factory=dict)
+    # The comments restored from the cache: GitHub reports no change to their issue since.
+    restored: set[int] = field(default_factory=set)
 
     def node(self, node: dict[str, Any]) -> int | None:
         """Take an issue node (its first page of comments too); None when it was taken already
@@ -254,13 +257,14 @@ class Collected:
         number = entry.issue.number
         self.issues[number] = entry.issue
         self.comments += entry.comments
+        self.restored |= {c.id for c in entry.comments}
         self.reactions += entry.reactions
         self.label_events += entry.label_events
         self.children += [(entry.issue.key, child) for child in entry.sub_issues]
         self.updated[number] = entry.updated_at
 
     def entries(
-        self, commandless: tuple[int, ...] = (), unlisted: Sequence[Comment] = ()
+        self, commandless: Mapping[int, str] | None = None, unlisted: Sequence[Comment] = ()
     ) -> dict[int, CachedIssue] | None:
         """Each issue found as a cache entry, with the comments known to hold no command; None when
         one came without `updatedAt`."""
@@ -270,7 +274,7 @@ class Collected:
         for comment in self.comments:
             comments.setdefault(comment.issue, []).append(comment)
         on_issue = {c.id: c.issue for c in self.comments}
-        known = set(commandless)
+        known = commandless or {}
         reactions: dict[IssueKey, list[Reaction]] = {}
         for reaction in self.reactions:
             if reaction.comment_id in on_issue:
@@ -279,11 +283,11 @@ class Collected:
             n: CachedIssue(
                 issue=issue,
                 updated_at=self.updated[n],
-                comments=tuple(sorted(comments.get(key, ()), key=lambda c: c.id)),
+                comments=cache.without_text(sorted(comments.get(key, ()), key=lambda c: c.id), known),
                 reactions=tuple(reactions.get(key, ())),
                 label_events=tuple(e for e in self.label_events if e.issue == key),
                 sub_issues=tuple(child for parent, child in self.children if parent == key),
-                commandless=tuple(c.id for c in comments.get(key, ()) if c.id in known),
+                commandless={c.id: known[c.id] for c in comments.get(key, ()) if c.id in known},
                 written=tuple(c for c in unlisted if c.issue == key),
             )
             for n, issue in sorted(self.issues.items())
@@ -296,7 +300,7 @@ class Collected:
         bot_login: str,
         reads: str,
         watermark: dt.datetime | None,
-        commandless: tuple[int, ...] = (),
+        commandless: Mapping[int, str] | None = None,
         unlisted: Sequence[Comment] = (),
     ) -> ObservationCache | None:
         """The observation cache of what was found (with perfbot's comments no list showed yet);

@@ -80,6 +80,7 @@ from bot.github.live.query import (
 from bot.github.markers import DASHBOARD_MARKER, markers_in
 from bot.github.observed import (
     PULL_FILES_LISTED,
+    BranchHead,
     Comment,
     DefaultBranch,
     Issue,
@@ -279,7 +280,7 @@ class Reader:
         self.links_refused = ""
         self.forks: list[PullRequest] = []  # open PRs from forks' branches of perfbot's branch name
         self.since: dt.datetime | None = None
-        self.commandless: tuple[int, ...] = ()
+        self.commandless: dict[int, str] = {}
         self.unlisted: list[Comment] = []
         self.watermark: dt.datetime | None = None
         self.pull_reads = PullReads(session.conn.repository, dict(cached.pulls) if cached else {})
@@ -287,6 +288,7 @@ class Reader:
 
     def observe(self) -> tuple[Observed, BranchState]:
         usable = {n for n, entry in self.cached.issues.items() if not entry.stale} if self.cached else set()
+        usable -= self.scope.fresh
         self.since = self.cached.watermark - cache.MARGIN if self.cached else None
         self.elsewhere.use_cache(self.cached)
         groups = batches(_here(self.scope.issues) - usable) or [[]]
@@ -299,10 +301,7 @@ class Reader:
             tracked |= _here(self.scope.issues_in(snapshot))
             self.elsewhere.add(self.scope.issues_in(snapshot))
         self._updated(repo.get(UPDATED_ALIAS), tracked)
-        for number in sorted(tracked - set(self.found.issues)) if self._cache_fits() else ():
-            entry = self.cached.issues.get(number) if self.cached else None
-            if entry is not None and not entry.stale:
-                self.found.restore(entry)
+        self._restore(tracked)
         for group in batches(tracked - set(self.found.issues)):
             found = query(self.session, issues_query(group, self.native), {}, "reading issues")
             self._issues(found.get("repository") or {})
@@ -327,9 +326,10 @@ class Reader:
             comments=tuple(
                 sorted((*self.found.comments, *self.elsewhere.comments(), *self.unlisted), key=lambda c: c.id)
             ),
-            commandless=self.commandless,
+            commandless=tuple(sorted(self.commandless)),
             reactions=(*self.found.reactions, *self.elsewhere.reactions()),
             pulls=self._with_leases(self._pulls(branch)),
+            branches={self.scope.branch: BranchHead(oid=branch.head, ours=branch.head_is_ours)} if branch.head else {},
             default_branch=DefaultBranch(oid=branch.tip, files=tip_files),
             branch_files=self._branch_files(repo),
         )
@@ -376,6 +376,13 @@ class Reader:
         self._issues(repo)
         return repo, branch, tip_files
 
+    def _restore(self, tracked: set[int]) -> None:
+        """The tracked issues GitHub reports unchanged, as the cache has them, when it fits this run."""
+        for number in sorted(tracked - set(self.found.issues)) if self._cache_fits() else ():
+            entry = self.cached.issues.get(number) if self.cached else None
+            if entry is not None and not entry.stale:
+                self.found.restore(entry)
+
     def renewed(self) -> cache.ObservationCache | None:
         """The cache of this read: what was found, dated by GitHub's time of the first answer."""
         where = self.session.conn.repository
@@ -410,24 +417,19 @@ class Reader:
             return None
         return written.model_copy(update={"body": made.body or "", "edited": made.updated_at != made.created_at})
 
-    def _commandless(self) -> tuple[int, ...]:
+    def _commandless(self) -> dict[int, str]:
         """The comments the cache remembers holding no command whose text is still the one read
-        then (an edit, whatever GitHub's dates say, makes a comment read again)."""
+        then (an edit, whatever GitHub's dates say, makes a comment read again), with their
+        fingerprints. One restored from the cache is unchanged by definition: its text is not kept."""
         if self.cached is None:
-            return ()
-        remembered = {
-            comment.id: comment
-            for entry in self.cached.every()
-            for comment in entry.comments
-            if comment.id in entry.commandless
+            return {}
+        remembered = {i: known for entry in self.cached.every() for i, known in entry.commandless.items()}
+        restored = {*self.found.restored, *(i for found in self.elsewhere.collected() for i in found.restored)}
+        return {
+            c.id: known
+            for c in (*self.found.comments, *self.elsewhere.comments())
+            if (known := remembered.get(c.id)) is not None and (c.id in restored or cache.fingerprint(c) == known)
         }
-        return tuple(
-            sorted(
-                c.id
-                for c in (*self.found.comments, *self.elsewhere.comments())
-                if (known := remembered.get(c.id)) is not None and (known.body, known.edited) == (c.body, c.edited)
-            )
-        )
 
     def _more_pulls(self, repo: dict[str, Any]) -> None:
         """The open PRs past the first page, then the pages of paths and closing references one did not hold."""

@@ -382,7 +382,14 @@ class PullWriter:
         self.session, self.state, self.branch, self.message = session, state, branch, message
 
     def apply(self, action: PullRequestAction) -> int | None:
-        """The write; the PR's number (GitHub's, when this run opened it)."""
+        """The write, then the branch's deletion when the plan says so; the PR's number (GitHub's,
+        when this run opened it)."""
+        number = self._write(action)
+        if action.delete_head is not None:
+            self.delete(action.delete_head)
+        return number
+
+    def _write(self, action: PullRequestAction) -> int | None:
         if action.operation == "none":
             return action.number
         if action.operation == "close":
@@ -460,6 +467,21 @@ class PullWriter:
         self._expect(f"heads/{state.default_branch}", state.tip, f"the default branch {state.default_branch}")
         self.move(state.head, commit)
         state.head, state.head_files = commit, dict(files)
+
+    def delete(self, head: str) -> None:
+        """Delete the PR branch only while it is at `head`: `updateRefs` with `beforeOid` and the zero
+        oid as `afterOid`, which GitHub documents as deleting the ref. A push since is kept (the run
+        ends saying so); a branch gone already (GitHub's `delete_branch_on_merge`, a person) stays gone."""
+        what = f"deleting branch {self.branch}"
+        variables = {"repositoryId": self.state.repository_id, "name": f"refs/heads/{self.branch}"}
+        try:
+            mutate(self.session, MOVE_BRANCH, variables | {"before": head, "after": NO_BRANCH}, what)
+        except MutationRefused:
+            if self._points_at(f"heads/{self.branch}", f"branch {self.branch}") is None:
+                return
+            self._expect(f"heads/{self.branch}", head, f"branch {self.branch}")
+            raise
+        self.state.head = None
 
     def move(self, before: str | None, after: str) -> None:
         """Point the PR branch at `after` only while it is at `before` (None: while it does not exist)."""

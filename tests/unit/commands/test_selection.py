@@ -146,6 +146,19 @@ def test_commands_whose_records_take_more_than_half_a_reply_refuse_the_comment_w
     assert over.whole == "this comment's commands are too long to answer and record in one reply"
 
 
+def test_malformed_lines_count_with_the_commands_for_the_records_room() -> None:
+    # Each malformed line is recorded as refused: twenty of them take more than half of 2,001 characters.
+    body = "\n".join(f"/perf claim {'x' * 1100}{n}" for n in range(19)) + "\n/perf help"
+    parsed = parse(body, LIMITS.prefix, LIMITS.max_comment_chars, LIMITS.max_argument_chars)
+    assert (len(parsed.commands), len(parsed.errors)) == (1, 19)
+    (over,) = take([comment(101, "a", body)], {}, 0, BOT, CommandSettings(max_body_chars=2001)).queue
+    assert isinstance(over, Fresh)
+    assert over.whole == "this comment's commands are too long to answer and record in one reply"
+    (fits,) = take([comment(101, "a", body)], {}, 0, BOT, CommandSettings(max_body_chars=20_001)).queue
+    assert isinstance(fits, Fresh)
+    assert fits.whole == ""
+
+
 def test_a_recalled_command_takes_the_records_line_and_the_floor_is_settled() -> None:
     records = {
         100: [Record(comment(100, "a", ""), 2, "accepted", "/perf help")],

@@ -21,7 +21,7 @@ def made(**changes: object) -> cache.ObservationCache:
         comments=(Comment(id=1, issue=7, user="alice", created_at=WATERMARK, body="hi"),),
     )
     fields: dict[str, object] = {
-        "format": 1,
+        "format": cache.FORMAT,
         "repository": "o/r",
         "bot_login": "perfbot[bot]",
         "reads": "",

@@ -65,8 +65,9 @@ def test_a_folded_journal_gives_the_file_that_saving_every_write_gives(tmp_path:
     github = OfflineGitHub.open(path, NOW, (LEASES,), journal=True)
     writes(github)
     assert path.read_text(encoding="utf-8") == before  # nothing folded yet
-    # the header, then one line per value set: a label sets the issue and adds its event
-    assert len(journal_path(path).read_text(encoding="utf-8").splitlines()) == 1 + 8
+    # the header, then one line per value set: a label sets the issue and adds its event, a PR
+    # written sets the PR and its branch
+    assert len(journal_path(path).read_text(encoding="utf-8").splitlines()) == 1 + 10
     github.fold()
     assert path.read_text(encoding="utf-8") == saved_each_write(tmp_path)
     assert not journal_path(path).exists()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,7 +34,7 @@ def test_a_capped_text_fits_keeps_its_header_and_cuts_at_a_line_end(rest: str, l
 
 
 def test_fitted_shows_the_most_items_that_fit() -> None:
-    def render(shown: int) -> str:
+    def render(shown: int, _: Renderer = RENDERER) -> str:
         return "\n".join(["item " + "x" * 90] * shown + [f"and {100 - shown} more"])
 
     out = fitted(render, 100, 2000, RENDERER)
@@ -39,10 +42,57 @@ def test_fitted_shows_the_most_items_that_fit() -> None:
 
 
 def test_a_limit_past_githubs_still_cuts_at_githubs_65536_characters() -> None:
-    def render(shown: int) -> str:
+    def render(shown: int, _: Renderer = RENDERER) -> str:
         return "\n".join(["item " + "x" * 995] * shown + [f"and {100 - shown} more"])
 
     listed = fitted(render, 100, 100_000, RENDERER)
     assert listed == render(65)  # 65 items of 1,001 characters and the count line fit in 65,536; 66 do not
     text = f"{HEADER}\n" + "line\n" * 20_000
     assert len(capped(text, 100_000, RENDERER)) <= 65_536 < len(text)
+
+
+LISTED = Renderer(
+    {
+        "cut.md.j2": "… {{ omitted }} more characters (limit {{ limit }}).\n",
+        "list.md.j2": "Packets:\n{% for p in items %}- {{ p | line }}\n{% endfor %}"
+        "{% if omitted %}… and {{ omitted }} more\n{% endif %}Done.\n",
+    }
+)
+
+
+def listing(items: list[str]) -> Callable[[int, Renderer], str]:
+    def render(shown: int, renderer: Renderer = LISTED) -> str:
+        return renderer.render("list.md.j2", items=items[:shown], omitted=len(items) - shown)
+
+    return render
+
+
+@pytest.mark.parametrize("at", [0, 3, 9])
+def test_one_oversized_item_is_cut_and_the_items_after_it_still_show(at: int) -> None:
+    items = [f"packet-{n}" for n in range(10)]
+    items[at] = "huge-" + "y" * 50_000
+    out = fitted(listing(items), len(items), 2000, LISTED)
+    assert len(out) <= 2000
+    assert "… and" not in out  # every item shows: the huge one cut, none left out
+    assert all(f"- packet-{n}\n" in out for n in range(10) if n != at)
+    assert "- huge-yyy" in out
+    assert "y…\n" in out
+    assert out.endswith("Done.\n")
+
+
+def test_items_that_are_only_many_are_left_out_whole_not_narrowed() -> None:
+    items = [f"packet-{n}-" + "z" * 150 for n in range(100)]  # each a tenth of the limit or less
+    out = fitted(listing(items), len(items), 2000, LISTED)
+    assert "…\n" not in out.split("… and")[0]  # the items shown are whole
+    shown = out.count("\n- ") + out.startswith("- ")
+    assert 0 < shown < 100
+    assert f"… and {100 - shown} more" in out
+
+
+def test_an_oversized_item_among_too_many_is_cut_to_a_share_of_the_limit() -> None:
+    items = ["huge-" + "y" * 50_000] + [f"packet-{n}-" + "z" * 150 for n in range(100)]
+    out = fitted(listing(items), len(items), 2000, LISTED)
+    assert len(out) <= 2000
+    assert "- huge-" in out
+    assert "- packet-0-" in out  # the items after the huge one still show, as many as fit
+    assert "… and " in out
