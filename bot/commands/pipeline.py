@@ -310,6 +310,8 @@ def process(
         present=present,
         explain=explain,
         elsewhere=observed.elsewhere(),
+        unassigned={issue.key: issue.unassigned for issue in observed.issues if issue.unassigned},
+        bot_login=observed.bot_login,
     )
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)

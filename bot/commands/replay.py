@@ -27,7 +27,7 @@ from bot.commands.registry import ANSWERS_ONLY, changes_snapshot, spec
 from bot.commands.selection import Fresh, Recalled, Work
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
-from bot.github.observed import Comment, Permission
+from bot.github.observed import Comment, Permission, Unassignment
 from bot.issue_refs import IssueKey, issue_text
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
@@ -42,6 +42,8 @@ class Working(NamedTuple):
     accepted: frozenset[Key]
     # (comment, effect) of each command applied to the working snapshot, for the PR body.
     applied: tuple[tuple[Comment, str], ...] = ()
+    # The unassignments by perfbot that an `unclaim` of this run was found to have carried out.
+    consumed: frozenset[tuple[IssueKey, str, str]] = frozenset()
 
 
 class Context(NamedTuple):
@@ -61,6 +63,9 @@ class Context(NamedTuple):
     # Each other repository's permissions (its name case folded, then login): a command on an issue
     # there is decided by its author's permission there.
     elsewhere: Mapping[str, Mapping[str, Permission]] = {}
+    # Each issue's latest unassignments (GitHub's timeline), and the bot's login that made its own.
+    unassigned: Mapping[IssueKey, tuple[Unassignment, ...]] = {}
+    bot_login: str = ""
 
 
 @dataclass(frozen=True)
@@ -129,7 +134,28 @@ def _decide_line(state: Working, comment: Comment, command: Command, context: Co
             return state, _line(command, "accepted", "dropped", outcome.effect)
         return _applied(state, comment, outcome), _line(command, "accepted", "accepted", outcome.effect)
     state, assignment = _assign(state, outcome.assignment)
+    wanted = outcome.assignment
+    if assignment is None and wanted is not None and not wanted.add:
+        # Nothing to take back now: refused, unless perfbot itself took it back for this comment
+        # in a run that stopped before its 🚀 (GitHub's timeline says so), which is answered as then.
+        done = _carried_out(state, context, comment, wanted)
+        if done is None:
+            return state, _line(command, "refused", "refused", f"{outcome.text}: nothing to unclaim")
+        state = state._replace(consumed=state.consumed | {done})
     return state, _line(command, "accepted", "accepted", outcome.text, assignment)
+
+
+def _carried_out(
+    state: Working, context: Context, comment: Comment, wanted: AssignAction
+) -> tuple[IssueKey, str, str] | None:
+    """The first unassignment of `wanted.login` from `wanted.issue` that perfbot made after
+    `comment` was posted and no earlier `unclaim` of this run accounts for (None: there is none)."""
+    for event in context.unassigned.get(wanted.issue, ()):
+        key = (wanted.issue, event.login, event.created_at.isoformat())
+        made = event.actor == context.bot_login and event.login == wanted.login
+        if made and event.created_at >= comment.created_at and key not in state.consumed:
+            return key
+    return None
 
 
 def replay(state: Working, work: Recalled, context: Context) -> tuple[Working, Handled]:

@@ -47,6 +47,18 @@ def _without_lone_surrogates(text: str) -> str:
     return text
 
 
+# How many of an issue's latest unassignments are read (and kept by the offline state file).
+UNASSIGNED_KEPT = 20
+
+
+class Unassignment(Tolerant):
+    """GitHub's record of an assignee taken off an issue (its timeline's `UnassignedEvent`)."""
+
+    login: str = Field(description="Who was unassigned.")
+    actor: str = Field(default="", description="Who unassigned them (a Bot's login as REST spells it: `x[bot]`).")
+    created_at: Moment = Field(description="When, ISO-8601 with a time zone.")
+
+
 class Issue(Tolerant):
     number: StrictInt = Field(gt=0, description="The issue number.")
     # Absent for an issue of the bot's own repository: every single-repository state reads as before.
@@ -61,6 +73,11 @@ class Issue(Tolerant):
     # GitHub sets "reopened" on an issue that was closed and opened again.
     state_reason: str | None = Field(default=None, description="`reopened` for an issue closed and opened again.")
     assignees: tuple[str, ...] = Field(default=(), description="Logins assigned to the issue.")
+    unassigned: tuple[Unassignment, ...] = Field(
+        default=(),
+        description="The latest assignees taken off it, oldest first (GitHub's `UnassignedEvent`s): an `unclaim` "
+        "that perfbot carried out before a crash is told from one that had nothing to take back.",
+    )
     labels: tuple[str, ...] = Field(default=(), description="Label names.")
     blocked_by: tuple[GitHubIssueRef, ...] = Field(
         default=(), description="Issues this one is natively blocked by (GitHub's issue dependencies)."

@@ -68,7 +68,7 @@ from bot.github.actions import (
 )
 from bot.github.branch_file import BranchFile
 from bot.github.markers import markers_in
-from bot.github.observed import Observed
+from bot.github.observed import UNASSIGNED_KEPT, Observed
 from bot.github.port import GitHubError, NativeRefused
 from bot.issue_refs import IssueKey, issue_json, issue_text, number_of, parse_issue, repository_of
 from bot.json_input import JsonProblem, loads, parse_object
@@ -479,6 +479,9 @@ class OfflineGitHub(OfflineNativeWrites):
     def assign(self, action: AssignAction) -> None:
         issue = self._issue(action.issue)
         names = [n for n in issue.get("assignees", []) if n != action.login]
+        if not action.add and action.login in issue.get("assignees", []):  # as GitHub's timeline records it
+            event = {"login": action.login, "actor": self.observed.bot_login, "created_at": utc_stamp(self.now)}
+            issue["unassigned"] = [*issue.get("unassigned", []), event][-UNASSIGNED_KEPT:]
         issue["assignees"] = [*names, action.login] if action.add else names
         self._save(self._where("issues", issue))
 

@@ -55,6 +55,24 @@ def test_why_on_a_complete_packet_names_no_evidence(sandbox: Repo, capsys: pytes
     assert "It is blocked by" not in text
 
 
+def test_an_unclaim_that_changes_nothing_is_refused_not_rocketed(
+    either: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nothing to take back: refused (😕, and a reply that says so), where an unclaim that takes the
+    claim back gets its 🚀. Crash replays stay exact: tests/e2e/test_exactly_once.py."""
+    either.add_comment(101, 9497, "alice", f"/perf unclaim {CUDA}")
+    either.reconcile(capsys, "--now", NOW)
+    assert reactions(either, 101) == ["confused"]
+    assert f"alice is not assigned to #9497 (`{CUDA}`): nothing to unclaim" in reply(either, 101)
+    state = either.state()
+    next(i for i in state["issues"] if i["number"] == 9497)["assignees"] = ["carol"]
+    either.write_state(state)
+    either.add_comment(201, 9497, "carol", f"/perf unclaim {CUDA}", at="2026-08-27T11:00:00Z")
+    either.reconcile(capsys, "--now", NOW)
+    assert reactions(either, 201) == ["rocket"]
+    assert next(i for i in either.state()["issues"] if i["number"] == 9497)["assignees"] == []
+
+
 def board(sandbox: Repo, capsys: pytest.CaptureFixture[str]) -> str:
     capsys.readouterr()
     argv = ["status", "--format", "markdown", "--config", str(sandbox.config), "--now", NOW]

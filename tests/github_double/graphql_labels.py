@@ -20,16 +20,26 @@ def label_node(world: World, name: str) -> dict[str, Any]:
     return {"name": name, "color": known.get("color", "ededed"), "description": known.get("description")}
 
 
+def actor_node(login: str) -> dict[str, Any]:
+    """An `Actor` as GraphQL gives it: a Bot's login without the `[bot]` REST shows."""
+    if login.endswith("[bot]"):
+        return {"typename": "Bot", "login": login.removesuffix("[bot]")}
+    return {"typename": "User", "login": login}
+
+
+def unassigned_event(number: int, index: int, event: dict[str, Any]) -> dict[str, Any]:
+    """GitHub's `UnassignedEvent` for one of an issue record's `unassigned` entries."""
+    return {
+        "typename": "UnassignedEvent",
+        "id": base64.b64encode(f"UnassignedEvent:{number}:{index + 1}".encode()).decode(),
+        "createdAt": event["created_at"],
+        "actor": actor_node(str(event.get("actor") or "")),
+        "assignee": actor_node(str(event["login"])),
+    }
+
+
 def label_event(world: World, kind: str, index: int, event: dict[str, Any]) -> dict[str, Any]:
-    login = str(event["actor"])
-    actor = (
-        {"typename": "Bot", "login": login.removesuffix("[bot]")}
-        if login.endswith("[bot]")
-        else {
-            "typename": "User",
-            "login": login,
-        }
-    )
+    actor = actor_node(str(event["actor"]))
     return {
         "typename": kind,
         "id": base64.b64encode(f"{kind}:{index + 1}".encode()).decode(),

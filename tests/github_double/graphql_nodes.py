@@ -18,7 +18,7 @@ from graphql import GraphQLError, GraphQLResolveInfo
 from tests.github_double import merging, pull_files
 from tests.github_double.activity import key, record_key
 from tests.github_double.gitstore import Person
-from tests.github_double.graphql_labels import issue_id, label_event, label_node
+from tests.github_double.graphql_labels import issue_id, label_event, label_node, unassigned_event
 from tests.github_double.world import World
 
 MAX_PAGE = 100
@@ -290,7 +290,8 @@ class IssueNode(NumberedNode):
     def timeline_items(
         self, info: GraphQLResolveInfo[Any], item_types: list[str] | None = None, **page: Any
     ) -> dict[str, Any]:
-        """Label events only: the double keeps no other timeline."""
+        """Label events, and the unassignments the issue's record keeps (`unassigned`, written as
+        GitHub's timeline records an assignee taken off): the double keeps no other timeline."""
         events = []
         for index, event in enumerate(self.world.records("label_events")):
             kind = "LabeledEvent" if event["action"] == "labeled" else "UnlabeledEvent"
@@ -299,6 +300,9 @@ class IssueNode(NumberedNode):
             )
             if key(event["issue"]) == self.key and wanted:
                 events.append(label_event(self.world, kind, index, event))
+        if item_types is None or "UNASSIGNED_EVENT" in item_types:
+            events += [unassigned_event(self.number, i, e) for i, e in enumerate(self.record.get("unassigned", []))]
+        events.sort(key=lambda e: str(e["createdAt"]))
         return connection(info, events, **page)
 
     def comments(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from typing import Any
 from bot.github.live import cache
 from bot.github.live.cache import FORMAT, CachedIssue, ObservationCache
 from bot.github.live.query import PAGED_LINKS
-from bot.github.observed import Comment, Issue, LabelEvent, PullRequest, Reaction, RepositoryLabel
+from bot.github.observed import Comment, Issue, LabelEvent, PullRequest, Reaction, RepositoryLabel, Unassignment
 from bot.issue_refs import ForeignIssue, IssueKey, in_repository, localised
 
 # GraphQL's ReactionContent names in REST's (and the offline state's) spelling.
@@ -87,7 +87,19 @@ def issue_of(node: dict[str, Any], here: Where | None = None) -> Issue:
         blocked_by=numbers(node.get("blockedBy"), here),
         parent=linked(parent, here) if parent.get("number") is not None else None,
         database_id=int(database_id) if database_id is not None else None,  # a BigInt, sent as a string
+        unassigned=unassigned_of(node),
     )
+
+
+def unassigned_of(node: dict[str, Any]) -> tuple[Unassignment, ...]:
+    """The issue's latest `UnassignedEvent`s, oldest first; one whose assignee is gone is skipped."""
+    found = []
+    for event in (node.get("unassignedEvents") or {}).get("nodes") or []:
+        if (event or {}).get("__typename") != "UnassignedEvent" or not (event.get("assignee") or {}).get("login"):
+            continue
+        login = login_of(event["assignee"])[0]
+        found.append(Unassignment(login=login, actor=login_of(event.get("actor"))[0], created_at=event["createdAt"]))
+    return tuple(found)
 
 
 def sub_issues(node: dict[str, Any], here: Where | None = None) -> tuple[IssueKey, ...]:

@@ -70,6 +70,16 @@ fragment IssueFields on Issue {
   state
   stateReason
   assignees(first: 100) { nodes { login } }
+  unassignedEvents: timelineItems(itemTypes: [UNASSIGNED_EVENT], last: 20) {
+    nodes {
+      __typename
+      ... on UnassignedEvent {
+        createdAt
+        actor { __typename login }
+        assignee { __typename ... on Actor { login } }
+      }
+    }
+  }
   comments(first: 100) { ...CommentPage }
 }
 """
