@@ -114,7 +114,10 @@ def pull_records(done: Handled) -> list[Record]:
 def _quiet(done: Handled, voice: Voice) -> list[Action]:
     """Assignments, then 🚀 (the schedule puts both after the PR that records the comment)."""
     out: list[Action] = [line.assignment for line in done.lines if line.assignment is not None]
-    return [*out, *_react(done.comment, "rocket", voice)]
+    comment = done.comment
+    # A 👀 says the answer is still to come; answered with 🚀 alone, the 👀 goes with it.
+    eyes = [ReactAction(issue=comment.issue, comment_id=comment.id, content="eyes", remove=True)]
+    return [*out, *_react(comment, "rocket", voice), *(eyes if (comment.id, "eyes") in voice.reacted else [])]
 
 
 def _answer(done: Handled, voice: Voice) -> list[Action]:
@@ -221,6 +224,7 @@ def _lapsed_notice(comment: Comment, line: Line, voice: Voice) -> CommentAction:
                 reason=line.reason,
                 # A snapshot command is left out of the update; an answer's assignment is not made.
                 snapshot_command=line.command is not None and changes_snapshot(line.command.verb),
+                unpermitted=line.unpermitted,
             ),
             voice.limit,
             voice.renderer,

@@ -4,8 +4,9 @@ Exactly once, nothing lost: every decision is recorded (`records`) before anythi
 and the snapshot's ledger records every applied command. A comment that needs words (a refusal,
 an answer) gets a reply whose header records each line; a comment whose commands were all
 accepted gets only 🚀, and the records of its changes go in the header of the regeneration PR's
-body, which is written before the 🚀 and carries them from run to run until they merge. A 🚀'd
-comment whose records are in neither (someone closed the PR or edited its body) is read again
+body, which is written before the 🚀 and carries them from run to run until they merge, and in
+the trailers of perfbot's commit on its branch, which keep them when a person rewrites the body or
+closes the PR. A 🚀'd comment whose records are nowhere (its branch deleted as well) is read again
 from its text while it is unedited, which is the text its records held.
 
 Each run rebuilds the working snapshot as the default branch's snapshot plus every accepted
@@ -28,7 +29,7 @@ import dataclasses
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from bot.commands import outbox, replay, selection
 from bot.commands.effects import Explainer
@@ -41,6 +42,7 @@ from bot.commands.records import (
     first_replies,
     lapsed_said,
     recorded_decisions,
+    records_in_commit,
     records_in_pull,
     text_digest,
 )
@@ -222,42 +224,68 @@ def editable(
 def _in_pull(
     observed: Observed, config: BotConfig, replied: Mapping[int, object], rocketed: AbstractSet[int]
 ) -> tuple[dict[int, list[Record]], tuple[IgnoredRecord, ...]]:
-    """The PR body's records of quiet answers, and those not counted.
+    """The records of quiet answers perfbot left where no reply holds them, and those not counted:
+    the regeneration PR's body, then the message of perfbot's newest commit on its branch.
 
     The body counts only as perfbot left it: a PR opened by perfbot whose body nobody else edited
     since (GitHub's `author` and `editor`, which no one can set to perfbot's login). Anyone with
     write access can edit the body, and text can copy any record perfbot ever wrote, so what the
-    body says is not evidence of its author; GitHub's edit metadata is. A record in such a body
-    still names a comment as it stands, or one gone since: one that names another author or issue
-    than the comment, or a line the unedited comment does not hold, is not counted, and the
-    comment is decided again from its text.
+    body says is not evidence of its author; GitHub's edit metadata is. The commit is perfbot's only
+    when GitHub signed it for perfbot's login, and a commit's message cannot be edited: its records
+    stand when a person rewrote the body, closed the PR, or a run that read GitHub earlier wrote
+    the body last. A record still names a comment as it stands, or one gone since: one that names
+    another author or issue than the comment, or a line the unedited comment does not hold, is not
+    counted, and the comment is decided again from its text."""
+    branch = config.pull_request.branch
+    pull = observed.open_pull(branch)
+    in_body = records_in_pull(pull.body) if pull is not None else {}
+    own = observed.own_commit_on(branch)
+    in_commit = records_in_commit(own.message) if own is not None else {}
+    ignored: list[IgnoredRecord] = []
+    stranger = observed.pull_body_stranger(pull) if pull is not None and in_body else ""
+    if pull is not None and stranger:
+        why = f"PR #{pull.number}'s body was opened or last edited by {stranger}, not perfbot"
+        ignored += [IgnoredRecord(where="pull-body", comment_id=cid, reason=why) for cid in in_body]
+        in_body = {}
+    carried: dict[int, list[Record]] = {}
+    sources: tuple[tuple[Literal["pull-body", "commit"], dict[int, list[Record]]], ...] = (
+        ("pull-body", in_body),
+        ("commit", in_commit),
+    )
+    for where, found in sources:
+        kept, unlike = _counted(found, observed, config, replied, rocketed)
+        ignored += [IgnoredRecord(where=where, comment_id=cid, reason=why) for cid, why in unlike if cid not in carried]
+        carried = {**kept, **carried}
+    return carried, tuple(ignored)
+
+
+def _counted(
+    found: Mapping[int, list[Record]],
+    observed: Observed,
+    config: BotConfig,
+    replied: Mapping[int, object],
+    rocketed: AbstractSet[int],
+) -> tuple[dict[int, list[Record]], list[tuple[int, str]]]:
+    """The records that count, and why the others do not.
 
     One counts for a comment perfbot finished (🚀) or one no longer as it was decided (edited or
     deleted); a comment still as posted and without its 🚀 is decided again, as when the record is
     out of sight (a crash before the 🚀, a lagging list)."""
-    pull = observed.open_pull(config.pull_request.branch)
-    found = records_in_pull(pull.body) if pull is not None else {}
-    if pull is None or not found:
-        return {}, ()
-    stranger = observed.pull_body_stranger(pull)
-    if stranger:
-        why = f"PR #{pull.number}'s body was opened or last edited by {stranger}, not perfbot"
-        return {}, tuple(IgnoredRecord(where="pull-body", comment_id=cid, reason=why) for cid in found)
     comments = {c.id: c for c in observed.comments}
     carried: dict[int, list[Record]] = {}
-    ignored: list[IgnoredRecord] = []
+    unlike: list[tuple[int, str]] = []
     for cid, records in found.items():
         if cid in replied:
             continue
         comment = comments.get(cid)
         why = _unlike(records, comment, config) if comment is not None else ""
         if why:
-            ignored.append(IgnoredRecord(where="pull-body", comment_id=cid, reason=why))
+            unlike.append((cid, why))
             continue
         kept = [r for r in records if _quiet_kind(r, config)]
         if kept and (cid in rocketed or comment is None or comment.edited):
             carried[cid] = kept
-    return carried, tuple(ignored)
+    return carried, unlike
 
 
 def _unlike(records: list[Record], comment: Comment, config: BotConfig) -> str:
@@ -354,9 +382,7 @@ def _answered_at_end(handled: list[Handled], final: replay.Working, explain: Exp
 
 
 def unanswered(observed: Observed, floor: int, config: BotConfig) -> list[Comment]:
-    """The comments this run answers for the first time, in the order it answers them.
-
-    Their authors are the only people whose permission a run needs to know."""
+    """The comments this run answers for the first time, in the order it answers them."""
     work = _intake(observed, recall(observed, floor, config), floor, config)
     return [item.comment for item in work.queue if isinstance(item, selection.Fresh)]
 
@@ -389,6 +415,27 @@ def _voice(observed: Observed, config: BotConfig, renderer: Renderer, again: Map
         earlier=again,
         edit_days=config.commands.edit_days,
     )
+
+
+def authors_to_check(observed: Observed, floor: int, config: BotConfig) -> frozenset[str]:
+    """Whose permission a run needs to know: the authors of the comments it answers for the first
+    time, and those of the recorded changes it replays (checked again: `replay.permission_lost`)."""
+    recalled = recall(observed, floor, config)
+    replayed = {
+        r.comment.user
+        for cid, found in recalled.records.items()
+        if cid > floor
+        for r in found
+        if r.verdict == "accepted" and _changes(r, config)
+    }
+    work = _intake(observed, recalled, floor, config)
+    fresh = {item.comment.user for item in work.queue if isinstance(item, selection.Fresh)}
+    return frozenset(fresh | replayed)
+
+
+def _changes(record: Record, config: BotConfig) -> bool:
+    command = selection.recalled_command(record, config.commands)
+    return command is not None and changes_snapshot(command.verb)
 
 
 def settled_through(

@@ -6,6 +6,9 @@
 - When a command comment is answered quietly (one 🚀, no reply: `commands.replies: errors`), the
   records of its accepted changes go in the header of the regeneration PR's body instead, which
   carries them from run to run until they merge (see `pipeline`).
+- The same records go, as git trailers (`Perfbot-Decision: <record>`, `RECORD_TRAILER`), in the message of the commit
+  perfbot makes on its branch. A commit's message cannot be edited: it keeps them when a person
+  rewrites the PR's body or closes the PR (see `pipeline`).
 - A lapsed notice carries `lapsed <comment id>:<line>`. A command *lapses* when it was accepted
   but no longer applies to the default branch's snapshot (its packet renamed, say): it is left
   out of the update and reported once, and is settled from then on.
@@ -18,8 +21,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from typing import Literal, NamedTuple, get_args
 
+from bot.github.actions import RECORD_TRAILER
 from bot.github.markers import marker, markers_in
 from bot.github.observed import Comment
 from bot.issue_refs import issue_json
@@ -120,12 +125,22 @@ def decided_text(reply: Comment, comment_id: int) -> str:
 
 def records_in_pull(body: str) -> dict[int, list[Record]]:
     """Decision records by comment id, from the header of the regeneration PR's body."""
+    return _accepted(Record.decode(key) for topic, key in sorted(markers_in(body)) if topic == DECISION_TOPIC)
+
+
+def records_in_commit(message: str) -> dict[int, list[Record]]:
+    """Decision records by comment id, from the trailers of a commit's message."""
+    prefix = f"{RECORD_TRAILER}: "
+    lines = sorted(line[len(prefix) :] for line in message.splitlines() if line.startswith(prefix))
+    return _accepted(Record.decode(line) for line in lines)
+
+
+def _accepted(found: Iterable[Record | None]) -> dict[int, list[Record]]:
     records: dict[int, dict[int, Record]] = {}
-    for topic, key in sorted(markers_in(body)):
-        record = Record.decode(key) if topic == DECISION_TOPIC else None
+    for record in found:
         if record is not None and record.verdict == "accepted":
             records.setdefault(record.comment.id, {}).setdefault(record.line, record)
-    return {cid: [found[line] for line in sorted(found)] for cid, found in sorted(records.items())}
+    return {cid: [lines[line] for line in sorted(lines)] for cid, lines in sorted(records.items())}
 
 
 def lapsed_key(key: Key) -> str:

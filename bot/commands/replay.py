@@ -14,6 +14,7 @@ pending commands of the comments it names (or of all earlier comments) from that
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -79,6 +80,8 @@ class Line(CommandLine):
     assignment: AssignAction | None = None
     # A lapsed notice is due for this line (a replayed command that no longer applies).
     notice: bool = False
+    # It lapsed because its author no longer has the permission it needs.
+    unpermitted: bool = False
 
 
 class Handled(NamedTuple):
@@ -184,6 +187,10 @@ def _replay_line(
         return state, said("dropped", f"dropped by comment {context.dropped[key]}")
     if lapsed_key(key) in context.lapsed_said:
         return state, said("lapsed", "no longer applied (reported)")
+    lost = permission_lost(command, comment, context.permissions.get(comment.user, "none"))
+    if lost is not None:
+        line = said("lapsed", lost, notice=True)
+        return state, dataclasses.replace(line, unpermitted=True)
     outcome = enact(verb.effect, _situation(state, context), command, comment)
     if isinstance(outcome, Applied):
         return _applied(state, comment, outcome), said("replayed", outcome.effect)
@@ -299,6 +306,21 @@ def permission_of(
     if isinstance(comment.issue, int):
         return permissions.get(comment.user, "none")
     return elsewhere.get(comment.issue.key, {}).get(comment.user, "none")
+
+
+def permission_lost(command: Command, comment: Comment, permission: Permission) -> str | None:
+    """Why a recorded change is no longer its author's to make, or None.
+
+    Replayed until it merges, a change is checked against its author's permission now: someone
+    whose access was lowered since (to read, or removed) does not keep changing the snapshot on the
+    strength of a record. A change a reader made as the packet's assignee is not checked again: the
+    assignment it rested on is one the same person may have given up since, on purpose."""
+    audience = spec(command.verb).audience
+    needed = MAINTAINERS if audience == "maintain" else WRITERS if audience == "write" else None
+    if needed is None or permission in needed:
+        return None
+    level = "maintain" if audience == "maintain" else "write"
+    return f"{comment.user} now has {permission} permission, and `{command.verb}` needs {level}"
 
 
 def dropped(

@@ -82,7 +82,8 @@ TOPICS: dict[Topic, TopicSpec] = {
     ),
     "command-lapsed": TopicSpec(
         "comments/command-lapsed.md.j2",
-        "when an applied command no longer applies to the default branch's snapshot, so the PR leaves it out",
+        "when an applied command no longer applies to the default branch's snapshot, or its author no longer "
+        "has the permission it needs, so the PR leaves it out",
         "reply",
     ),
     "native-links": TopicSpec(
@@ -134,6 +135,10 @@ class ReactAction(Frozen):
     issue: IssueRef
     comment_id: int
     content: ReactionContent
+    # Take perfbot's own reaction back: the 👀 of a comment answered quietly after all (a run under
+    # `replies: all` stopped after it, and the config says `errors` since), which would say for ever
+    # that its answer is still to come.
+    remove: bool = Field(default=False, exclude_if=lambda value: not value)
 
 
 class AssignAction(Frozen):
@@ -155,6 +160,9 @@ class PullRequestAction(Frozen):
     # The open PR's branch carries commits perfbot did not make: perfbot leaves the PR as it is, and
     # the surfaces say what a person does next (merge or close it, or take the commits off).
     held: bool = Field(default=False, exclude_if=lambda value: not value)
+    # Why the branch starts again from the default branch's tip, leaving commits behind (people's,
+    # after their PR was merged or closed); "" when nothing is left behind.
+    restarted: str = Field(default="", exclude_if=lambda value: not value)
     # Open PRs from forks whose branch has perfbot's branch name: not perfbot's, so left alone.
     forks: tuple[int, ...] = Field(default=(), exclude_if=lambda value: not value)
     # `auto` (`pull_request.merge`): once written, the PR is merged, or set to merge itself.
@@ -167,14 +175,31 @@ class PullRequestAction(Frozen):
     # `pull_request.delete_branch`: the branch's head commit (perfbot's) when the branch is deleted
     # after this action, no PR of it being open then; deleted only while it still points there.
     delete_head: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    # The head of the branch the plan was decided on: the branch moves, and the PR is written, only
+    # while it is still there (another run that wrote since decided on more). None: not checked.
+    expected_head: str | None = Field(default=None, exclude=True)
+    # The records of quiet answers (`commands.records`), kept in the message of the commit too, where
+    # no edit of the PR's body reaches them (in the plan, they are in the body's header already).
+    records: tuple[str, ...] = Field(default=(), exclude=True)
+
+    def commit_message(self, message: str) -> str:
+        """`message`, with a trailer per record after a blank line."""
+        if not self.records:
+            return message
+        return message.rstrip("\n") + "\n\n" + "".join(f"{RECORD_TRAILER}: {r}\n" for r in self.records)
+
+
+# The git trailer that carries a record of a quiet answer in the message of perfbot's commit.
+RECORD_TRAILER = "Perfbot-Decision"
 
 
 class IgnoredRecord(Frozen):
     """A record or marker perfbot did not count, as someone other than perfbot may have written it:
-    where it was (`pull-body`: the regeneration PR's body; `comment`: one of perfbot's comments),
+    where it was (`pull-body`: the regeneration PR's body; `commit`: the message of perfbot's commit on
+    its branch; `comment`: one of perfbot's comments),
     the comment it names or is, and why."""
 
-    where: Literal["pull-body", "comment"]
+    where: Literal["pull-body", "commit", "comment"]
     comment_id: int
     reason: str
 

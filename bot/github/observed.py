@@ -196,6 +196,14 @@ class PullRequest(Tolerant):
         default=(), description="The issues it closes when merged (GitHub's closing references)."
     )
     pushed_at: Moment | None = Field(default=None, description="Its last push (its newest commit's time).")
+    head_sha: str | None = Field(
+        default=None, description="The commit at its branch's head when perfbot last wrote it (offline only)."
+    )
+    message: str = Field(
+        default="",
+        description="The message of the commit perfbot last made on its branch (offline only): its trailers "
+        "record the commands answered quietly.",
+    )
     closed_at: Moment | None = Field(default=None, description="When it was merged or closed.")
 
     @field_validator("user")
@@ -255,6 +263,18 @@ class RepositoryAccess(Tolerant):
     )
 
 
+# `beforeOid` for a ref that does not exist (GraphQL reference, `updateRefs`): no branch.
+NO_BRANCH = "0" * 40
+
+
+class OwnCommit(Tolerant):
+    """The newest commit perfbot made on its branch: one GitHub signed for perfbot's own login (a
+    person cannot make GitHub sign a commit as perfbot), whose message records quiet answers."""
+
+    oid: str = Field(description="The commit's id.")
+    message: str = Field(default="", description="Its message.")
+
+
 class Observed(Tolerant):
     """Everything a run reads from GitHub, gathered before deciding."""
 
@@ -308,6 +328,51 @@ class Observed(Tolerant):
         "of the form `BRANCH:PATH` (the readback `perfbot publish-leases` publishes) is read.",
         exclude_if=lambda files: not files,
     )
+
+    branch_head: str | None = Field(
+        default=None,
+        description="The commit at the head of perfbot's branch as a live run read it (forty zeros: no branch); "
+        "not read from a state file, where the open PR's `head_sha` says it.",
+        exclude=True,
+    )
+    own_commit: OwnCommit | None = Field(
+        default=None,
+        description="The newest commit on perfbot's branch that perfbot made; unset offline, where the newest "
+        "PR from its branch says it (`head_sha`, `message`).",
+        exclude_if=lambda commit: commit is None,
+    )
+
+    def head_of(self, branch: str) -> str:
+        """The head of perfbot's branch this run decides on: the PR branch moves only from there."""
+        if self.branch_head is not None:
+            return self.branch_head
+        pull = self.open_pull(branch)
+        return NO_BRANCH if pull is None else pull.head_sha or f"pull-{pull.number}"
+
+    def own_commit_on(self, branch: str) -> OwnCommit | None:
+        """perfbot's newest commit on `branch` (offline: the message written with its newest PR)."""
+        if self.own_commit is not None or self.branch_head is not None:
+            return self.own_commit
+        mine = [p for p in self.pulls if p.head == branch and not self.from_fork(p) and p.message]
+        newest = max(mine, key=lambda p: p.number, default=None)
+        return None if newest is None else OwnCommit(oid=newest.head_sha or "", message=newest.message)
+
+    def left_behind(self, branch: str) -> str:
+        """Why perfbot's next commit on `branch`, made on the default branch's tip, leaves commits
+        behind: no PR is open from the branch and its head is not perfbot's ("" when it is, or
+        when there is no branch). Those commits stay in the PR they were pushed to."""
+        if self.open_pull(branch) is not None:
+            return ""
+        if self.branch_head is not None:
+            own = self.own_commit.oid if self.own_commit is not None else None
+            if self.branch_head in (NO_BRANCH, own):
+                return ""
+            return f"its head {self.branch_head[:12]} is a commit perfbot did not make, and no PR is open from it"
+        mine = [p for p in self.pulls if p.head == branch and not self.from_fork(p)]
+        newest = max(mine, key=lambda p: p.number, default=None)
+        if newest is None or not newest.foreign_commits:
+            return ""
+        return f"it holds commits perfbot did not make, and its PR #{newest.number} was {newest.state}"
 
     def issues_by_number(self) -> dict[IssueKey, Issue]:
         return {i.key: i for i in self.issues}

@@ -68,7 +68,7 @@ from bot.github.actions import (
 )
 from bot.github.branch_file import BranchFile
 from bot.github.markers import markers_in
-from bot.github.observed import UNASSIGNED_KEPT, Observed
+from bot.github.observed import NO_BRANCH, UNASSIGNED_KEPT, Observed
 from bot.github.port import GitHubError, NativeRefused
 from bot.issue_refs import IssueKey, issue_json, issue_text, number_of, parse_issue, repository_of
 from bot.json_input import JsonProblem, loads, parse_object
@@ -311,7 +311,8 @@ class OfflineGitHub(OfflineNativeWrites):
             text = branch_file_text(raw, where)
             if text is not None:
                 found.setdefault(where.branch, {})[where.path] = text
-        github = cls(raw, observed.model_copy(update={"branch_files": found}), now, path)
+        # The branch's head offline is the open PR's `head_sha`, which this adapter's writes compare.
+        github = cls(raw, observed.model_copy(update={"branch_files": found, "branch_head": None}), now, path)
         github._saved = before if stamp(path) == before else None  # `raw` is the file, unless it changed
         github._journal = (state_text, journalled) if journal else None
         return github
@@ -472,6 +473,11 @@ class OfflineGitHub(OfflineNativeWrites):
     def react(self, action: ReactAction) -> None:
         record = {"comment_id": action.comment_id, "user": self.observed.bot_login, "content": action.content}
         reactions = self._list("reactions")
+        if action.remove:
+            if record in reactions:
+                reactions.remove(record)
+                self._save(("reactions",))
+            return
         if record not in reactions:
             reactions.append(record)
             self._save(self._last("reactions"))
@@ -516,18 +522,7 @@ class OfflineGitHub(OfflineNativeWrites):
 
     def pull_request(self, action: PullRequestAction) -> int | None:
         pulls = self._list("pulls")
-        # Read as `Observed` reads them: a pull without `state` is open.
-        repository = str(self.raw.get("repository", self.observed.repository)).casefold()
-        existing = next(
-            (
-                p
-                for p in pulls
-                if p["head"] == action.branch
-                and p.get("state", "open") == "open"
-                and str(p.get("head_repository") or repository).casefold() == repository
-            ),
-            None,
-        )
+        existing = self._open_pull(action)
         if action.operation == "create" and existing is not None:
             # GitHub refuses a second PR from the same head; like create-pull-request, update it.
             action = action.model_copy(update={"operation": "update", "number": existing["number"]})
@@ -560,6 +555,8 @@ class OfflineGitHub(OfflineNativeWrites):
                     # again (no `editor` at all already says that nobody but perfbot edited it).
                     pull["editor"] = self.observed.bot_login
                 pull.update(title=action.title, body=action.body, files=action.files, head_sha=self._pull_head)
+                if not same:  # the new commit's message keeps the records of quiet answers
+                    pull["message"] = action.commit_message(action.title)
             elif action.operation == "close":
                 pull["state"] = "closed"
             changed.append(("pulls", index))
@@ -572,6 +569,29 @@ class OfflineGitHub(OfflineNativeWrites):
             changed.append(("branches",))
         self._save(*changed)
         return action.number
+
+    def _open_pull(self, action: PullRequestAction) -> dict[str, Any] | None:
+        """The open PR from the action's branch (read as `Observed` reads them: a pull without `state`
+        is open), once the branch is where the action was decided; as live, a run decided on an older
+        branch would write over what a later run recorded."""
+        repository = str(self.raw.get("repository", self.observed.repository)).casefold()
+        existing = next(
+            (
+                p
+                for p in self._list("pulls")
+                if p["head"] == action.branch
+                and p.get("state", "open") == "open"
+                and str(p.get("head_repository") or repository).casefold() == repository
+            ),
+            None,
+        )
+        head = NO_BRANCH if existing is None else existing.get("head_sha") or f"pull-{existing['number']}"
+        if action.expected_head is not None and action.expected_head != head:
+            raise GitHubError(
+                f"branch {action.branch} moved while perfbot ran; nothing was moved, and the next run starts over "
+                "from there"
+            )
+        return existing
 
     def merge_pull(self, number: int) -> MergeOutcome:
         """`merge: auto` under the state's `merge_rules`: a PR GitHub would merge now is recorded

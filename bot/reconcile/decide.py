@@ -80,7 +80,7 @@ def decide(inputs: Inputs) -> Plan:
     story = Story(
         snapshot_changes(base, following, derivations), processed.applied, native.proposals, answers.pull_records
     )
-    proposal = pull_request(inputs, derivations, files, story, leases, refused)
+    proposal = _on_branch(pull_request(inputs, derivations, files, story, leases, refused), inputs, story)
     proposal = proposal if refused else with_branch_deleted(inputs, proposal)
     actions.append(_with_forks(proposal, observed, config.pull_request.branch))
     board = dashboard.planned(
@@ -319,6 +319,31 @@ def pull_request(
     return proposal.model_copy(update={"operation": "update", "number": existing.number, "title": existing.title})
 
 
+def _fitting(records: Sequence[Record], room: int) -> str:
+    """The markers of the first records that fit in `room` characters, one a line."""
+    lines: list[str] = []
+    for record in records:
+        line = record.marker() + "\n"
+        if len(line) > room:
+            break
+        room -= len(line)
+        lines.append(line)
+    return "".join(lines)
+
+
+def _on_branch(proposal: PullRequestAction, inputs: Inputs, story: Story) -> PullRequestAction:
+    """The PR's write, made only while the branch is where this run read it, with the records its
+    commit keeps too, and why the branch starts again from the tip when that leaves commits behind."""
+    if proposal.operation == "none":
+        return proposal
+    observed, branch = inputs.observed, inputs.config.pull_request.branch
+    records = tuple(r.encode() for r in story.records)
+    proposal = proposal.model_copy(update={"expected_head": observed.head_of(branch), "records": records})
+    if proposal.operation == "create" and (why := observed.left_behind(branch)):
+        proposal = proposal.model_copy(update={"restarted": why})
+    return proposal
+
+
 def with_branch_deleted(inputs: Inputs, action: PullRequestAction) -> PullRequestAction:
     """`pull_request.delete_branch`, as create-pull-request's `delete-branch`: the branch goes once no
     PR of it is open (this action closes it, or none is open: a person or GitHub's auto-merge merged
@@ -367,10 +392,11 @@ def _pull_body(
             proposals=story.proposals,
         )
 
-    top = "".join(record.marker() + "\n" for record in records)
-    # Records carried from runs under a larger `max_body_chars` may leave less than nothing; people's
-    # text below perfbot's part is theirs, and the whole stays under GitHub's limit.
+    # People's text below perfbot's part is theirs, and the whole stays under GitHub's limit.
     room = min(inputs.config.commands.max_body_chars, GITHUB_BODY_LIMIT - kept) - len(PULL_BODY_END) - 2
+    # Records carried from runs under a larger `max_body_chars` may not fit: the body holds those
+    # that do, in half of it, and the commit's trailers hold every one (`pipeline` reads both).
+    top = _fitting(records, room // 2)
     most, limit = max(len(changes), len(applied)), max(0, room - len(top))
     body = render(most)
     if len(body) > limit:

@@ -11,7 +11,7 @@ import datetime as dt
 import hashlib
 from pathlib import Path
 
-from bot.commands.pipeline import unanswered
+from bot.commands.pipeline import authors_to_check
 from bot.config import Settings
 from bot.errors import BotError, input_error
 from bot.evidence.leases import PULL_REQUESTS, LeaseReadback, parse_leases, with_pull_leases
@@ -108,7 +108,7 @@ def read_scope(settings: Settings, local: Loaded[Snapshot], leases: Path | str |
     floor = local.model.commands_settled_through
 
     def pending_authors(observed: Observed) -> frozenset[str]:
-        return frozenset(comment.user for comment in unanswered(observed, floor, config))
+        return authors_to_check(observed, floor, config)
 
     issues = tracked_issues(local.model)
     return ReadScope(

@@ -8,7 +8,8 @@ carries the commands the answers record, a 🚀 says a comment is fully answered
 write must not take an earlier one's place (comments are numbered in the order they are made,
 so bounded runs end exactly where one unbounded run ends). So within any budget of at least 3,
 a run that writes the last answer also writes the PR, and a label or a link never takes the
-place of a reply or the PR.
+place of a reply or the PR. A budget of 1 keeps nothing for the PR: each run writes one answer,
+and the PR once none waits.
 
 A write is a request: labels added to one issue one after another go in one request
 (`actions.joins`) and spend one write of the budget together.
@@ -52,7 +53,7 @@ def tier(action: Action) -> int:
         # use a command (an assignee's `block`) before the record of it is written.
         return NUDGES
     if isinstance(action, ReactAction):
-        return ANSWERS if action.content == "eyes" else NUDGES
+        return ANSWERS if action.content == "eyes" and not action.remove else NUDGES
     if isinstance(action, CommentAction | EditCommentAction) and action.topic in REPLY_TOPICS:
         return ANSWERS  # a reply edited in place to the decision on an edited comment, too
     return NUDGES  # the other reactions, the nudges and the dashboard's writes (`DASHBOARD_KINDS`)
@@ -68,6 +69,9 @@ def schedule(actions: list[Action], budget: int | None) -> tuple[list[Action], l
     if budget is None:
         return ordered, []
     pull_writes = any(isinstance(a, PullRequestAction) and is_write(a) for a in ordered)
+    # One write kept for the PR, unless that would leave the answers none: a budget of 1 answers one
+    # comment a run, and the PR follows once no answer waits (never a run that writes nothing).
+    kept = 1 if pull_writes and budget > 1 else 0
     room = budget
     deferred: list[Deferral] = []
     answers_wait = False
@@ -78,7 +82,7 @@ def schedule(actions: list[Action], budget: int | None) -> tuple[list[Action], l
         level = tier(action)
         joined = joins(previous, action)
         if level == ANSWERS:
-            fits = room - (1 if pull_writes else 0) > 0
+            fits = room - kept > 0
             answers_wait |= not fits
         else:
             fits = (joined or room > 0) and not answers_wait

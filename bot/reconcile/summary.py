@@ -95,7 +95,7 @@ def _relative(stamp: dt.datetime, now: dt.datetime) -> str:
 def _reactions(rows: list[tuple[Action, str]]) -> dict[str, object]:
     """The run's reactions as one row: how many of each content, on how many comments, and their fate."""
     reacts = [(a, s) for a, s in rows if isinstance(a, ReactAction)]
-    contents = Counter(a.content for a, _ in reacts)
+    contents = Counter(f"{a.content} taken back" if a.remove else a.content for a, _ in reacts)
     return {
         "count": len(reacts),
         "contents": sorted(contents.items()),

@@ -141,7 +141,7 @@ def _rest_scenario(http: httpx.Client) -> list[tuple[str, str, httpx.Response, A
     def call(method: str, path: str, model: Any, body: Any = None, **params: str) -> Any:
         answer = http.request(method, path, json=body, params=params or None)
         calls.append((method, path, answer, model))
-        return answer.json()
+        return answer.json() if answer.content else None
 
     m = models
     call("GET", REPO, m.FullRepository)
@@ -150,8 +150,9 @@ def _rest_scenario(http: httpx.Client) -> list[tuple[str, str, httpx.Response, A
     posted = call("POST", f"{REPO}/issues/8325/comments", m.IssueComment, {"body": "hi"})["id"]
     call("PATCH", f"{REPO}/issues/comments/{posted}", m.IssueComment, {"body": "hi again"})
     call("GET", f"{REPO}/issues/comments/{posted}", m.IssueComment)
-    call("POST", f"{REPO}/issues/comments/1/reactions", m.Reaction, {"content": "eyes"})
+    eyes = call("POST", f"{REPO}/issues/comments/1/reactions", m.Reaction, {"content": "eyes"})["id"]
     call("GET", f"{REPO}/issues/comments/1/reactions", list[m.Reaction])
+    call("DELETE", f"{REPO}/issues/comments/1/reactions/{eyes}", None)
     call("POST", f"{REPO}/issues/8325/assignees", m.Issue, {"assignees": ["alice"]})
     call("DELETE", f"{REPO}/issues/8325/assignees", m.Issue, {"assignees": ["alice"]})
     call("GET", f"{REPO}/collaborators/alice/permission", m.RepositoryCollaboratorPermission)

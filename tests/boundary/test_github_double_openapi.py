@@ -56,6 +56,7 @@ SERVED = [
     "pulls/request-reviewers",
     "pulls/update",
     "reactions/create-for-issue-comment",
+    "reactions/delete-for-issue-comment",
     "reactions/list-for-issue-comment",
     "repos/compare-commits-with-basehead",
     "repos/create-dispatch-event",

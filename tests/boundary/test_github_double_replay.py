@@ -108,7 +108,8 @@ class RestPort:
             {"path": p, "mode": "100644", "type": "blob", "content": t} for p, t in action.files.items()
         ]
         tree = rest.git.create_tree(OWNER, NAME, base_tree=base_tree, tree=entries).parsed_data.sha
-        made = rest.git.create_commit(OWNER, NAME, message=action.title, tree=tree, parents=[tip]).parsed_data.sha
+        message = action.commit_message(action.title)  # the records of quiet answers as its trailers
+        made = rest.git.create_commit(OWNER, NAME, message=message, tree=tree, parents=[tip]).parsed_data.sha
         if self.double.tip(action.branch) is None:
             rest.git.create_ref(OWNER, NAME, ref=f"refs/heads/{action.branch}", sha=made)
         else:

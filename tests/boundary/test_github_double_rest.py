@@ -39,7 +39,8 @@ def open_pull(gh: githubkit.GitHub[Any], double: GitHubDouble, files: dict[str, 
     base_tree = gh.rest.git.get_commit(OWNER, NAME, tip).parsed_data.tree.sha
     entries: list[Any] = [{"path": p, "mode": "100644", "type": "blob", "content": t} for p, t in files.items()]
     tree = gh.rest.git.create_tree(OWNER, NAME, base_tree=base_tree, tree=entries).parsed_data.sha
-    made = gh.rest.git.create_commit(OWNER, NAME, message="perfbot: regenerate", tree=tree, parents=[tip])
+    # as perfbot writes it: the commit message is the title (then any records of quiet answers)
+    made = gh.rest.git.create_commit(OWNER, NAME, message=title, tree=tree, parents=[tip])
     if double.tip(BRANCH) is None:
         gh.rest.git.create_ref(OWNER, NAME, ref=f"refs/heads/{BRANCH}", sha=made.parsed_data.sha)
     else:

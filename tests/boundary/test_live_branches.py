@@ -188,6 +188,31 @@ def test_export_state_replayed_offline_gives_the_live_plan(live: Live) -> None:
     assert offline_plan == live_plan
 
 
+def test_an_exported_state_with_perfbots_pr_open_is_written_on_offline(live: Live) -> None:
+    """The export carries perfbot's commit and its records; offline, the branch's head is the open
+    PR's, so an offline run writes the PR it decided on rather than refusing it as moved."""
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    exported = live.sandbox.root / "exported.json"
+    assert live.run("--out", str(exported), command="export-state")[0] == 0
+    state = json.loads(exported.read_text(encoding="utf-8"))
+    assert "branch_head" not in state
+    assert "Perfbot-Decision: " in state["own_commit"]["message"]
+    state["comments"] = [
+        {**c, "body": c["body"] + " (edited)", "edited": True} if c["id"] == 101 else c for c in state["comments"]
+    ]
+    state["comments"].append(
+        {"id": 900, "issue": 8324, "user": "alice", "created_at": LATER, "body": "/perf review metal-resident-decode"}
+    )
+    exported.write_text(json.dumps(state), encoding="utf-8")
+    argv = ["reconcile", "--config", str(live.sandbox.config), "--offline", str(exported), "--json"]
+    assert main([*argv, "--now", NOW.isoformat()]) == 0
+    plan = json.loads(live.capsys.readouterr().out)
+    assert pull(plan)["operation"] == "update"
+    snapshot = pull(plan)["files"]["config/snapshot.yaml"]
+    assert (snapshot.count("comment_id: 101\n"), snapshot.count("comment_id: 900\n")) == (1, 1)
+
+
 @pytest.mark.parametrize(
     ("path", "holding"),
     [("/graphql", b"updateRefs"), (rf"/repos/{REPO}/pulls", b"")],

@@ -11,8 +11,10 @@ from typing import Any
 import httpx
 import pytest
 
+from bot.github.actions import RECORD_TRAILER
 from bot.reconcile.decide import PULL_BODY_END
 from tests.boundary.test_live import COMPLETE, REPO, Live, with_commands
+from tests.github_double import branches
 from tests.support.backends import live_environ
 from tests.support.harness import Repo, pull
 
@@ -64,8 +66,16 @@ def test_a_branch_a_person_pushed_to_starts_again_from_the_tip_once_its_pr_is_me
         live.double.close_pull(first)
     live.sandbox.add_comment(900, 8324, "alice", REVIEW, at=LATER)  # posted meanwhile
 
+    status, printed, err = live.run("--dry-run")
+    assert status == 0, err
+    assert (
+        f"the branch starts again from the default branch's tip: its head {pushed[:12]} is a commit perfbot" in printed
+    )
     plan = live.plan()
     assert pull(plan)["operation"] == "create"
+    assert pull(plan)["restarted"] == (
+        f"its head {pushed[:12]} is a commit perfbot did not make, and no PR is open from it"
+    )
     head = live.double.tip(BRANCH)
     assert head is not None
     assert head != pushed
@@ -81,6 +91,12 @@ def test_a_branch_a_person_pushed_to_starts_again_from_the_tip_once_its_pr_is_me
     # Settled: a run with nothing new writes nothing and still exits 0.
     live.plan()
     assert live.writes() == []
+    # Closed again with only perfbot's commit on the branch: a new PR, and nothing is left behind.
+    live.double.close_pull(second)
+    live.sandbox.add_comment(990, 8324, "alice", "/perf review metal-resident-decode by 2026-09-06", at=LATER)
+    plan = live.plan()
+    assert pull(plan)["operation"] == "create"
+    assert "restarted" not in pull(plan)
 
 
 def test_a_pr_whose_head_branch_a_person_deleted_and_pushed_again_does_not_wedge(live: Live) -> None:
@@ -151,3 +167,81 @@ def test_a_persons_title_and_note_below_perfbots_part_survive_runs_with_and_with
     assert after["title"] == "Constraints for the release"
     assert after["body"].endswith(PULL_BODY_END + note)
     assert "(comment 900)" in after["body"]
+
+
+def forge_commit(live: Live, message: str) -> str:
+    """mallory (write access) puts a commit on perfbot's branch through the REST API, naming perfbot as
+    its author with perfbot's own address: git takes any author, and GitHub signs no such commit."""
+    world = live.double.world
+    live.double.tokens["mallory-secret"] = "mallory"
+    bot = world.bot_login
+    email = f"{branches.user_id(bot)}+{bot}@users.noreply.github.com"
+    head = live.double.tip(BRANCH)
+    assert head is not None
+    tree = world.git.commits[head].tree
+    base = f"https://api.github.com/repos/{REPO}"
+    headers = {"authorization": "token mallory-secret"}
+    with httpx.Client(transport=live.double.transport(), headers=headers) as http:
+        made = http.post(
+            f"{base}/git/commits",
+            json={"message": message, "tree": tree, "parents": [head], "author": {"name": bot, "email": email}},
+        )
+        assert made.status_code == 201, made.text
+        oid = str(made.json()["sha"])
+        assert made.json()["verification"]["verified"] is False
+        moved = http.patch(f"{base}/git/refs/heads/{BRANCH}", json={"sha": oid})
+        assert moved.status_code == 200, moved.text
+    return oid
+
+
+def test_a_commit_that_names_perfbot_as_its_author_is_a_persons_and_its_records_count_for_nothing(
+    live: Live,
+) -> None:
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    live.sandbox.edit_state(permissions={"alice": "write", "mallory": "read"})
+    assert live.run()[0] == 0
+    (number,) = open_numbers(live)
+    record = {"f": 2, "c": 777, "i": 8324, "a": "alice", "at": "2026-08-27T09:00:00+00:00", "l": 1, "v": "accepted"}
+    trailer = json.dumps({**record, "t": REVIEW}, separators=(",", ":"))
+    forged = forge_commit(live, f"Regenerate\n\n{RECORD_TRAILER}: {trailer}\n")
+    plan = live.plan()
+    # The branch carries a commit perfbot did not make: the PR is held, not overwritten, and the
+    # forged record of a comment that never existed applies nothing.
+    assert pull(plan)["held"] is True
+    assert live.double.tip(BRANCH) == forged
+    assert 777 not in [c["comment_id"] for c in plan["commands"]]
+    # Closed by a person: the next PR starts from the tip, without the forged command.
+    live.double.close_pull(number)
+    plan = live.plan()
+    assert pull(plan)["operation"] == "create"
+    assert 777 not in [c["comment_id"] for c in plan["commands"]]
+    assert "comment_id: 777" not in pull(plan)["files"]["config/snapshot.yaml"]
+    assert "comment_id: 101" in pull(plan)["files"]["config/snapshot.yaml"]
+
+
+@pytest.mark.parametrize("branch_then", ["deleted", "pushed again by a person"])
+def test_a_quiet_command_survives_its_closed_pr_losing_its_branch_and_its_comment_edited(
+    live: Live, branch_then: str
+) -> None:
+    """GitHub keeps a closed PR's commits when its branch is deleted: perfbot's own commit there
+    still records the command answered with 🚀 alone."""
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    (first,) = open_numbers(live)
+    live.double.close_pull(first)
+    live.double.world.git.refs.pop(BRANCH)
+    live.double.world.git_changed()
+    live.double.world.save()
+    if branch_then == "pushed again by a person":
+        live.double.push(BRANCH, {"notes.md": "mine\n"})
+    state = live.sandbox.state()
+    for comment in state["comments"]:
+        if comment["id"] == 101:
+            comment.update(body=COMPLETE + " (typo fixed)", edited=True)
+    live.sandbox.write_state(state)
+    plan = live.plan()
+    assert pull(plan)["operation"] == "create"
+    assert pull(plan)["files"]["config/snapshot.yaml"].count("comment_id: 101\n") == 1
+    assert [c["decision"] for c in plan["commands"] if c["comment_id"] == 101] == ["replayed"]
+    assert reactions_on(live, 101) == ["rocket"]
+    assert not [c for c in live.sandbox.state()["comments"] if "perfbot:command-reply" in c["body"]]

@@ -135,11 +135,26 @@ def test_issue_state_and_reason_use_rests_spelling() -> None:
     assert (issue.state, issue.state_reason, issue.assignees) == ("closed", "reopened", ("a",))
 
 
-def test_a_commit_is_the_bots_by_its_author_login_or_name() -> None:
-    assert nodes.made_by({"author": {"name": "perfbot[bot]", "user": None}}, "perfbot[bot]")
-    assert nodes.made_by({"author": {"name": "x", "user": {"login": "perfbot[bot]"}}}, "perfbot[bot]")
-    assert not nodes.made_by({"author": {"name": "octocat", "user": {"login": "octocat"}}}, "perfbot[bot]")
-    assert not nodes.made_by(None, "perfbot[bot]")
+GITHUBS = {"isValid": True, "wasSignedByGitHub": True}
+
+
+def test_a_commit_is_the_bots_only_when_github_signed_it_for_the_bot() -> None:
+    bot = "perfbot[bot]"
+    assert nodes.made_by({"author": {"name": bot, "user": None}, "signature": GITHUBS}, bot)
+    # Anyone can push a commit that names perfbot as its author: GitHub signs none of those as perfbot's.
+    assert not nodes.made_by({"author": {"name": bot, "user": None}}, bot)
+    assert not nodes.made_by({"author": {"name": bot, "user": None}, "signature": None}, bot)
+    # A person's own key, or a signature GitHub could not verify.
+    assert not nodes.made_by(
+        {"author": {"name": bot, "user": None}, "signature": {"isValid": True, "wasSignedByGitHub": False}}, bot
+    )
+    assert not nodes.made_by(
+        {"author": {"name": bot, "user": None}, "signature": {"isValid": False, "wasSignedByGitHub": True}}, bot
+    )
+    # GitHub signs a person's web commit as theirs: a display name of perfbot's login is still a user.
+    assert not nodes.made_by({"author": {"name": bot, "user": {"login": "mallory"}}, "signature": GITHUBS}, bot)
+    assert not nodes.made_by({"author": {"name": "octocat", "user": {"login": "octocat"}}, "signature": GITHUBS}, bot)
+    assert not nodes.made_by(None, bot)
 
 
 def test_the_readback_is_one_more_field_of_the_first_query() -> None:

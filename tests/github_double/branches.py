@@ -166,10 +166,21 @@ def sync_pulls(world: World, branch: str) -> None:
                 files=files,
             )
             world.apply(world.bot_login, methodcaller("pull_request", action))
+        keep_message(world, pull)
         moved_by_people = bool(foreign(world, pull))
         if moved_by_people or "foreign_commits" in pull:
             pull["foreign_commits"] = moved_by_people
             world.save()
+
+
+def keep_message(world: World, pull: dict[str, Any]) -> None:
+    """The record keeps the message of the bot's commit at its branch's head, as the offline state
+    keeps the message of the commit it stands for (its trailers record quiet answers)."""
+    head = world.tip(pull["head"])
+    commit = world.git.commits.get(head) if head is not None else None
+    if commit is not None and commit.author.login == world.bot_login and pull.get("message") != commit.message:
+        pull["message"] = commit.message
+        world.save()
 
 
 def move(world: World, branch: str, oid: str) -> None:

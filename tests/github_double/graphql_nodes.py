@@ -135,6 +135,23 @@ class CommitNode(Node):
         found = [CommitNode(self.world, self.viewer, p) for p in self.world.git.commits[self.oid].parents]
         return connection(info, found, **page)
 
+    def history(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
+        """The commit and its ancestors, newest first ("in the same order as `git log`": by commit date)."""
+        git = self.world.git
+        found = list(git.ancestors(self.oid))
+        order = {oid: index for index, oid in enumerate(found)}
+        found.sort(key=lambda oid: (git.commits[oid].committer.date, -order[oid]), reverse=True)
+        return connection(info, [CommitNode(self.world, self.viewer, oid) for oid in found], **page)
+
+    def signature(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any] | None:
+        """GitHub's signature of a commit it made (the web interface, or the API with no author,
+        committer or signature of the caller's: "Signature verification for bots", GitHub Docs,
+        About commit signature verification); null for an unsigned commit. The double's people
+        sign nothing themselves, so every signature is GitHub's."""
+        if not self.world.git.commits[self.oid].verified:
+            return None
+        return {"typename": "GpgSignature", "isValid": True, "state": "VALID", "wasSignedByGitHub": True}
+
     def tree(self, info: GraphQLResolveInfo[Any]) -> TreeNode:
         return TreeNode(self.world, self.viewer, self.world.git.commits[self.oid].tree)
 

@@ -134,6 +134,25 @@ def list_reactions(ctx: Context, comment_id: str) -> Response:
     return Response(200, [bodies.reaction(ctx.api, i, r, record["created_at"]) for i, r in shown], headers)
 
 
+def delete_reaction(ctx: Context, comment_id: str, reaction_id: str) -> Response:
+    """204 (REST, "Delete an issue comment reaction"); a reaction of another comment, or none, is 404.
+    The double's reaction ids are positions in the state's list, so the ids after a deleted one move
+    down (GitHub's do not); a client reads them again before each deletion, as perfbot does."""
+    record = _comment(ctx, comment_id)
+    reactions = ctx.world.records("reactions")
+    index = int(reaction_id) - 1
+    if not 0 <= index < len(reactions) or reactions[index]["comment_id"] != record["id"]:
+        raise not_found(ctx.docs("reactions/reactions#delete-an-issue-comment-reaction"))
+    found = reactions[index]
+    if found["user"] == ctx.viewer and found["content"] in BOT_REACTIONS:
+        action = ReactAction(issue=record["issue"], comment_id=record["id"], content=found["content"], remove=True)
+        ctx.world.apply(ctx.viewer, lambda offline: offline.react(action))
+    else:
+        del ctx.world.raw["reactions"][index]
+        ctx.world.save()
+    return Response(204)
+
+
 def _assign(ctx: Context, number: str, *, add: bool) -> dict[str, Any]:
     docs = ctx.docs("issues/assignees#add-assignees-to-an-issue")
     issue = _issue(ctx, number)

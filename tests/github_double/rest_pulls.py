@@ -112,6 +112,7 @@ def create_pull(ctx: Context) -> Response:
     world.pull_git[record["number"]] = {"base": base, "closed_head": None}
     world.git_changed()
     world.save()
+    branches.keep_message(world, record)
     branches.sync_pulls(world, branch)
     return Response(201, pull_bodies.full(ctx.api, world, record))
 

@@ -25,6 +25,7 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("PATCH", COMMENT, rest_issues.update_comment),
     ("GET", COMMENT + "/reactions", rest_issues.list_reactions),
     ("POST", COMMENT + "/reactions", rest_issues.create_reaction),
+    ("DELETE", COMMENT + r"/reactions/(?P<reaction_id>\d+)", rest_issues.delete_reaction),
     ("POST", ISSUE + "/assignees", rest_issues.add_assignees),
     ("DELETE", ISSUE + "/assignees", rest_issues.remove_assignees),
     ("GET", REPO + r"/collaborators/(?P<username>[^/]+)/permission", rest_issues.permission),

@@ -19,7 +19,16 @@ from typing import Any
 from bot.github.live import cache
 from bot.github.live.cache import FORMAT, CachedIssue, ObservationCache
 from bot.github.live.query import PAGED_LINKS
-from bot.github.observed import Comment, Issue, LabelEvent, PullRequest, Reaction, RepositoryLabel, Unassignment
+from bot.github.observed import (
+    Comment,
+    Issue,
+    LabelEvent,
+    OwnCommit,
+    PullRequest,
+    Reaction,
+    RepositoryLabel,
+    Unassignment,
+)
 from bot.issue_refs import ForeignIssue, IssueKey, in_repository, localised
 
 # GraphQL's ReactionContent names in REST's (and the offline state's) spelling.
@@ -170,10 +179,43 @@ def next_cursor(page: dict[str, Any]) -> str | None:
 
 
 def made_by(commit: dict[str, Any] | None, bot_login: str) -> bool:
-    """Whether a commit's author is the bot (a bot author has no user; its name is its login)."""
-    author = (commit or {}).get("author") or {}
-    user = author.get("user") or {}
-    return bot_login in (user.get("login"), author.get("name"))
+    """Whether perfbot made the commit: GitHub signed it, as it signs a commit a bot makes through
+    the API with no author, committer or signature of its own ("Signature verification for bots"),
+    and its author is the bot (no user account; its name is its login). Anyone can write any
+    author's name in a commit they push; GitHub signs a person's commit only as theirs."""
+    commit = commit or {}
+    author, signature = commit.get("author") or {}, commit.get("signature") or {}
+    return (
+        signature.get("isValid") is True
+        and signature.get("wasSignedByGitHub") is True
+        and author.get("user") is None
+        and author.get("name") == bot_login
+    )
+
+
+def own_commit(head: dict[str, Any], bot_login: str) -> OwnCommit | None:
+    """perfbot's newest commit among the first of the branch's history, with its message."""
+    return _first_own((head.get("history") or {}).get("nodes") or [], bot_login)
+
+
+def own_commit_of_ended(page: dict[str, Any] | None, bot_login: str) -> OwnCommit | None:
+    """perfbot's newest commit in the newest merged or closed PR from its branch that has one: the
+    branch may be deleted, or started again by a person, while the PR keeps its commits."""
+    for pull in reversed((page or {}).get("nodes") or []):
+        if not pull or pull.get("isCrossRepository"):
+            continue
+        commits = [n.get("commit") for n in reversed((pull.get("commits") or {}).get("nodes") or []) if n]
+        found = _first_own(commits, bot_login)
+        if found is not None:
+            return found
+    return None
+
+
+def _first_own(commits: list[dict[str, Any] | None], bot_login: str) -> OwnCommit | None:
+    for node in commits:
+        if node and made_by(node, bot_login):
+            return OwnCommit(oid=str(node["oid"]), message=str(node.get("message") or ""))
+    return None
 
 
 def fork_pull(node: dict[str, Any], branch: str) -> PullRequest:

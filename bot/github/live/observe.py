@@ -45,11 +45,14 @@ from bot.github.live.nodes import (
     login_of,
     made_by,
     next_cursor,
+    own_commit,
+    own_commit_of_ended,
     repository_labels,
 )
 from bot.github.live.query import (
     CLOSED_ALIAS,
     DASHBOARD_ALIAS,
+    ENDED_ALIAS,
     FIRST_QUERY_REQUESTS,
     ISSUES_PER_QUERY,
     LINK_FIELDS,
@@ -79,12 +82,14 @@ from bot.github.live.query import (
 )
 from bot.github.markers import DASHBOARD_MARKER, markers_in
 from bot.github.observed import (
+    NO_BRANCH,
     PULL_FILES_LISTED,
     BranchHead,
     Comment,
     DefaultBranch,
     Issue,
     Observed,
+    OwnCommit,
     Permission,
     PullRequest,
 )
@@ -105,6 +110,7 @@ class BranchState:
     repository_id: str = ""  # the repository's node id, which `updateRefs` names
     head: str | None = None  # the PR branch's commit, None when the branch does not exist
     head_is_ours: bool = True
+    own: OwnCommit | None = None  # perfbot's newest commit on the PR branch
     head_files: dict[str, str] = field(default_factory=dict)
     pull: int | None = None
     pull_title: str = ""
@@ -331,20 +337,25 @@ class Reader:
             pulls=self._with_leases(self._pulls(branch)),
             branches={self.scope.branch: BranchHead(oid=branch.head, ours=branch.head_is_ours)} if branch.head else {},
             default_branch=DefaultBranch(oid=branch.tip, files=tip_files),
+            branch_head=branch.head or NO_BRANCH,
+            own_commit=branch.own,
             branch_files=self._branch_files(repo),
         )
+        return observed.model_copy(update=self._permissions(observed)), branch
+
+    def _permissions(self, observed: Observed) -> dict[str, Any]:
+        """The permission of each author of a command not answered yet, in the repository of the
+        issue they wrote it on (one REST read each), and what the token may do in each other one."""
         pending = self.scope.pending_authors(observed)
         here = {c.user for c in observed.comments if isinstance(c.issue, int)}
-        permissions = {login: self._permission(login) for login in sorted(pending & here)}
         there: dict[str, set[str]] = {}
         for comment in observed.comments:
             if isinstance(comment.issue, ForeignIssue) and comment.user in pending:
                 there.setdefault(comment.issue.key, set()).add(comment.user)
-        update = {
-            "permissions": permissions,
+        return {
+            "permissions": {login: self._permission(login) for login in sorted(pending & here)},
             "repositories": self.elsewhere.access(self.elsewhere.permissions(self.session, there)),
         }
-        return observed.model_copy(update=update), branch
 
     def _first(self, numbers: list[int]) -> tuple[dict[str, Any], BranchState, dict[str, str]]:
         files, name = self.scope.files, self.scope.branch
@@ -372,6 +383,9 @@ class Reader:
         if head:
             branch.head, branch.head_is_ours = str(head["oid"]), made_by(head, self.bot_login)
             branch.head_files = self._files(repo, "head")
+            branch.own = own_commit(head, self.bot_login)
+        if branch.own is None:
+            branch.own = own_commit_of_ended(repo.get(ENDED_ALIAS), self.bot_login)
         self._read_pulls(repo.get(PULLS_ALIAS), branch)
         self._issues(repo)
         return repo, branch, tip_files

@@ -36,10 +36,12 @@ COMMENTS_PER_PAGE = 100
 # Open PRs read per page from perfbot's branch name: its own and any forks' that share the name
 # (a fork's PR is never perfbot's). Further pages are read only while perfbot's own is not found.
 PULLS_PER_BRANCH = 20
+# How far down its branch's history a run looks for perfbot's newest own commit (under people's).
+OWN_COMMIT_DEPTH = 10
 
 _FRAGMENTS = """
 fragment BlobText on Blob { oid text isTruncated }
-fragment CommitAuthor on Commit { author { name user { login } } }
+fragment CommitAuthor on Commit { author { name user { login } } signature { isValid wasSignedByGitHub } }
 fragment CommentPage on IssueCommentConnection {
   pageInfo { hasNextPage endCursor }
   nodes {
@@ -206,6 +208,20 @@ def _pulls(after: bool) -> str:
     )
 
 
+ENDED_ALIAS = "endedPulls"
+# The newest merged or closed PRs from `$branch` read for perfbot's own commit when its branch is
+# gone or none of its last commits is perfbot's: a PR keeps its commits after its branch is deleted.
+ENDED_PULLS = 5
+
+
+def _ended_pulls() -> str:
+    return (
+        f"    {ENDED_ALIAS}: pullRequests(headRefName: $branch, states: [CLOSED, MERGED], last: {ENDED_PULLS}) {{\n"
+        f"      nodes {{ isCrossRepository commits(last: {OWN_COMMIT_DEPTH}) {{ nodes {{ commit {{ oid message "
+        "...CommitAuthor } } } }\n    }"
+    )
+
+
 def pulls_query() -> str:
     """The next page of open PRs from `$branch` (only when the first page held forks' PRs alone)."""
     document = f"""query MorePulls($owner: String!, $name: String!, $branch: String!, $after: String!) {{
@@ -298,8 +314,14 @@ def first_query(
     nameWithOwner
     defaultBranchRef {{ name target {{ oid ... on Commit {{ tree {{ oid }} }} }} }}
 {blobs}
-    branchHead: ref(qualifiedName: $branchRef) {{ target {{ oid ...CommitAuthor }} }}
+    branchHead: ref(qualifiedName: $branchRef) {{
+      target {{
+        oid ...CommitAuthor
+        ... on Commit {{ history(first: {OWN_COMMIT_DEPTH}) {{ nodes {{ oid message ...CommitAuthor }} }} }}
+      }}
+    }}
 {_pulls(after=False)}
+{_ended_pulls()}
 {state_labels}{dashboards}{pull_selection() if pull_leases else ""}{updated}{_issues(numbers, native)}
   }}
 {elsewhere_fields(elsewhere, native, label_names=True, since=since)}}}"""

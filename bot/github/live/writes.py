@@ -82,10 +82,13 @@ from bot.github.live.client import Session, error_body, failure, found_or_none, 
 from bot.github.live.observe import BranchState
 from bot.github.live.query import ISSUES_PER_QUERY, MutationRefused, issue_alias, mutate, newest_comments_query, query
 from bot.github.markers import markers_in
-from bot.github.observed import Comment
+from bot.github.observed import NO_BRANCH, Comment
 from bot.github.port import GitHubError, NativeRefused
 from bot.issue_refs import IssueKey, issue_text, number_of, owner_and_name, repository_of
 from bot.untrusted import neutral
+
+# Pages of a comment's reactions of one content read to find perfbot's own (100 to a page).
+REACTION_PAGES = 10
 
 
 def located(session: Session, issue: IssueKey) -> tuple[str, str, int]:
@@ -175,6 +178,9 @@ class IssueWrites:
         """A repeated reaction is harmless: GitHub answers 200 with the existing one."""
         self.keeper.touch_for(action)
         session = self.session
+        if action.remove:
+            self._take_back(action)
+            return
         owner, name, _ = located(session, action.issue)
         try:
             session.github.rest.reactions.create_for_issue_comment(
@@ -182,6 +188,30 @@ class IssueWrites:
             )
         except GitHubException as exc:
             raise failure(exc, f"reacting {action.content} to comment {action.comment_id}", session) from exc
+
+    def _take_back(self, action: ReactAction) -> None:
+        """perfbot's own reaction off the comment: found by its content and its user in the
+        comment's reactions (REST names each reaction's id), then deleted by that id. One already
+        gone is nothing to do, as a repeated reaction is."""
+        session = self.session
+        owner, name, _ = located(session, action.issue)
+        reactions = session.github.rest.reactions
+        what = f"taking back {action.content} on comment {action.comment_id}"
+        try:
+            for page in range(1, REACTION_PAGES + 1):
+                found = parsed(
+                    reactions.list_for_issue_comment(
+                        owner, name, action.comment_id, content=action.content, per_page=100, page=page
+                    )
+                )
+                mine = next((r.id for r in found if r.user is not None and r.user.login == self.bot_login), None)
+                if mine is not None:
+                    reactions.delete_for_issue_comment(owner, name, action.comment_id, mine)
+                    return
+                if len(found) < 100:
+                    return
+        except GitHubException as exc:
+            raise failure(exc, what, session) from exc
 
     def assign(self, action: AssignAction) -> None:
         self.keeper.touch_for(action)
@@ -360,8 +390,6 @@ T = TypeVar("T")
 # Reads of the PR list when GitHub says a PR is open that the list does not show yet.
 LIST_TRIES = 3
 LIST_PAUSE_SECONDS = 2.0
-# `beforeOid` for a ref that must not exist yet (GraphQL reference, `updateRefs`).
-NO_BRANCH = "0" * 40
 MOVE_BRANCH = """mutation MoveBranch(
   $repositoryId: ID!, $name: GitRefname!, $before: GitObjectID!, $after: GitObjectID!
 ) {
@@ -392,17 +420,29 @@ class PullWriter:
     def _write(self, action: PullRequestAction) -> int | None:
         if action.operation == "none":
             return action.number
+        self._decided_on_this_head(action)
         if action.operation == "close":
             self._close(action)
             return action.number
         state = self.state
         if state.head is None or not state.head_is_ours or action.files != state.head_files:
-            self._commit(action.files)
+            self._commit(action.files, action.commit_message(self.message))
         number = action.number
         if action.operation == "update" and number is not None:
             self._update(number, action)
             return number
         return self._create(action)
+
+    def _decided_on_this_head(self, action: PullRequestAction) -> None:
+        """Refuse a PR write decided on another head of the branch than the one it would move from:
+        a run that read GitHub before another run wrote would take that run's records away."""
+        now = self.state.head or NO_BRANCH
+        if action.expected_head is not None and action.expected_head != now:
+            was = "nothing" if action.expected_head == NO_BRANCH else action.expected_head[:12]
+            raise GitHubError(
+                f"branch {self.branch} moved from {was} to {'nothing' if now == NO_BRANCH else now[:12]} while "
+                "perfbot ran; nothing was moved, and the next run starts over from there"
+            )
 
     def _update(self, number: int, action: PullRequestAction) -> None:
         """The body, and the title only when the plan changes it (a person's title is kept)."""
@@ -441,7 +481,7 @@ class PullWriter:
             f"closing PR #{number}", lambda: self._rest.pulls.update(self._owner, self._name, number, state="closed")
         )
 
-    def _commit(self, files: dict[str, str]) -> None:
+    def _commit(self, files: dict[str, str], message: str) -> None:
         state = self.state
         if state.head is not None and not state.head_is_ours and state.pull is not None:
             # Decided against before the write (`decide.pull_request`); read again, it is still refused.
@@ -459,9 +499,7 @@ class PullWriter:
         commit = self._call(
             "making the PR's commit",
             lambda: parsed(
-                self._rest.git.create_commit(
-                    self._owner, self._name, message=self.message, tree=tree, parents=[state.tip]
-                )
+                self._rest.git.create_commit(self._owner, self._name, message=message, tree=tree, parents=[state.tip])
             ),
         ).sha
         self._expect(f"heads/{state.default_branch}", state.tip, f"the default branch {state.default_branch}")

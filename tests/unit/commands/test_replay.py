@@ -11,7 +11,7 @@ import pytest
 from bot.commands.effects import Explainer
 from bot.commands.reading import Parsed
 from bot.commands.records import Key, Record
-from bot.commands.replay import Context, Handled, Line, Working, fold
+from bot.commands.replay import Context, Handled, Line, Working, fold, permission_lost
 from bot.commands.selection import Fresh, Recalled, Work
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
@@ -101,10 +101,31 @@ def test_a_claim_assigns_once_and_the_working_assignees_follow(seed: Snapshot, r
     assert handled[1].lines[0].reason == f"alice is already assigned to #9497 (`{CUDA}`)"
 
 
-def test_recorded_commands_are_replayed_without_a_permission_check(seed: Snapshot, run: Folder) -> None:
-    state, handled = run(recalled(101, "mallory", COMPLETE))
+def test_a_recorded_change_is_replayed_while_its_author_keeps_the_permission(seed: Snapshot, run: Folder) -> None:
+    state, handled = run(recalled(101, "alice", COMPLETE))
     assert outcomes(handled) == [(101, 1, "accepted", "replayed")]
     assert state_of(state.snapshot, M1) == "complete"
+
+
+def test_a_recorded_change_lapses_once_its_author_no_longer_has_the_permission(seed: Snapshot, run: Folder) -> None:
+    state, handled = run(recalled(101, "mallory", COMPLETE))  # mallory has no permission (now)
+    (line,) = handled[0].lines
+    assert (line.decision, line.notice, line.unpermitted) == ("lapsed", True, True)
+    assert line.reason == "mallory now has none permission, and `complete` needs write"
+    assert state.snapshot == seed
+
+
+def test_only_a_write_or_maintain_command_is_checked_again() -> None:
+    (drop,) = fresh(105, "mallory", "/perf drop all").parsed.commands
+    (done,) = fresh(101, "mallory", COMPLETE).parsed.commands
+    (block,) = fresh(102, "mallory", f"/perf block {CUDA} waiting").parsed.commands
+    assert permission_lost(drop, comment(105, "mallory", "x"), "write") == (
+        "mallory now has write permission, and `drop` needs maintain"
+    )
+    assert permission_lost(drop, comment(105, "mallory", "x"), "admin") is None
+    assert permission_lost(done, comment(101, "mallory", COMPLETE), "write") is None
+    assert permission_lost(done, comment(101, "mallory", COMPLETE), "triage") is not None
+    assert permission_lost(block, comment(102, "mallory", "x"), "read") is None  # an assignee's verb
 
 
 @pytest.mark.parametrize(
@@ -217,7 +238,7 @@ def test_a_merged_command_is_answered_as_merged(run: Folder) -> None:
 
 
 def test_a_replayed_comment_is_handled_from_its_records(seed: Snapshot, run: Folder) -> None:
-    work = recalled(101, "mallory", COMPLETE)
+    work = recalled(101, "alice", COMPLETE)
     state, (done,) = run(work)
     ((record, command),) = work.lines
     assert done == Handled(
