@@ -85,7 +85,35 @@ def repository_issues(
 
 
 @dataclass(frozen=True)
-class OtherRepositoryNode(Node):
+class IssuesNode(Node):
+    """A repository's issues: the state's own (`where` None) or another one's it holds."""
+
+    @property
+    def where(self) -> str | None:
+        return None
+
+    def issue(self, info: GraphQLResolveInfo[Any], number: int) -> IssueNode:
+        record = self.world.issue(number, self.where)
+        if record is None:
+            raise error("NOT_FOUND", f"Could not resolve to an Issue with the number of {number}.")
+        return IssueNode(self.world, self.viewer, record)
+
+    def issues(
+        self,
+        info: GraphQLResolveInfo[Any],
+        filter_by: dict[str, Any] | None = None,
+        order_by: dict[str, Any] | None = None,
+        states: list[str] | None = None,
+        labels: list[str] | None = None,
+        **page: Any,
+    ) -> dict[str, Any]:
+        """Issues (never PRs: the double's records are issues); `filterBy` only by `since`, which
+        GitHub documents as "updated at or after the given date"."""
+        return repository_issues(self, self.where, info, filter_by, order_by, states, labels, **page)
+
+
+@dataclass(frozen=True)
+class OtherRepositoryNode(IssuesNode):
     """Another repository the state holds issues of (`repositories`): its name, issues and labels,
     which is all perfbot reads there."""
 
@@ -103,22 +131,9 @@ class OtherRepositoryNode(Node):
     def name_with_owner(self) -> str:
         return self.named
 
-    def issue(self, info: GraphQLResolveInfo[Any], number: int) -> IssueNode:
-        record = self.world.issue(number, self.named)
-        if record is None:
-            raise error("NOT_FOUND", f"Could not resolve to an Issue with the number of {number}.")
-        return IssueNode(self.world, self.viewer, record)
-
-    def issues(
-        self,
-        info: GraphQLResolveInfo[Any],
-        filter_by: dict[str, Any] | None = None,
-        order_by: dict[str, Any] | None = None,
-        states: list[str] | None = None,
-        labels: list[str] | None = None,
-        **page: Any,
-    ) -> dict[str, Any]:
-        return repository_issues(self, self.named, info, filter_by, order_by, states, labels, **page)
+    @property
+    def where(self) -> str | None:
+        return self.named
 
     def label(self, info: GraphQLResolveInfo[Any], name: str) -> dict[str, Any] | None:
         labels = (self.world.elsewhere(self.named) or {}).get("labels") or []
@@ -133,7 +148,7 @@ class OtherRepositoryNode(Node):
 
 
 @dataclass(frozen=True)
-class RepositoryNode(Node):
+class RepositoryNode(IssuesNode):
     @property
     def id(self) -> str:
         return repository_id(self.world.repository)
@@ -152,25 +167,6 @@ class RepositoryNode(Node):
     def ref(self, info: GraphQLResolveInfo[Any], qualified_name: str) -> RefNode | None:
         name = qualified_name.removeprefix("refs/heads/")
         return RefNode(self.world, self.viewer, name) if self.world.tip(name) else None
-
-    def issue(self, info: GraphQLResolveInfo[Any], number: int) -> IssueNode:
-        record = self.world.issue(number)
-        if record is None:
-            raise error("NOT_FOUND", f"Could not resolve to an Issue with the number of {number}.")
-        return IssueNode(self.world, self.viewer, record)
-
-    def issues(
-        self,
-        info: GraphQLResolveInfo[Any],
-        filter_by: dict[str, Any] | None = None,
-        order_by: dict[str, Any] | None = None,
-        states: list[str] | None = None,
-        labels: list[str] | None = None,
-        **page: Any,
-    ) -> dict[str, Any]:
-        """Issues (never PRs: the double's records are issues); `filterBy` only by `since`, which
-        GitHub documents as "updated at or after the given date"."""
-        return repository_issues(self, None, info, filter_by, order_by, states, labels, **page)
 
     def labels(self, info: GraphQLResolveInfo[Any], query: str | None = None, **page: Any) -> dict[str, Any]:
         """GitHub's reference: `query`, "If provided, searches labels by name and description"."""
