@@ -74,6 +74,10 @@ class Packet(Row):
     program: str = ""
     lane: str = ""
     owner: str = ""
+    # Its issue has an assignee (a claim this run made counts): a ready row then names who, and
+    # tells nobody else to claim it. Without a lease or a PR, a derived owner is the assignees or
+    # the unassigned wording.
+    claimed: bool = False
 
 
 class LeaseLine(Row):
@@ -247,11 +251,10 @@ def content(
             program=packet.program_id,
             lane=packet.lane,
             owner=d.derived_owner,
+            claimed=d.derived_owner != config.owner.unassigned,
         )
 
-    by_state: dict[str, list[Derivation]] = {}
-    for d in merged:
-        by_state.setdefault(d.derived_state, []).append(d)
+    by_state = _by_state(merged)
     running = tuple(
         Running(packet=row(d), leases=tuple(v for v in leases.values() if v.issue == d.issue))
         for d in by_state.get("running", [])
@@ -276,6 +279,13 @@ def content(
         readback=_readback(readback, config, now),
         review_days=config.commands.review_days,
     )
+
+
+def _by_state(merged: Sequence[Derivation]) -> dict[str, list[Derivation]]:
+    found: dict[str, list[Derivation]] = {}
+    for d in merged:
+        found.setdefault(d.derived_state, []).append(d)
+    return found
 
 
 def _recorded(

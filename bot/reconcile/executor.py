@@ -228,8 +228,8 @@ def _perform(action: Action, port: GitHubWriter) -> int | None:
 # some that a later run can make sends a `repository_dispatch` of type `perfbot-follow-up` (one
 # of the two events a job's GITHUB_TOKEN may start a run with), which the workflow listens for.
 # The follow-up plans afresh from GitHub, as every run does, and goes on at the pace the run
-# before it left (`bot/github/live/pacing.py`), carried in the dispatch's `client_payload`: the
-# workflow waits until `next_at` before the follow-up's writer job starts.
+# before it left (the pacing section of `bot/github/live/client.py`), carried in the dispatch's
+# `client_payload`: the workflow waits until `next_at` before the follow-up's writer job starts.
 #
 # A chain of follow-ups ends, and never loops. A run asks for one only when it made at least one
 # write, failed no write, was not overtaken by another run, and left writes a later run can make.

@@ -42,14 +42,18 @@ def table_cells(s: Snapshot, clean: Snapshot | None = None) -> Iterator[Finding]
     two) is passed over, so a run applying a thousand commands checks each changed record once
     rather than every record a thousand times."""
     rest = s.model_dump(by_alias=True, exclude=set(_RECORD_LISTS))
-    # Identities compare only while both snapshots are alive, as they are for this whole call.
-    known = {id(r) for name in _RECORD_LISTS for r in getattr(clean, name)} if clean is not None else set()
     for name, field in Snapshot.model_fields.items():
         key = field.alias or name
         if name not in _RECORD_LISTS:
             yield from _text_cells(_strings(rest[key], (key,)), lambda loc: _name(s, loc))
             continue
-        for index, record in enumerate(getattr(s, name)):
+        records = getattr(s, name)
+        before = getattr(clean, name) if clean is not None else ()
+        if records is before:
+            continue  # the list `clean` holds: none of its records is read again
+        # Identities compare only while both snapshots are alive, as they are for this whole call.
+        known = set(map(id, before))
+        for index, record in enumerate(records):
             if id(record) not in known:
                 yield from _record_cells(key, index, record)
 

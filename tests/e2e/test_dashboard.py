@@ -257,3 +257,18 @@ def test_a_command_pending_in_the_pr_is_shown_as_pending_with_the_pr(runs: Runs)
     assert f"#{pull['number']} records these when it merges" in named["body"]
     _, writes = runs.run()
     assert writes == []
+
+
+def test_a_claimed_ready_packet_names_who_and_tells_nobody_else_to_claim_it(runs: Runs) -> None:
+    state = runs.sandbox.state()
+    state["permissions"]["alice"] = "write"
+    runs.sandbox.write_state(state)
+    runs.sandbox.add_comment(101, 9497, "alice", "/perf claim profile.real-cuda")
+    for _ in range(2):  # the run that makes the claim, then one that reads the assignment from GitHub
+        runs.run()
+        (board,) = runs.dashboards()
+        body = board["body"]
+        assert "- #9497 `profile.real-cuda` · lane `hardware+docs` · claimed by `alice`\n" in body
+        assert "/perf claim profile.real-cuda" not in body
+        assert "- #8325 `mac.m1-streamed-q4k-no-copy` · lane `hardware+docs` · claim: `/perf claim" in body
+    assert next(i for i in runs.sandbox.state()["issues"] if i["number"] == 9497)["assignees"] == ["alice"]

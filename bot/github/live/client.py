@@ -699,13 +699,13 @@ def found_or_none(session: Session, what: str, request: Callable[[], Response[T]
 # `HOUR_SHARE`: 20 below GitHub's 500, left for the runs that answer people while a long chain
 # of follow-ups adopts a large repository, and for the dispatch that asks for the next run. The
 # windows slide, the strictest reading of "per minute" and "per hour", so a burst is sent at once
-# (writes stay a second apart, `traffic.py`) and the hour's share is used as early as GitHub lets it.
+# (writes stay a second apart, `Traffic` above) and the hour's share is used as early as GitHub lets it.
 #
 # One run waits at most `RUN_SECONDS` for the pace: when the next write would need longer, the run
-# leaves the rest to a follow-up (`bot/reconcile/follow_up.py`), whose dispatch carries `sent` and
-# the time the next write may go (`next_at`); the workflow waits for that time before the
-# follow-up's writer job starts, outside the writer's concurrency group, so people's runs are not
-# held behind it.
+# leaves the rest to a follow-up (the "Follow-up runs" section of `bot/reconcile/executor.py`),
+# whose dispatch carries `sent` and the time the next write may go (`next_at`); the workflow waits
+# for that time before the follow-up's writer job starts, outside the writer's concurrency group,
+# so people's runs are not held behind it.
 
 # GitHub's figures ("About secondary rate limits").
 PER_MINUTE = 80

@@ -3,11 +3,17 @@
 
 from __future__ import annotations
 
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.scalarstring import SingleQuotedScalarString
+from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
+
+from bot.snapshot.store import PlainDate, dump_tree
 from bot.snapshot.store_outline import piece, source_lines
-from bot.snapshot.store_style import Style, Writer, learn, line_end
+from bot.snapshot.store_style import Style, Writer, _records_text, learn, line_end
+from tests.support.property_budget import examples
 
 
 def learned(text: str, parent_col: int = 0, first: int = 1, base: Style | None = None) -> Style:
@@ -198,3 +204,66 @@ def test_one_quoted_string_beside_one_plain_does_not_make_a_file_quote_every_str
 
 def test_as_many_double_quotes_as_single_keep_the_single() -> None:
     assert learned("items:\n  - a: 'x'\n    b: \"y\"\n").quote == "'"
+
+
+def _records(rows: list[dict[str, Any]]) -> CommentedSeq:
+    seq = CommentedSeq()
+    for row in rows:
+        record = CommentedMap()
+        record.update(row)
+        seq.append(record)
+    return seq
+
+
+def _dumped(key: str, value: Any, col: int, style: Style) -> list[str]:
+    """ruamel's own dump of `key: value` at column `col`, each record written in full."""
+    holder = CommentedMap()
+    holder[key] = value
+    lines = source_lines(dump_tree(holder, Writer().yaml(style, col)))
+    return lines[:1] + [" " * col + line for line in lines[1:]]
+
+
+_TEXTS = st.text(st.sampled_from(list("ab -:#'\"\n\t\\|>[]{},&*!?%@`\u2028\x85é")), max_size=30)
+_VALUES = st.one_of(
+    _TEXTS,
+    st.sampled_from(["", "yes", "null", "1.5", "0x1F", "2026-08-27", "2026-08-27T09:00:00Z", "~", "- a", "a: b"]),
+    st.integers(-(10**20), 10**20),
+    st.booleans(),
+    st.none(),
+    st.sampled_from([PlainDate("2026-08-27"), PlainDate("2026-09-04")]),
+    _TEXTS.map(DoubleQuotedScalarString),
+    _TEXTS.map(SingleQuotedScalarString),
+)
+_ROWS = st.lists(st.dictionaries(st.sampled_from(["id", "n", "note", "at"]), _VALUES, min_size=1), min_size=2)
+_STYLES = st.builds(
+    lambda offset, extra, mapping, width, quote, quote_all: Style(
+        mapping=mapping, sequence=offset + extra, offset=offset, width=width, quote=quote, quote_all=quote_all
+    ),
+    st.integers(0, 4),
+    st.integers(0, 4),
+    st.integers(1, 4),
+    st.sampled_from([12, 20, 40, 4096]),
+    st.sampled_from(["'", '"']),
+    st.booleans(),
+)
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(rows=_ROWS, style=_STYLES, col=st.integers(0, 6))
+def test_a_list_of_records_of_scalars_is_written_as_ruamel_writes_it_whole(
+    rows: list[dict[str, Any]], style: Style, col: int
+) -> None:
+    # Each distinct key and value is written once and the records put together from those texts.
+    assert Writer().entry_lines("ledger", _records(rows), col, style) == _dumped("ledger", _records(rows), col, style)
+
+
+def test_a_ledger_s_records_are_put_together_from_their_distinct_values() -> None:
+    rows = [
+        {"comment_id": n, "issue": 8324 + n % 3, "author": f"writer{n}", "at": "2026-08-27T09:00:00Z", "effect": "e: f"}
+        for n in range(40)
+    ]
+    style = Style(width=30)
+    written = _records_text("ledger", _records(rows), Writer().yaml(style, 2), style)
+    assert written is not None  # not left to the whole dump
+    assert written.splitlines(keepends=True)[:3] == ["ledger:\n", "  - comment_id: 0\n", "    issue: 8324\n"]
+    assert source_lines(written) == _dumped("ledger", _records(rows), 0, Style(width=28))

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from bot.snapshot.cells import _SUSPECT, _name, _record_cells, _record_lists, _walked_cells
 from bot.snapshot.fields import Finding
-from bot.snapshot.validation import review_issue, validate
+from bot.snapshot.validation import _Fields, review_issue, validate
 from tests.support.property_budget import examples
 from tests.unit.snapshot.values import DATA, edited, replaced, valid
 
@@ -371,3 +371,23 @@ def test_a_clean_snapshots_own_records_are_passed_over_and_a_changed_one_is_chec
     assert Finding(("schema",), f"schema: {PIPE}") in validate(
         changed.model_copy(update={"schema_": "x|y"}), clean=changed
     )
+
+
+def test_a_check_none_of_whose_fields_changed_from_a_clean_snapshot_is_passed_over() -> None:
+    # The caller vouches that `clean` has no finding; here it has one, in a constraint, which a
+    # change to the packets alone leaves as it was (the same object), so no check reads it again.
+    clean = edited("constraints", 0, driver=" ")
+    packet = clean.work_packets[1].model_copy(update={"lane": "metal"})
+    changed = clean.model_copy(update={"work_packets": (clean.work_packets[0], packet, *clean.work_packets[2:])})
+    assert any(f.loc[0] == "constraints" for f in validate(changed))
+    assert validate(changed, clean=clean) == []
+    # A change to the constraints reads them again.
+    moved = clean.model_copy(update={"constraints": clean.constraints[::-1]})
+    assert any(f.loc[0] == "constraints" for f in validate(moved, clean=clean))
+
+
+def test_a_check_may_read_only_the_fields_it_declares() -> None:
+    fields = _Fields(valid(), frozenset({"levers"}))
+    assert fields.levers == valid().levers
+    with pytest.raises(AttributeError, match="'constraints'"):
+        _ = fields.constraints
