@@ -137,6 +137,14 @@ def localised(issue: IssueKey, own: str) -> IssueKey:
     return issue
 
 
+def seen_from(issue: IssueKey, where: IssueKey) -> IssueKey:
+    """`issue` as written on issue `where`: `#N` on another repository's issue is that repository's
+    issue N, as GitHub links it there."""
+    if isinstance(issue, int) and isinstance(where, ForeignIssue):
+        return ForeignIssue.of(where.repository, issue)
+    return issue
+
+
 def _serialised(issue: IssueKey) -> int | str:
     return issue if isinstance(issue, int) else str(issue)
 

@@ -78,6 +78,8 @@ class Situation(NamedTuple):
     # Why a packet of a snapshot is in its state, as a reply (`/perf why`): the evidence it needs
     # (leases, issues, the clock) is the run's, so the planner passes this in.
     explain: Explainer | None = None
+    # The bot's own repository (`owner/name`): an issue a command names there is its plain number.
+    repository: str = ""
 
 
 class Applied(NamedTuple):
@@ -216,7 +218,7 @@ def _complete(situation: Situation, args: Completion, packet: WorkPacket) -> Out
     if args.receipt is not None and args.receipt != packet.issue and args.receipt not in related:
         related = (*related, args.receipt)
     receipt_owner = situation.config.owner.accepted_receipt
-    owner = receipt_owner.format(receipt=args.receipt) if args.receipt else packet.owner
+    owner = _receipt_owner(receipt_owner, args.receipt) if args.receipt else packet.owner
     done = packet.model_copy(
         update={
             "state": "complete",
@@ -227,11 +229,26 @@ def _complete(situation: Situation, args: Completion, packet: WorkPacket) -> Out
         }
     )
     packets = tuple(done if p.id == packet.id else _satisfied_by(p, packet.id) for p in situation.snapshot.work_packets)
-    receipt = f" (receipt #{args.receipt})" if args.receipt else ""
+    receipt = f" (receipt {issue_text(args.receipt)})" if args.receipt else ""
     return Applied(situation.snapshot.model_copy(update={"work_packets": packets}), f"completed `{packet.id}`{receipt}")
 
 
-complete = _on_packet(Completion, _complete)
+def _receipt_owner(template: str, receipt: IssueKey) -> str:
+    """The owner text of a packet completed with `receipt`: the template's `#{receipt}` is the
+    issue as GitHub links it (`#N` here, `owner/repo#N` elsewhere)."""
+    if isinstance(receipt, int):
+        return template.format(receipt=receipt)
+    return template.replace("#{receipt}", "{receipt}").format(receipt=receipt)
+
+
+_complete_packet = _on_packet(Completion, _complete)
+
+
+def complete(situation: Situation, command: Command, comment: Comment) -> Outcome:
+    """`/perf complete`: a receipt written `#N` on another repository's issue is that repository's,
+    and one naming the bot's own repository (`owner/repo#N`, its URL) is the plain number."""
+    args = command.of(Completion).seen_from(comment.issue, situation.repository)
+    return _complete_packet(situation, command._replace(args=args), comment)
 
 
 def _state(situation: Situation, args: StateChange, packet: WorkPacket) -> Outcome:

@@ -51,7 +51,8 @@ from bot.commands.replay import Handled, Line
 from bot.config import BotConfig
 from bot.github.actions import Action, IgnoredRecord
 from bot.github.observed import Comment, Observed, is_bot
-from bot.issue_refs import IssueKey, issue_text
+from bot.github.port import Author
+from bot.issue_refs import ForeignIssue, IssueKey, issue_text
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 
@@ -340,6 +341,7 @@ def process(
         elsewhere=observed.elsewhere(),
         unassigned={issue.key: issue.unassigned for issue in observed.issues if issue.unassigned},
         bot_login=observed.bot_login,
+        repository=observed.repository,
     )
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)
@@ -417,20 +419,26 @@ def _voice(observed: Observed, config: BotConfig, renderer: Renderer, again: Map
     )
 
 
-def authors_to_check(observed: Observed, floor: int, config: BotConfig) -> frozenset[str]:
-    """Whose permission a run needs to know: the authors of the comments it answers for the first
-    time, and those of the recorded changes it replays (checked again: `replay.permission_lost`)."""
+def authors_to_check(observed: Observed, floor: int, config: BotConfig) -> frozenset[Author]:
+    """Whose permission a run needs to know, and in which repository (that of the issue the command
+    is on): the authors of the comments it answers for the first time, and those of the recorded
+    changes it replays (checked again: `replay.permission_lost`), their comments there or not."""
     recalled = recall(observed, floor, config)
     replayed = {
-        r.comment.user
+        _author(r.comment)
         for cid, found in recalled.records.items()
         if cid > floor
         for r in found
         if r.verdict == "accepted" and _changes(r, config)
     }
     work = _intake(observed, recalled, floor, config)
-    fresh = {item.comment.user for item in work.queue if isinstance(item, selection.Fresh)}
+    fresh = {_author(item.comment) for item in work.queue if isinstance(item, selection.Fresh)}
     return frozenset(fresh | replayed)
+
+
+def _author(comment: Comment) -> Author:
+    where = comment.issue.key if isinstance(comment.issue, ForeignIssue) else None
+    return Author(where, comment.user)
 
 
 def _changes(record: Record, config: BotConfig) -> bool:

@@ -67,6 +67,8 @@ class Context(NamedTuple):
     # Each issue's latest unassignments (GitHub's timeline), and the bot's login that made its own.
     unassigned: Mapping[IssueKey, tuple[Unassignment, ...]] = {}
     bot_login: str = ""
+    # The bot's own repository (`owner/name`): an issue a command names there is its plain number.
+    repository: str = ""
 
 
 @dataclass(frozen=True)
@@ -187,7 +189,7 @@ def _replay_line(
         return state, said("dropped", f"dropped by comment {context.dropped[key]}")
     if lapsed_key(key) in context.lapsed_said:
         return state, said("lapsed", "no longer applied (reported)")
-    lost = permission_lost(command, comment, context.permissions.get(comment.user, "none"))
+    lost = permission_lost(command, comment, permission_of(comment, context.permissions, context.elsewhere))
     if lost is not None:
         line = said("lapsed", lost, notice=True)
         return state, dataclasses.replace(line, unpermitted=True)
@@ -248,6 +250,7 @@ def _situation(state: Working, context: Context) -> Situation:
         dropped=context.dropped,
         accepted=state.accepted,
         explain=context.explain,
+        repository=context.repository,
     )
 
 

@@ -18,7 +18,7 @@ from bot.config import LeaseRules, OwnerWording
 from bot.evidence.leases import Lease
 from bot.evidence.overlap import LeaseIndex, overlapping_pairs, overlaps
 from bot.github.observed import Issue
-from bot.issue_refs import IssueKey, issue_text
+from bot.issue_refs import IssueKey, IssueRef, issue_text
 from bot.snapshot.model import DECIDED_STATES, Snapshot, WorkPacket, WorkState
 
 ReasonKind = Literal[
@@ -54,7 +54,7 @@ class Derivation(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str
-    issue: IssueKey
+    issue: IssueRef
     recorded_state: WorkState
     derived_state: WorkState
     reasons: tuple[Reason, ...]

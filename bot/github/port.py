@@ -205,6 +205,14 @@ class LeaseDispatcher(Protocol):
     def dispatch(self, event_type: str, payload: dict[str, str]) -> None: ...
 
 
+class Author(NamedTuple):
+    """A command's author, and the repository whose permission decides it: that of the issue the
+    command is on (its name case folded), None for the bot's own."""
+
+    repository: str | None
+    login: str
+
+
 class ReadScope(NamedTuple):
     # The issues the local snapshot names (numbers here, `owner/repo#N` elsewhere): read in the first query.
     issues: frozenset[IssueKey]
@@ -215,8 +223,9 @@ class ReadScope(NamedTuple):
     branch: str
     # The issue numbers a snapshot's text names: a tip whose snapshot names others is read again.
     issues_in: Callable[[str], frozenset[IssueKey]]
-    # Authors of commands not answered yet: the only people whose permission is asked.
-    pending_authors: Callable[[Observed], frozenset[str]]
+    # Authors of commands not answered yet: the only people whose permission is asked (each in
+    # the repository of the issue the command is on).
+    pending_authors: Callable[[Observed], frozenset[Author]]
     # The bot's login when the config pins it; else it is learnt from the token.
     bot_login: str | None = None
     # Files read at the tip only (the lease readback, when the run uses the config's).

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from operator import attrgetter
 from typing import Any, cast
 
-from bot.issue_refs import IssueKey, first_issue, not_a_number
+from bot.issue_refs import ForeignIssue, IssueKey, first_issue, not_a_number
 from bot.snapshot.cells import table_cells
 from bot.snapshot.fields import Finding
 from bot.snapshot.levers import find_cycle, graph_findings, ready_by_envelope, ready_levers
@@ -60,6 +60,33 @@ def review_issue(constraint_review_issue: IssueKey | None, authority_owner: str)
     if constraint_review_issue is not None:
         return constraint_review_issue
     return first_issue(authority_owner)
+
+
+def _issue_fields(s: Snapshot) -> Iterator[tuple[tuple[str | int, ...], IssueKey]]:
+    """Every issue the snapshot names, at its place: the review issue of a constraint without
+    `review_issue` is the first reference of its `authority_owner`."""
+    for i, c in enumerate(s.constraints):
+        field = "review_issue" if c.review_issue is not None else "authority_owner"
+        if (issue := review_issue(c.review_issue, c.authority_owner)) is not None:
+            yield ("constraints", i, field), issue
+    for i, p in enumerate(s.programs):
+        yield ("programs", i, "authority_issue"), p.authority_issue
+    for i, w in enumerate(s.work_packets):
+        yield ("work_packets", i, "issue"), w.issue
+        yield from ((("work_packets", i, "related_issues", j), n) for j, n in enumerate(w.related_issues))
+    for i, e in enumerate(s.ledger):
+        yield ("ledger", i, "issue"), e.issue
+
+
+def own_repository_findings(snapshot: Snapshot, repository: str) -> list[Finding]:
+    """Issues of the bot's own repository written as another's (`owner/repo#N`, its URL). perfbot
+    keys this repository's issues by number, as its comments, labels and page name them; the same
+    issue under two names would be read, nudged and labelled twice, so the run asks for `#N`."""
+    return [
+        Finding(loc, f"{loc[2]}: {issue} is an issue of this repository ({repository}): write it #{issue.number}")
+        for loc, issue in _issue_fields(snapshot)
+        if isinstance(issue, ForeignIssue) and issue.key == repository.casefold()
+    ]
 
 
 def unrouted_reviews(snapshot: Snapshot) -> tuple[str, ...]:

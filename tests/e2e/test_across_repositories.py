@@ -118,6 +118,10 @@ def test_one_run_reads_three_repositories_in_one_request_and_writes_where_each_i
     # repository, the lease-lost nudge of the packet on acme/kernel#12.
     assert [c["body"].split("\n", 1)[0] for c in on(state, KERNEL, 12)]
     assert all(c["issue"] != 12 for c in state["comments"])  # nothing on the bot's own #12 by mistake
+    # The bot's own repository's links, read in the same request with the repository of each, are
+    # known as its own: none is made again, and no comment says a person took one off.
+    assert not [w for w in writes_to(requests, "anthony-chaudhary/fak") if w.endswith("/dependencies/blocked_by")]
+    assert not [a for a in plan["actions"] if a.get("topic") == "native-restored"]
 
     # acme/serving: read, never written; one line says so, and the plan JSON counts what waits.
     assert writes_to(requests, SERVING) == []
@@ -241,3 +245,43 @@ def test_the_dashboard_lists_each_packet_on_its_issue_wherever_it_is(
     board = capsys.readouterr().out
     assert f"{KERNEL}#12 `{RESIDENCY}`" in board
     assert f"{SERVING}#7 `{PREFILL}`" in board
+
+
+def test_a_receipt_is_the_issue_it_names_where_the_command_was_written(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`#3` in a comment on acme/kernel#12 is acme/kernel#3, as GitHub links it there; another
+    repository's receipt is taken as written, and the packet's own repository's as its number."""
+    three_repositories(sandbox)
+    command(sandbox, 5004, f"{KERNEL}#12", "alice", f"/perf complete {RESIDENCY} result: resident receipt: #3")
+    command(sandbox, 5005, f"{SERVING}#7", "alice", f"/perf complete {PREFILL} result: prefilled receipt: acme/bench#9")
+    plan, _, _ = run(sandbox, capsys)
+    assert {c["comment_id"]: c["decision"] for c in plan["commands"]} == {5004: "accepted", 5005: "accepted"}
+    body = next(a for a in plan["actions"] if a["kind"] == "pull_request")["files"]["config/snapshot.yaml"]
+    packets = body.split("work_packets:", 1)[1]
+    residency = packets.split(f"- id: {RESIDENCY}", 1)[1].split("- id:", 1)[0]
+    assert "owner: accepted receipt acme/kernel#3" in residency
+    assert "acme/kernel#3" in residency.split("related_issues:", 1)[1].split("\n", 1)[0]
+    prefill = packets.split(f"- id: {PREFILL}", 1)[1].split("- id:", 1)[0]
+    assert "owner: accepted receipt acme/bench#9" in prefill
+
+
+def test_a_recorded_command_whose_comment_is_gone_is_checked_in_its_issues_repository(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The permission of a command replayed from the PR's record is read again where its issue
+    is, even when its comment was deleted (no comment read names that author any more)."""
+    three_repositories(sandbox)
+    state = sandbox.state()
+    state["repositories"][KERNEL]["permissions"]["bob"] = "write"  # not assigned: his write permission decides
+    sandbox.write_state(state)
+    command(sandbox, 5006, f"{KERNEL}#12", "bob", f"/perf complete {RESIDENCY} result: resident")
+    first, _, _ = run(sandbox, capsys)
+    assert [c["decision"] for c in first["commands"] if c["comment_id"] == 5006] == ["accepted"]
+    state = sandbox.state()
+    state["comments"] = [c for c in state["comments"] if c["id"] != 5006]
+    sandbox.write_state(state)
+    again, requests, _ = run(sandbox, capsys)
+    assert f"GET /repos/{KERNEL}/collaborators/bob/permission" in [f"{r['method']} {r['path']}" for r in requests]
+    assert [c["decision"] for c in again["commands"] if c["comment_id"] == 5006] == ["replayed"]
+    assert next(a for a in again["actions"] if a["kind"] == "pull_request")["operation"] == "none"

@@ -83,3 +83,33 @@ def test_import_takes_issues_of_other_repositories_from_upstreams_json(
     assert "current.json:" in err
     assert "is not an issue" in err
     assert not any(again.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        (RESIDENCY, "    issue: https://github.com/Anthony-Chaudhary/FAK/issues/9420\n", "issue"),
+        ("    authority_issue: 8635\n", "    authority_issue: anthony-chaudhary/fak#8635\n", "authority_issue"),
+        (
+            "    authority_owner: 'issue #8635'\n",
+            "    authority_owner: 'see anthony-chaudhary/fak#8635'\n",
+            "authority_owner",
+        ),
+    ],
+)
+def test_a_run_asks_for_its_own_repositorys_issues_by_number(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str], old: str, new: str, field: str
+) -> None:
+    """The bot's own repository written as another's would be read, nudged and labelled under two
+    names: the run (which knows its repository) names the place and the number to write, and
+    writes nothing."""
+    sandbox.edit_snapshot(old, new)
+    line = sandbox.snapshot_path.read_text(encoding="utf-8").splitlines().index(new.rstrip("\n")) + 1
+    before = sandbox.state_path.read_text(encoding="utf-8")
+    argv = ["reconcile", "--config", str(sandbox.config), "--offline", str(sandbox.state_path)]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert f"snapshot.yaml:{line}:5: {field}: " in err
+    assert "is an issue of this repository (anthony-chaudhary/fak): write it #" in err
+    assert "Traceback" not in err
+    assert sandbox.state_path.read_text(encoding="utf-8") == before

@@ -17,6 +17,7 @@ from bot.issue_refs import (
     issue_text,
     localised,
     parse_issue,
+    seen_from,
     sorted_issues,
 )
 
@@ -112,3 +113,18 @@ def test_every_printed_reference_reads_back_as_itself(number: int, repository: s
     assert parse_issue(issue_text(key)) == key
     assert parse_issue(issue_text(number)) == number
     assert parse_issue(issue_json(key)) == key
+
+
+@pytest.mark.parametrize(
+    ("written", "where", "meant"),
+    [
+        (3, ForeignIssue.of("acme/kernel", 12), ForeignIssue.of("acme/kernel", 3)),
+        (3, 9420, 3),
+        (ForeignIssue.of("acme/bench", 3), ForeignIssue.of("acme/kernel", 12), ForeignIssue.of("acme/bench", 3)),
+        (ForeignIssue.of("acme/bench", 3), 9420, ForeignIssue.of("acme/bench", 3)),
+    ],
+)
+def test_a_number_written_on_another_repositorys_issue_is_that_repositorys(
+    written: IssueKey, where: IssueKey, meant: IssueKey
+) -> None:
+    assert seen_from(written, where) == meant

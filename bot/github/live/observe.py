@@ -40,6 +40,7 @@ from bot.github.live.client import Session, blob_text, failure, found_or_none, p
 from bot.github.live.elsewhere import Elsewhere
 from bot.github.live.nodes import (
     Collected,
+    Where,
     dashboard_issue,
     fork_pull,
     login_of,
@@ -281,7 +282,9 @@ class Reader:
     def __init__(self, session: Session, scope: ReadScope, cached: cache.ObservationCache | None = None) -> None:
         self.session, self.scope, self.cached = session, scope, cached
         self.bot_login = scope.bot_login or ""
-        self.found = Collected()
+        # The bot's own repository's issues: a link read with its repository (as when the run reads
+        # other repositories too) that names this one is a plain number, as a link read without it.
+        self.found = Collected(Where(None, session.conn.repository))
         self.native = Native(labels=bool(scope.label_prefix), links=scope.links, label_names=len(scope.label_names))
         self.links_refused = ""
         self.forks: list[PullRequest] = []  # open PRs from forks' branches of perfbot's branch name
@@ -347,13 +350,13 @@ class Reader:
         """The permission of each author of a command not answered yet, in the repository of the
         issue they wrote it on (one REST read each), and what the token may do in each other one."""
         pending = self.scope.pending_authors(observed)
-        here = {c.user for c in observed.comments if isinstance(c.issue, int)}
+        here = {author.login for author in pending if author.repository is None}
         there: dict[str, set[str]] = {}
-        for comment in observed.comments:
-            if isinstance(comment.issue, ForeignIssue) and comment.user in pending:
-                there.setdefault(comment.issue.key, set()).add(comment.user)
+        for author in pending:
+            if author.repository is not None:
+                there.setdefault(author.repository, set()).add(author.login)
         return {
-            "permissions": {login: self._permission(login) for login in sorted(pending & here)},
+            "permissions": {login: self._permission(login) for login in sorted(here)},
             "repositories": self.elsewhere.access(self.elsewhere.permissions(self.session, there)),
         }
 
