@@ -443,3 +443,37 @@ def test_no_state_of_the_branch_the_pr_or_the_default_branch_wedges_the_runs_tha
     for text in texts:
         ids = re.findall(r"comment_id: (\d+)\n", text)
         assert len(ids) == len(set(ids)), ids
+
+
+@pytest.mark.parametrize("to_the_comment", ["edited", "deleted"])
+@pytest.mark.parametrize("then", ["merged", "closed"])
+def test_a_quiet_command_survives_a_person_force_pushing_perfbots_branch_and_rewriting_the_body(
+    live: Live, to_the_comment: str, then: str
+) -> None:
+    """GitHub keeps the commit a force-push took off a PR's branch (the PR's HeadRefForcePushedEvent
+    names it): perfbot's commit there still records the command answered with 🚀 alone."""
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    (number,) = open_numbers(live)
+    _force_push_branch(live)
+    by_mallory(live, number, body="Our own description of this PR.")
+    state = live.sandbox.state()
+    if to_the_comment == "edited":
+        for comment in state["comments"]:
+            if comment["id"] == 101:
+                comment.update(body=COMPLETE + " (typo fixed)", edited=True)
+    else:
+        state["comments"] = [c for c in state["comments"] if c["id"] != 101]
+    live.sandbox.write_state(state)
+    held = live.plan()
+    assert pull(held)["held"] is True
+    assert [c["decision"] for c in held["commands"] if c["comment_id"] == 101] == ["replayed"]
+    if then == "merged":
+        live.double.merge_pull(number)
+    else:
+        live.double.close_pull(number)
+    plan = live.plan()
+    assert pull(plan)["operation"] == "create"
+    assert pull(plan)["files"]["config/snapshot.yaml"].count("comment_id: 101\n") == 1
+    assert [c["decision"] for c in plan["commands"] if c["comment_id"] == 101] == ["replayed"]
+    assert not [c for c in live.sandbox.state()["comments"] if "perfbot:command-reply" in c["body"]]

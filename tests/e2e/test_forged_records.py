@@ -140,18 +140,28 @@ def test_a_record_rewritten_by_hand_in_a_body_perfbot_wrote_is_caught_by_the_com
     assert (ignored["comment_id"], ignored["reason"]) == (101, "it records a command comment 101 does not hold")
 
 
+def hand_edited(body: str, edit: str) -> str:
+    """A native-links record as a person leaves it: a marker added (a link of theirs claimed as
+    perfbot's), its entries removed (perfbot's links disowned), or its text rewritten."""
+    head, _, rest = body.partition("\n")
+    if edit == "a marker added":
+        return head + "\n<!-- perfbot:native-link blocked_by:9497:9420 -->\n" + rest
+    if edit == "its entries removed":
+        return head + "\n" + "\n".join(line for line in rest.splitlines() if "perfbot:native-link " not in line)
+    return head + "\n<!-- perfbot:native-link blocked_by:9497:9420 -->\nperfbot keeps no links here any more."
+
+
+@pytest.mark.parametrize("edit", ["a marker added", "its entries removed", "its text rewritten"])
 def test_a_native_links_record_a_person_edited_removes_no_persons_link(
-    either: Repo, capsys: pytest.CaptureFixture[str]
+    either: Repo, capsys: pytest.CaptureFixture[str], edit: str
 ) -> None:
     with by_hand(either) as http:
         made = http.post(f"/repos/{REPO}/issues/9497/dependencies/blocked_by", json={"issue_id": issue_id(9420)})
         assert made.status_code == 201
-        marker = "<!-- perfbot:native-link blocked_by:9497:9420 -->\n"
         for record in [c for c in either.state()["comments"] if "<!-- perfbot:native-links " in c["body"]]:
-            head, _, rest = record["body"].partition("\n")
-            edited = http.patch(
-                f"/repos/{REPO}/issues/comments/{record['id']}", json={"body": head + "\n" + marker + rest}
-            )
+            changed = hand_edited(record["body"], edit)
+            assert changed != record["body"]
+            edited = http.patch(f"/repos/{REPO}/issues/comments/{record['id']}", json={"body": changed})
             assert edited.status_code == 200
     plan = either.reconcile(capsys, "--now", NOW)
     state = either.state()

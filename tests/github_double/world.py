@@ -50,7 +50,7 @@ class World:
         self.default_branch = "main"
         self.pinned = False  # the default branch was moved by a write, so it no longer follows the files
         self.derived: str | None = None
-        self.pull_git: dict[int, dict[str, str | None]] = {}
+        self.pull_git: dict[int, dict[str, Any]] = {}
         self.source_files: dict[str, str] | None = None
         self.git_written = False
         self._stamp: tuple[int, int] | None = None
@@ -140,6 +140,7 @@ class World:
         refs = {b: oid for b, oid in self.git.refs.items() if b != self.default_branch or self.pinned}
         tips = [*refs.values(), *([self.derived] if self.derived else [])]
         tips += [str(p["closed_head"]) for p in self.pull_git.values() if p.get("closed_head")]
+        tips += [str(f["before"]) for p in self.pull_git.values() for f in p.get("force_pushes") or ()]
         section: dict[str, Any] = {"default_branch": self.default_branch}
         if self.source_files is not None:
             section["files"] = self.source_files
@@ -211,5 +212,5 @@ class World:
             return str(pull.get("head_oid") or hashlib.sha1(f"{fork}:{pull['number']}".encode()).hexdigest())
         closed = self.pull_git.get(pull["number"], {}).get("closed_head")
         if pull["state"] != "open" and closed:
-            return closed
+            return str(closed)
         return self.tip(pull["head"]) or self.tip()

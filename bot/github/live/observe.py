@@ -56,12 +56,14 @@ from bot.github.live.query import (
     dashboards_query,
     file_alias,
     first_query,
+    force_pushes_query,
     issue_alias,
     issues_query,
     links_alias,
     links_query,
     more_pull_leases_query,
     pages_alias,
+    pull_alias,
     pull_pages_query,
     pulls_query,
     query,
@@ -240,6 +242,23 @@ def own_commit_of_ended(page: dict[str, Any] | None, bot_login: str) -> OwnCommi
             continue
         commits = [n.get("commit") for n in reversed((pull.get("commits") or {}).get("nodes") or []) if n]
         found = _first_own(commits, bot_login)
+        if found is not None:
+            return found
+    return None
+
+
+def ended_numbers(page: dict[str, Any] | None) -> list[int]:
+    """The merged or closed PRs from perfbot's branch (not forks'), newest first."""
+    nodes = [p for p in (page or {}).get("nodes") or [] if p and not p.get("isCrossRepository") and p.get("number")]
+    return [int(p["number"]) for p in reversed(nodes)]
+
+
+def own_commit_pushed_off(pull: dict[str, Any], bot_login: str) -> OwnCommit | None:
+    """perfbot's newest commit among those the PR's newest force-pushes took off its branch (GitHub
+    keeps each in the PR's `HeadRefForcePushedEvent`): a person's force-push cannot take its records."""
+    for event in reversed((pull.get("forcePushes") or {}).get("nodes") or []):
+        before = (event or {}).get("beforeCommit") or {}
+        found = _first_own((before.get("history") or {}).get("nodes") or [], bot_login)
         if found is not None:
             return found
     return None
@@ -651,9 +670,12 @@ class Reader:
             branch.head, branch.head_is_ours = str(head["oid"]), made_by(head, self.bot_login)
             branch.head_files = self._files(repo, "head")
             branch.own = own_commit(head, self.bot_login)
+        self._read_pulls(repo.get(PULLS_ALIAS), branch)
         if branch.own is None:
             branch.own = own_commit_of_ended(repo.get(ENDED_ALIAS), self.bot_login)
-        self._read_pulls(repo.get(PULLS_ALIAS), branch)
+        if branch.own is None:
+            numbers = ([branch.pull] if branch.pull is not None else []) + ended_numbers(repo.get(ENDED_ALIAS))
+            branch.own = self._pushed_off(numbers)
         self._issues(repo)
         return repo, branch, tip_files
 
@@ -839,6 +861,16 @@ class Reader:
         branch.head_is_ours = branch.head_is_ours and ours and node.get("headRefOid") == branch.head
         branch.pull_user = login_of(node.get("author"))[0]
         branch.pull_editor = login_of(node["editor"])[0] if node.get("editor") else None
+
+    def _pushed_off(self, numbers: list[int]) -> OwnCommit | None:
+        """perfbot's newest commit a person's force-push took off the branch of one of these PRs
+        (the open one first, then the newest ended), read only when none is found elsewhere."""
+        if not numbers:
+            return None
+        data = query(self.session, force_pushes_query(numbers), {}, "reading the PRs' force-pushes")
+        repo = data.get("repository") or {}
+        found = (own_commit_pushed_off(repo.get(pull_alias(n)) or {}, self.bot_login) for n in numbers)
+        return next((own for own in found if own is not None), None)
 
     def _pulls(self, branch: BranchState) -> tuple[PullRequest, ...]:
         forks = tuple(self.forks)
