@@ -147,7 +147,7 @@ class World:
         if self.derived:
             section["derived"] = self.derived
         section["refs"] = dict(sorted(refs.items()))
-        section["pulls"] = {str(n): self.pull_git[n] for n in sorted(self.pull_git)}
+        section["pulls"] = {str(n): _written(self.pull_git[n]) for n in sorted(self.pull_git)}
         section["objects"] = self.git.reachable(tips).dump_objects()
         self.raw["git"] = section
 
@@ -214,3 +214,8 @@ class World:
         if pull["state"] != "open" and closed:
             return str(closed)
         return self.tip(pull["head"]) or self.tip()
+
+
+def _written(pull: dict[str, Any]) -> dict[str, Any]:
+    """A PR's git record as the state file keeps it: `force_pushes` only once there is one."""
+    return {key: value for key, value in pull.items() if key != "force_pushes" or value}
