@@ -58,7 +58,7 @@ def summarised(live: Live, tmp_path: Path) -> tuple[dict[str, Any], str]:
 
 @pytest.mark.parametrize("ending", ["merged", "closed"])
 def test_a_branch_a_person_pushed_to_starts_again_from_the_tip_once_its_pr_is_merged_or_closed(
-    live: Live, ending: str
+    live: Live, ending: str, tmp_path: Path
 ) -> None:
     with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
     assert live.run()[0] == 0
@@ -75,7 +75,8 @@ def test_a_branch_a_person_pushed_to_starts_again_from_the_tip_once_its_pr_is_me
     assert (
         f"the branch starts again from the default branch's tip: its head {pushed[:12]} is a commit perfbot" in printed
     )
-    plan = live.plan()
+    plan, summary = summarised(live, tmp_path)
+    assert f"`perfbot/update` starts again from the default branch's tip: its head {pushed[:12]} is a commit" in summary
     assert pull(plan)["operation"] == "create"
     assert pull(plan)["restarted"] == (
         f"its head {pushed[:12]} is a commit perfbot did not make, and no PR is open from it"
