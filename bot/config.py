@@ -174,7 +174,8 @@ class OwnerWording(Strict):
     # Owner text of a packet completed with a receipt; `{receipt}` is the issue number.
     accepted_receipt: StrictStr = Field(
         default="accepted receipt #{receipt}",
-        description="Owner text of a packet completed with a receipt; `{receipt}` is the issue number.",
+        description="Owner text of a packet completed with a receipt; `{receipt}` is the issue number "
+        "(`#{receipt}` of another repository's issue is its `owner/repo#N`).",
     )
 
 

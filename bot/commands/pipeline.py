@@ -53,6 +53,8 @@ from bot.config import BotConfig
 from bot.github import pull_body
 from bot.github.actions import Action, IgnoredRecord
 from bot.github.observed import Comment, Observed, PullRequest, is_bot
+from bot.github.port import Author
+from bot.issue_refs import ForeignIssue, IssueKey, issue_text
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 
@@ -69,7 +71,7 @@ class Processed(NamedTuple):
 
     snapshot: Snapshot
     reports: list[CommandReport]
-    assignees: dict[int, tuple[str, ...]]
+    assignees: dict[IssueKey, tuple[str, ...]]
     applied: list[tuple[Comment, str]]
     # Highest comment id up to which every command is settled against the default branch.
     settled_through: int
@@ -310,7 +312,8 @@ def _counted(
 def _unlike(records: list[Record], comment: Comment, config: BotConfig) -> str:
     """Why records do not record `comment` as it stands ("" when they do)."""
     if any(r.comment.user != comment.user or r.comment.issue != comment.issue for r in records):
-        return f"it names another author or issue than comment {comment.id} (by {comment.user} on #{comment.issue})"
+        on = issue_text(comment.issue)
+        return f"it names another author or issue than comment {comment.id} (by {comment.user} on {on})"
     if comment.edited:
         return ""  # its text is gone: the record, written by perfbot, is what was decided
     lines = {(c.line, c.text) for c in selection.reread(comment, config.commands)}
@@ -342,8 +345,8 @@ def process(
     records = recalled.records
     work = _intake(observed, recalled, floor, config)
     ledger = frozenset(entry.key for entry in base.ledger)
-    assignees = {issue.number: issue.assignees for issue in observed.issues}
-    dropped = replay.dropped(work.queue, observed.permissions, base, assignees, ledger)
+    assignees = {issue.key: issue.assignees for issue in observed.issues}
+    dropped = replay.dropped(work.queue, observed.permissions, base, assignees, ledger, observed.elsewhere())
     present = frozenset(c.id for c in observed.comments)
     context = replay.Context(
         config=config,
@@ -355,8 +358,10 @@ def process(
         finished=recalled.finished,
         present=present,
         explain=explain,
-        unassigned={issue.number: issue.unassigned for issue in observed.issues if issue.unassigned},
+        elsewhere=observed.elsewhere(),
+        unassigned={issue.key: issue.unassigned for issue in observed.issues if issue.unassigned},
         bot_login=observed.bot_login,
+        repository=observed.repository,
     )
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)
@@ -434,20 +439,26 @@ def _voice(observed: Observed, config: BotConfig, renderer: Renderer, again: Map
     )
 
 
-def authors_to_check(observed: Observed, floor: int, config: BotConfig) -> frozenset[str]:
-    """Whose permission a run needs to know: the authors of the comments it answers for the first
-    time, and those of the recorded changes it replays (checked again: `replay.permission_lost`)."""
+def authors_to_check(observed: Observed, floor: int, config: BotConfig) -> frozenset[Author]:
+    """Whose permission a run needs to know, and in which repository (that of the issue the command
+    is on): the authors of the comments it answers for the first time, and those of the recorded
+    changes it replays (checked again: `replay.permission_lost`), their comments there or not."""
     recalled = recall(observed, floor, config)
     replayed = {
-        r.comment.user
+        _author(r.comment)
         for cid, found in recalled.records.items()
         if cid > floor
         for r in found
         if r.verdict == "accepted" and _changes(r, config)
     }
     work = _intake(observed, recalled, floor, config)
-    fresh = {item.comment.user for item in work.queue if isinstance(item, selection.Fresh)}
+    fresh = {_author(item.comment) for item in work.queue if isinstance(item, selection.Fresh)}
     return frozenset(fresh | replayed)
+
+
+def _author(comment: Comment) -> Author:
+    where = comment.issue.key if isinstance(comment.issue, ForeignIssue) else None
+    return Author(where, comment.user)
 
 
 def _changes(record: Record, config: BotConfig) -> bool:

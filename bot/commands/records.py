@@ -28,6 +28,7 @@ from bot.github import pull_body
 from bot.github.actions import RECORD_TRAILER
 from bot.github.markers import marker, markers_in
 from bot.github.observed import Comment
+from bot.issue_refs import issue_json
 
 # A command line across runs: (comment id, line number in the comment).
 Key = tuple[int, int]
@@ -65,7 +66,14 @@ class Record(NamedTuple):
         """Accepted records keep the command's text for replay; refused ones need only the verdict."""
         c = self.comment
         text = self.text if self.verdict == "accepted" else ""
-        data = {"f": FORMAT, "c": c.id, "i": c.issue, "a": c.user, "at": c.created_at.isoformat(), "l": self.line}
+        data = {
+            "f": FORMAT,
+            "c": c.id,
+            "i": issue_json(c.issue),
+            "a": c.user,
+            "at": c.created_at.isoformat(),
+            "l": self.line,
+        }
         return json.dumps({**data, "v": self.verdict, "t": text}, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod

@@ -46,6 +46,7 @@ from bot.github.actions import (
 )
 from bot.github.markers import DASHBOARD_MARKER, marker, markers_in
 from bot.github.observed import Comment, Issue, Observed
+from bot.issue_refs import IssueKey
 from bot.reconcile.changes import Change
 from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
@@ -68,7 +69,7 @@ class Row(BaseModel):
 
 class Packet(Row):
     id: str
-    issue: int
+    issue: IssueKey
     state: WorkState
     program: str = ""
     lane: str = ""
@@ -102,7 +103,7 @@ class Blocker(Row):
 
     kind: BlockerKind
     text: str = ""
-    issue: int | None = None
+    issue: IssueKey | None = None
     state: str = ""
     lease: LeaseLine | None = None
     # The state the regeneration PR gives the packet waited on when it merges ("" when it changes
@@ -118,7 +119,7 @@ class WaitGroup(Row):
 class DueReview(Row):
     constraint: str
     review_by: str
-    issue: int | None
+    issue: IssueKey | None
     overdue: bool
 
 
@@ -137,7 +138,7 @@ class Recorded(Row):
 
 class PendingCommand(Row):
     comment_id: int
-    issue: int
+    issue: IssueKey
     user: str
     effect: str
 

@@ -27,12 +27,14 @@ from bot.github.actions import (
     ReadbackTime,
 )
 from bot.github.observed import Comment, Observed
+from bot.issue_refs import issue_text
 from bot.reconcile import dashboard, proposal
 from bot.reconcile.changes import Change, snapshot_changes
 from bot.reconcile.inputs import Inputs
 from bot.reconcile.labels_and_links import plan_native, with_proposals
 from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.reconcile.plan import Plan
+from bot.reconcile.reach import withhold
 from bot.reconcile.schedule import schedule
 from bot.reconcile.view import changed_graph, evidence_for, explainer
 from bot.render import Renderer
@@ -81,12 +83,12 @@ def decide(inputs: Inputs) -> Plan:
     )
     proposal = _on_branch(pull_request(inputs, derivations, files, story, leases, refused), inputs, story)
     proposal = proposal if refused else with_branch_deleted(inputs, proposal)
-    forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
-    actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
+    actions.append(_with_forks(proposal, observed, config.pull_request.branch))
     board = dashboard.planned(
         inputs, merged, derivations, processed.applied, proposal, () if refused else story.changes
     )
-    ordered, deferred = schedule([*actions, *board.actions, *native.actions], inputs.max_writes)
+    reachable, unreachable = withhold([*actions, *board.actions, *native.actions], observed, base)
+    ordered, deferred = schedule(reachable, inputs.max_writes)
     return Plan(
         refusal=refused,
         now=inputs.now.isoformat(),
@@ -108,7 +110,14 @@ def decide(inputs: Inputs) -> Plan:
         changes=() if refused else tuple(story.changes),
         dashboard=board.report,
         ignored_records=(*processed.ignored, *_tampered(observed)),
+        unreachable=unreachable,
     )
+
+
+def _with_forks(proposal: PullRequestAction, observed: Observed, branch: str) -> PullRequestAction:
+    """The PR action naming the open PRs from forks that share perfbot's branch name (left alone)."""
+    forks = tuple(p.number for p in observed.fork_pulls(branch))
+    return proposal.model_copy(update={"forks": forks}) if forks else proposal
 
 
 def _tampered(observed: Observed) -> list[IgnoredRecord]:
@@ -117,7 +126,8 @@ def _tampered(observed: Observed) -> list[IgnoredRecord]:
         IgnoredRecord(
             where="comment",
             comment_id=c.id,
-            reason=f"perfbot's comment on #{c.issue} was last edited by {c.edited_by_other_than(observed.bot_login)}",
+            reason=f"perfbot's comment on {issue_text(c.issue)} was last edited by "
+            f"{c.edited_by_other_than(observed.bot_login)}",
         )
         for c in observed.tampered_bot_comments()
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from bot.issue_refs import IssueKey, issue_text, not_a_number
 from bot.snapshot.fields import Finding
 from bot.snapshot.levers import graph_findings, ready_levers
 from bot.snapshot.model import REQUIRED_OSS_STATES, SCHEMA_ID, SCHEMA_ONE, Snapshot
@@ -82,7 +83,7 @@ def _programs(s: Snapshot) -> Iterator[Finding]:
         problems = [
             ("id", "id is empty or duplicate", blank(p.id) or p.id in seen),
             ("name", "name is blank", blank(p.name)),
-            ("authority_issue", "authority_issue must be > 0", p.authority_issue <= 0),
+            ("authority_issue", "authority_issue must be > 0", not_a_number(p.authority_issue)),
             ("constraint_ids", "constraint_ids is empty", not p.constraint_ids),
             ("hero_metric", "hero_metric is blank", blank(p.hero_metric)),
             ("current_result", "current_result is blank", blank(p.current_result)),
@@ -114,7 +115,7 @@ def _packets(s: Snapshot) -> Iterator[Finding]:
             ("name", "name is blank", blank(w.name)),
             ("program_id", f'unknown program "{w.program_id}"', w.program_id not in program_ids),
             ("constraint_ids", "constraint_ids is empty", not w.constraint_ids),
-            ("issue", "issue must be > 0", w.issue <= 0),
+            ("issue", "issue must be > 0", not_a_number(w.issue)),
             ("owner", "owner is blank", blank(w.owner)),
             ("lane", "lane is blank", blank(w.lane)),
             ("paths", "paths is empty", not w.paths or any(blank(p) for p in w.paths)),
@@ -139,11 +140,12 @@ def _packets(s: Snapshot) -> Iterator[Finding]:
             yield Finding((*at, field), f'work packet "{w.id}" needs a next action and no result')
         if w.state_revision < 0:
             yield Finding((*at, "state_revision"), f'work packet "{w.id}" has a negative state_revision')
-        seen_related: set[int] = set()
+        seen_related: set[IssueKey] = set()
         for j, n in enumerate(w.related_issues):
-            if n <= 0 or n == w.issue or n in seen_related:
+            if not_a_number(n) or n == w.issue or n in seen_related:
                 yield Finding(
-                    (*at, "related_issues", j), f'work packet "{w.id}" has invalid or duplicate related issue #{n}'
+                    (*at, "related_issues", j),
+                    f'work packet "{w.id}" has invalid or duplicate related issue {issue_text(n)}',
                 )
             seen_related.add(n)
         for j, dep in enumerate(w.satisfied_dependency_ids):

@@ -88,3 +88,26 @@ def test_a_body_without_perfbots_start_marker() -> None:
     # A body of people's text alone (perfbot's markers all gone) is theirs, all of it.
     assert parts("Our own description.") == ("Our own description.", "", "", False)
     assert records_in_pull("Our own description.\n" + RECORD) == {}
+
+
+def test_each_way_perfbots_part_is_found_holds_exactly_what_it_holds() -> None:
+    """Every branch of `parts`, the whole result compared."""
+    start = assemble("", INNER, "").removesuffix(INNER)
+    # Without a start marker: the part runs to the first end marker, even one at the very top.
+    assert parts(END + "\n\nnote" + END) == ("", END, "\n\nnote" + END, False)
+    assert parts(INNER + "\nnote\n" + END) == ("", INNER, "\nnote\n" + END, False)
+    assert parts(RECORD) == ("", RECORD, "", False)
+    # Its end marker deleted and nothing below: the part is found whole by its length.
+    assert parts(assemble("A\n", INNER, "").replace(END, "")) == ("A\n", start + INNER, "", False)
+    # Edited inside: up to the first end marker; with every end marker gone, to the end.
+    edited = assemble("", INNER, "\n" + END).replace("perfbot reconciled", "edited")
+    assert parts(edited) == ("", start + INNER.replace("perfbot reconciled", "edited"), "\n" + END, True)
+    no_end = edited.replace(END, "")
+    assert parts(no_end) == ("", no_end, "", True)
+
+
+def test_the_digest_reads_any_text_perfbot_writes() -> None:
+    for text in ("a line\r\nanother\r\n", "a lone surrogate \ud800 in a title", ""):
+        inner = text + END
+        assert parts(assemble("", inner, "\nBelow.")).ours.endswith(inner.replace("\r\n", "\n"))
+        assert not parts(assemble("", inner, "\nBelow.")).edited
