@@ -316,11 +316,15 @@ def pull_request(
     if existing is None:
         options = ("labels", "reviewers", "team_reviewers", "draft")
         return proposal.model_copy(update={name: getattr(settings, name) for name in options})
-    if existing.files == files and kept.joined() == body:
-        return PullRequestAction(operation="none", number=existing.number, branch=settings.branch)
+    # perfbot's part cannot fit beside all that people wrote: their body stays as it is, and the
+    # commit alone carries the records (GitHub would refuse the longer body on every run).
+    crowded = len(body) > GITHUB_BODY_LIMIT
+    body = existing.body if crowded else body
+    if existing.files == files and (crowded or kept.joined() == body):
+        return PullRequestAction(operation="none", number=existing.number, branch=settings.branch, crowded=crowded)
     # The title is perfbot's when it opens the PR; a title a person gives it later stays.
-    update = {"operation": "update", "number": existing.number, "title": existing.title, "replaced": kept.edited}
-    return proposal.model_copy(update=update)
+    update = {"operation": "update", "number": existing.number, "title": existing.title, "body": body}
+    return proposal.model_copy(update=update | {"replaced": kept.edited and not crowded, "crowded": crowded})
 
 
 def _fitting(records: Sequence[Record], room: int) -> str:

@@ -478,3 +478,34 @@ def test_a_quiet_command_survives_a_person_force_pushing_perfbots_branch_and_rew
     assert pull(plan)["files"]["config/snapshot.yaml"].count("comment_id: 101\n") == 1
     assert [c["decision"] for c in plan["commands"] if c["comment_id"] == 101] == ["replayed"]
     assert not [c for c in live.sandbox.state()["comments"] if "perfbot:command-reply" in c["body"]]
+
+
+@pytest.mark.parametrize("size", [65_536, 65_400])
+def test_a_body_people_filled_to_githubs_limit_never_wedges_a_run(live: Live, tmp_path: Path, size: int) -> None:
+    """perfbot's part cannot fit beside a person's text of GitHub's whole 65,536 characters (or
+    nearly): the body stays as they wrote it, the branch still moves, the commit keeps the records."""
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    (number,) = open_numbers(live)
+    text = ("Our own long account of this PR. " * 2_000)[:size]
+    by_mallory(live, number, body=text)
+    assert pull(live.plan())["crowded"] is True  # nothing new: nothing written, and said
+    assert live.writes() == []
+    live.sandbox.add_comment(900, 8324, "alice", REVIEW, at=LATER)
+    plan, summary = summarised(live, tmp_path)
+    assert pull(plan)["operation"] == "update"
+    assert pull(plan)["crowded"] is True
+    assert "perfbot's part does not fit beside it within GitHub's 65,536 characters" in summary
+    after = next(p for p in live.sandbox.state()["pulls"] if p["number"] == number)
+    assert after["body"] == text
+    assert "comment_id: 900" in after["files"]["config/snapshot.yaml"]
+    # The commit keeps both records: each command is replayed, none lost, and the run is settled.
+    again = live.plan()
+    assert sorted((c["comment_id"], c["decision"]) for c in again["commands"]) == [(101, "replayed"), (900, "replayed")]
+    assert pull(again)["operation"] == "none"
+    assert live.writes() == []
+    # Shortened by a person: perfbot's part comes back below their text.
+    by_mallory(live, number, body=text[:1_000])
+    assert pull(live.plan())["operation"] == "update"
+    body = next(p for p in live.sandbox.state()["pulls"] if p["number"] == number)["body"]
+    assert body.startswith(text[:1_000] + "\n\n<!-- perfbot:pr-body ")
