@@ -42,6 +42,7 @@ from bot.commands.records import (
     first_replies,
     lapsed_said,
     recorded_decisions,
+    records_above_pull,
     records_in_commit,
     records_in_pull,
     text_digest,
@@ -49,8 +50,9 @@ from bot.commands.records import (
 from bot.commands.registry import ANSWERS_ONLY, READ_REPLIES, changes_snapshot
 from bot.commands.replay import Handled, Line
 from bot.config import BotConfig
+from bot.github import pull_body
 from bot.github.actions import Action, IgnoredRecord
-from bot.github.observed import Comment, Observed, is_bot
+from bot.github.observed import Comment, Observed, PullRequest, is_bot
 from bot.github.port import Author
 from bot.issue_refs import ForeignIssue, IssueKey, issue_text
 from bot.render import Renderer
@@ -239,15 +241,9 @@ def _in_pull(
     counted, and the comment is decided again from its text."""
     branch = config.pull_request.branch
     pull = observed.open_pull(branch)
-    in_body = records_in_pull(pull.body) if pull is not None else {}
+    in_body, ignored = _from_body(observed, pull) if pull is not None else ({}, [])
     own = observed.own_commit_on(branch)
     in_commit = records_in_commit(own.message) if own is not None else {}
-    ignored: list[IgnoredRecord] = []
-    stranger = observed.pull_body_stranger(pull) if pull is not None and in_body else ""
-    if pull is not None and stranger:
-        why = f"PR #{pull.number}'s body was opened or last edited by {stranger}, not perfbot"
-        ignored += [IgnoredRecord(where="pull-body", comment_id=cid, reason=why) for cid in in_body]
-        in_body = {}
     carried: dict[int, list[Record]] = {}
     sources: tuple[tuple[Literal["pull-body", "commit"], dict[int, list[Record]]], ...] = (
         ("pull-body", in_body),
@@ -258,6 +254,30 @@ def _in_pull(
         ignored += [IgnoredRecord(where=where, comment_id=cid, reason=why) for cid, why in unlike if cid not in carried]
         carried = {**kept, **carried}
     return carried, tuple(ignored)
+
+
+def _from_body(observed: Observed, pull: PullRequest) -> tuple[dict[int, list[Record]], list[IgnoredRecord]]:
+    """The records in perfbot's part of `pull`'s body that may be perfbot's, and those not counted:
+    all of them when the body may not be as perfbot wrote it, and any in people's text above it."""
+    above = f"it is in text above perfbot's part of PR #{pull.number}'s body, which people write"
+    ignored = [IgnoredRecord(where="pull-body", comment_id=cid, reason=above) for cid in records_above_pull(pull.body)]
+    in_body = records_in_pull(pull.body)
+    why = _body_stranger(observed, pull) if in_body else ""
+    if why:
+        ignored += [IgnoredRecord(where="pull-body", comment_id=cid, reason=why) for cid in in_body]
+        return {}, ignored
+    return in_body, ignored
+
+
+def _body_stranger(observed: Observed, pull: PullRequest) -> str:
+    """Why the records in `pull`'s body may not be perfbot's ("" when they are): someone else opened
+    the PR or last edited its body, or perfbot's part is not as perfbot wrote it (its digest)."""
+    stranger = observed.pull_body_stranger(pull)
+    if stranger:
+        return f"PR #{pull.number}'s body was opened or last edited by {stranger}, not perfbot"
+    if pull_body.parts(pull.body).edited:
+        return f"perfbot's part of PR #{pull.number}'s body was edited since perfbot wrote it"
+    return ""
 
 
 def _counted(

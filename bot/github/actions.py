@@ -160,6 +160,12 @@ class PullRequestAction(Frozen):
     # The open PR's branch carries commits perfbot did not make: perfbot leaves the PR as it is, and
     # the surfaces say what a person does next (merge or close it, or take the commits off).
     held: bool = Field(default=False, exclude_if=lambda value: not value)
+    # A person edited inside perfbot's part of the PR's body: this update writes perfbot's part again
+    # over that edit (people's text above and below the part is kept), and the surfaces say so.
+    replaced: bool = Field(default=False, exclude_if=lambda value: not value)
+    # perfbot's part of the PR's body does not fit beside what people wrote there (GitHub's 65,536
+    # characters): the body is left as they wrote it, and perfbot's commit alone keeps the records.
+    crowded: bool = Field(default=False, exclude_if=lambda value: not value)
     # Why the branch starts again from the default branch's tip, leaving commits behind (people's,
     # after their PR was merged or closed); "" when nothing is left behind.
     restarted: str = Field(default="", exclude_if=lambda value: not value)

@@ -43,6 +43,7 @@ from bot.github.live.writes import MOVE_BRANCH
         query.more_pull_leases_query(),
         query.pull_pages_query({12: ("Y3Vyc29y", None), 13: (None, "Y3Vyc29y"), 14: ("Y3Vyc29y", "Y3Vyc29y")}),
         query.pull_pages_query({12: ("Y3Vyc29y", None)}),
+        query.force_pushes_query([12, 9]),
         first_query(
             3,
             2,
@@ -74,6 +75,7 @@ from bot.github.live.writes import MOVE_BRANCH
         "more-pull-leases",
         "pull-pages",
         "pull-paths-only",
+        "force-pushes",
         "first-across-repositories",
         "issues-elsewhere",
         "links-across-repositories",

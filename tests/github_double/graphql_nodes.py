@@ -391,6 +391,27 @@ class PullRequestNode(NumberedNode):
         found = self.world.git.only_in(head, base) if mine and head and base else []
         return connection(info, [{"commit": CommitNode(self.world, self.viewer, oid)} for oid in found], **page)
 
+    def timeline_items(
+        self, info: GraphQLResolveInfo[Any], item_types: list[str] | None = None, **page: Any
+    ) -> dict[str, Any]:
+        """The force-pushes of its branch while it was open (GitHub's `HeadRefForcePushedEvent`, whose
+        `beforeCommit` GitHub keeps): the double keeps no other timeline of a PR."""
+        if item_types is not None and "HEAD_REF_FORCE_PUSHED_EVENT" not in item_types:
+            return connection(info, [], **page)
+        pushes = self.world.pull_git.get(self.number, {}).get("force_pushes") or ()
+        events = [
+            {
+                "typename": "HeadRefForcePushedEvent",
+                "id": base64.b64encode(f"HeadRefForcePushedEvent:{self.number}:{index + 1}".encode()).decode(),
+                "createdAt": push["at"],
+                "actor": actor(str(push["actor"])) if push.get("actor") else None,
+                "beforeCommit": CommitNode(self.world, self.viewer, str(push["before"])),
+                "afterCommit": CommitNode(self.world, self.viewer, str(push["after"])),
+            }
+            for index, push in enumerate(pushes)
+        ]
+        return connection(info, events, **page)
+
     # --- what makes a person's PR a lease: its author, draft flag, changed files and closing references
     def author(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any]:
         """Who opened it (the record's `user`, else the repository's owner); a Bot without `[bot]`."""
@@ -420,7 +441,7 @@ class PullRequestNode(NumberedNode):
     def closing_issues_references(
         self, info: GraphQLResolveInfo[Any], user_linked_only: bool = False, order_by: Any = None, **page: Any
     ) -> dict[str, Any]:
-        found = pull_files.closing(self.world, self.record, self.base_ref_name, user_linked_only)
+        found = pull_files.closing(self.world, self.record, self.base_ref_name, user_linked_only, self.viewer)
         return connection(info, [IssueNode(self.world, self.viewer, record) for record in found], **page)
 
 

@@ -335,7 +335,7 @@ class Root:
                 world.git_changed()
                 world.save()
             else:
-                branches.move(world, branch, after)
+                branches.move(world, branch, after, self.login)
         return {"clientMutationId": input.get("clientMutationId")}
 
     def enable_pull_request_auto_merge(self, info: GraphQLResolveInfo[Any], input: dict[str, Any]) -> dict[str, Any]:

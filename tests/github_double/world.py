@@ -51,7 +51,7 @@ class World:
         self.default_branch = "main"
         self.pinned = False  # the default branch was moved by a write, so it no longer follows the files
         self.derived: str | None = None
-        self.pull_git: dict[int, dict[str, str | None]] = {}
+        self.pull_git: dict[int, dict[str, Any]] = {}
         self.source_files: dict[str, str] | None = None
         self.git_written = False
         self._stamp: tuple[int, int] | None = None
@@ -141,13 +141,14 @@ class World:
         refs = {b: oid for b, oid in self.git.refs.items() if b != self.default_branch or self.pinned}
         tips = [*refs.values(), *([self.derived] if self.derived else [])]
         tips += [str(p["closed_head"]) for p in self.pull_git.values() if p.get("closed_head")]
+        tips += [str(f["before"]) for p in self.pull_git.values() for f in p.get("force_pushes") or ()]
         section: dict[str, Any] = {"default_branch": self.default_branch}
         if self.source_files is not None:
             section["files"] = self.source_files
         if self.derived:
             section["derived"] = self.derived
         section["refs"] = dict(sorted(refs.items()))
-        section["pulls"] = {str(n): self.pull_git[n] for n in sorted(self.pull_git)}
+        section["pulls"] = {str(n): _written(self.pull_git[n]) for n in sorted(self.pull_git)}
         section["objects"] = self.git.reachable(tips).dump_objects()
         self.raw["git"] = section
 
@@ -255,5 +256,10 @@ class World:
             return str(pull.get("head_oid") or hashlib.sha1(f"{fork}:{pull['number']}".encode()).hexdigest())
         closed = self.pull_git.get(pull["number"], {}).get("closed_head")
         if pull["state"] != "open" and closed:
-            return closed
+            return str(closed)
         return self.tip(pull["head"]) or self.tip()
+
+
+def _written(pull: dict[str, Any]) -> dict[str, Any]:
+    """A PR's git record as the state file keeps it: `force_pushes` only once there is one."""
+    return {key: value for key, value in pull.items() if key != "force_pushes" or value}

@@ -211,6 +211,23 @@ def own_commit_of_ended(page: dict[str, Any] | None, bot_login: str) -> OwnCommi
     return None
 
 
+def ended_numbers(page: dict[str, Any] | None) -> list[int]:
+    """The merged or closed PRs from perfbot's branch (not forks'), newest first."""
+    nodes = [p for p in (page or {}).get("nodes") or [] if p and not p.get("isCrossRepository") and p.get("number")]
+    return [int(p["number"]) for p in reversed(nodes)]
+
+
+def own_commit_pushed_off(pull: dict[str, Any], bot_login: str) -> OwnCommit | None:
+    """perfbot's newest commit among those the PR's newest force-pushes took off its branch (GitHub
+    keeps each in the PR's `HeadRefForcePushedEvent`): a person's force-push cannot take its records."""
+    for event in reversed((pull.get("forcePushes") or {}).get("nodes") or []):
+        before = (event or {}).get("beforeCommit") or {}
+        found = _first_own((before.get("history") or {}).get("nodes") or [], bot_login)
+        if found is not None:
+            return found
+    return None
+
+
 def _first_own(commits: list[dict[str, Any] | None], bot_login: str) -> OwnCommit | None:
     for node in commits:
         if node and made_by(node, bot_login):

@@ -42,12 +42,15 @@ from bot.github.live.nodes import (
     Collected,
     Where,
     dashboard_issue,
+    ended_numbers,
     fork_pull,
+    linked,
     login_of,
     made_by,
     next_cursor,
     own_commit,
     own_commit_of_ended,
+    own_commit_pushed_off,
     repository_labels,
 )
 from bot.github.live.query import (
@@ -69,12 +72,14 @@ from bot.github.live.query import (
     dashboards_query,
     file_alias,
     first_query,
+    force_pushes_query,
     issue_alias,
     issues_query,
     links_alias,
     links_query,
     more_pull_leases_query,
     pages_alias,
+    pull_alias,
     pull_pages_query,
     pulls_query,
     query,
@@ -154,7 +159,7 @@ def batches(numbers: Iterable[int], size: int = ISSUES_PER_QUERY) -> list[list[i
 class _Reading:
     node: dict[str, Any]
     paths: list[str] = field(default_factory=list)
-    closes: list[int] = field(default_factory=list)
+    closes: list[IssueKey] = field(default_factory=list)
     files_after: str | None = None
     closing_after: str | None = None
 
@@ -195,10 +200,9 @@ class PullReads:
         reading.files_after = next_cursor(page)
 
     def _closing(self, reading: _Reading, page: dict[str, Any]) -> None:
-        for node in page.get("nodes") or []:
-            where = ((node or {}).get("repository") or {}).get("nameWithOwner")
-            if node and node.get("number") is not None and str(where or "").casefold() == self.repository.casefold():
-                reading.closes.append(int(node["number"]))
+        # An issue of another repository a PR closes (`Fixes owner/repo#N`) may be a packet's there.
+        here = Where(None, self.repository)
+        reading.closes += [linked(node, here) for node in page.get("nodes") or [] if node and node.get("number")]
         reading.closing_after = next_cursor(page)
 
     def pending(self) -> dict[int, tuple[str | None, str | None]]:
@@ -387,9 +391,12 @@ class Reader:
             branch.head, branch.head_is_ours = str(head["oid"]), made_by(head, self.bot_login)
             branch.head_files = self._files(repo, "head")
             branch.own = own_commit(head, self.bot_login)
+        self._read_pulls(repo.get(PULLS_ALIAS), branch)
         if branch.own is None:
             branch.own = own_commit_of_ended(repo.get(ENDED_ALIAS), self.bot_login)
-        self._read_pulls(repo.get(PULLS_ALIAS), branch)
+        if branch.own is None:
+            numbers = ([branch.pull] if branch.pull is not None else []) + ended_numbers(repo.get(ENDED_ALIAS))
+            branch.own = self._pushed_off(numbers)
         self._issues(repo)
         return repo, branch, tip_files
 
@@ -592,6 +599,16 @@ class Reader:
         branch.head_is_ours = branch.head_is_ours and ours and node.get("headRefOid") == branch.head
         branch.pull_user = login_of(node.get("author"))[0]
         branch.pull_editor = login_of(node["editor"])[0] if node.get("editor") else None
+
+    def _pushed_off(self, numbers: list[int]) -> OwnCommit | None:
+        """perfbot's newest commit a person's force-push took off the branch of one of these PRs
+        (the open one first, then the newest ended), read only when none is found elsewhere."""
+        if not numbers:
+            return None
+        data = query(self.session, force_pushes_query(numbers), {}, "reading the PRs' force-pushes")
+        repo = data.get("repository") or {}
+        found = (own_commit_pushed_off(repo.get(pull_alias(n)) or {}, self.bot_login) for n in numbers)
+        return next((own for own in found if own is not None), None)
 
     def _pulls(self, branch: BranchState) -> tuple[PullRequest, ...]:
         forks = tuple(self.forks)

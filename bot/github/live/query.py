@@ -38,6 +38,8 @@ COMMENTS_PER_PAGE = 100
 PULLS_PER_BRANCH = 20
 # How far down its branch's history a run looks for perfbot's newest own commit (under people's).
 OWN_COMMIT_DEPTH = 10
+# The newest force-pushes of a PR's branch read for the commits they took off it (GitHub keeps them).
+FORCE_PUSHES = 3
 
 _FRAGMENTS = """
 fragment BlobText on Blob { oid text isTruncated }
@@ -89,6 +91,21 @@ fragment IssueFields on Issue {
 
 # Labels and links: kept apart from the fields above so that each can be left out (links on a
 # GitHub Enterprise Server that lacks them, labels when state labels are off).
+# The commits force-pushes took off a PR's branch (GitHub's `HeadRefForcePushedEvent` keeps each
+# one as `beforeCommit`): perfbot's commit among them still holds its records.
+FORCE_PUSH_FRAGMENT = f"""
+fragment ForcePushes on PullRequest {{
+  forcePushes: timelineItems(itemTypes: [HEAD_REF_FORCE_PUSHED_EVENT], last: {FORCE_PUSHES}) {{
+    nodes {{
+      __typename
+      ... on HeadRefForcePushedEvent {{
+        beforeCommit {{ history(first: {OWN_COMMIT_DEPTH}) {{ nodes {{ oid message ...CommitAuthor }} }} }}
+      }}
+    }}
+  }}
+}}
+"""
+
 _NATIVE_FRAGMENTS = """
 fragment IssueLabels on Issue {
   labels(first: 100) { nodes { name } }
@@ -217,7 +234,7 @@ ENDED_PULLS = 5
 def _ended_pulls() -> str:
     return (
         f"    {ENDED_ALIAS}: pullRequests(headRefName: $branch, states: [CLOSED, MERGED], last: {ENDED_PULLS}) {{\n"
-        f"      nodes {{ isCrossRepository commits(last: {OWN_COMMIT_DEPTH}) {{ nodes {{ commit {{ oid message "
+        f"      nodes {{ number isCrossRepository commits(last: {OWN_COMMIT_DEPTH}) {{ nodes {{ commit {{ oid message "
         "...CommitAuthor } } } }\n    }"
     )
 
@@ -227,6 +244,22 @@ def pulls_query() -> str:
     document = f"""query MorePulls($owner: String!, $name: String!, $branch: String!, $after: String!) {{
 {RATE_LIMIT}  repository(owner: $owner, name: $name) {{
 {_pulls(after=True)}
+  }}
+}}"""
+    return _with_fragments(document)
+
+
+def pull_alias(number: int) -> str:
+    return f"pull{int(number)}"
+
+
+def force_pushes_query(numbers: Iterable[int]) -> str:
+    """The newest force-pushes of each PR in `numbers`, with the commits they took off its branch:
+    read only when no commit of perfbot's is found on its branch or in its PRs' commits."""
+    pulls = "\n".join(f"    {pull_alias(n)}: pullRequest(number: {int(n)}) {{ ...ForcePushes }}" for n in numbers)
+    document = f"""query ForcePushes($owner: String!, $name: String!) {{
+{RATE_LIMIT}  repository(owner: $owner, name: $name) {{
+{pulls}
   }}
 }}"""
     return _with_fragments(document)
@@ -269,7 +302,7 @@ def branch_file_fields(count: int) -> tuple[str, list[str]]:
 
 
 def _with_fragments(document: str) -> str:
-    return _used(document, _FRAGMENTS + _NATIVE_FRAGMENTS + PULL_FRAGMENTS)
+    return _used(document, _FRAGMENTS + FORCE_PUSH_FRAGMENT + _NATIVE_FRAGMENTS + PULL_FRAGMENTS)
 
 
 def first_query(
