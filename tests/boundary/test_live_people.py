@@ -509,3 +509,33 @@ def test_a_body_people_filled_to_githubs_limit_never_wedges_a_run(live: Live, tm
     assert pull(live.plan())["operation"] == "update"
     body = next(p for p in live.sandbox.state()["pulls"] if p["number"] == number)["body"]
     assert body.startswith(text[:1_000] + "\n\n<!-- perfbot:pr-body ")
+
+
+@pytest.mark.parametrize("to_the_comment", ["edited", "deleted"])
+def test_an_accepted_command_survives_a_person_deleting_perfbots_reply_then_its_comment_changing(
+    live: Live, to_the_comment: str
+) -> None:
+    """A reply is a carrier people can delete; perfbot's commit keeps every pending change's record."""
+    live.sandbox.reply_to_all()
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    state = live.sandbox.state()
+    replies = [c for c in state["comments"] if "perfbot:command-reply 101" in c["body"]]
+    assert len(replies) == 1
+    state["comments"] = [c for c in state["comments"] if c not in replies]
+    if to_the_comment == "edited":
+        for comment in state["comments"]:
+            if comment["id"] == 101:
+                comment.update(body=COMPLETE + " (edited)", edited=True)
+    else:
+        state["comments"] = [c for c in state["comments"] if c["id"] != 101]
+    live.sandbox.write_state(state)
+    plan = live.plan()
+    assert [c["decision"] for c in plan["commands"] if c["comment_id"] == 101] == ["replayed"]
+    (number,) = open_numbers(live)
+    record = next(p for p in live.sandbox.state()["pulls"] if p["number"] == number)
+    assert record["files"]["config/snapshot.yaml"].count("comment_id: 101\n") == 1
+    live.double.merge_pull(number)
+    assert live.run()[0] == 0
+    assert live.double.files()["config/snapshot.yaml"].count("comment_id: 101\n") == 1
+    assert open_numbers(live) == []
