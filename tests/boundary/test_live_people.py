@@ -446,6 +446,16 @@ def test_no_state_of_the_branch_the_pr_or_the_default_branch_wedges_the_runs_tha
         assert len(ids) == len(set(ids)), ids
 
 
+def comment_changed(state: dict[str, Any], comment_id: int, change: str) -> dict[str, Any]:
+    """The state with the comment edited by its author, or deleted."""
+    if change == "deleted":
+        return state | {"comments": [c for c in state["comments"] if c["id"] != comment_id]}
+    for comment in state["comments"]:
+        if comment["id"] == comment_id:
+            comment.update(body=comment["body"] + " (typo fixed)", edited=True)
+    return state
+
+
 @pytest.mark.parametrize("to_the_comment", ["edited", "deleted"])
 @pytest.mark.parametrize("then", ["merged", "closed"])
 def test_a_quiet_command_survives_a_person_force_pushing_perfbots_branch_and_rewriting_the_body(
@@ -458,14 +468,7 @@ def test_a_quiet_command_survives_a_person_force_pushing_perfbots_branch_and_rew
     (number,) = open_numbers(live)
     _force_push_branch(live)
     by_mallory(live, number, body="Our own description of this PR.")
-    state = live.sandbox.state()
-    if to_the_comment == "edited":
-        for comment in state["comments"]:
-            if comment["id"] == 101:
-                comment.update(body=COMPLETE + " (typo fixed)", edited=True)
-    else:
-        state["comments"] = [c for c in state["comments"] if c["id"] != 101]
-    live.sandbox.write_state(state)
+    live.sandbox.write_state(comment_changed(live.sandbox.state(), 101, to_the_comment))
     held = live.plan()
     assert pull(held)["held"] is True
     assert [c["decision"] for c in held["commands"] if c["comment_id"] == 101] == ["replayed"]
@@ -523,13 +526,7 @@ def test_an_accepted_command_survives_a_person_deleting_perfbots_reply_then_its_
     replies = [c for c in state["comments"] if "perfbot:command-reply 101" in c["body"]]
     assert len(replies) == 1
     state["comments"] = [c for c in state["comments"] if c not in replies]
-    if to_the_comment == "edited":
-        for comment in state["comments"]:
-            if comment["id"] == 101:
-                comment.update(body=COMPLETE + " (edited)", edited=True)
-    else:
-        state["comments"] = [c for c in state["comments"] if c["id"] != 101]
-    live.sandbox.write_state(state)
+    live.sandbox.write_state(comment_changed(state, 101, to_the_comment))
     plan = live.plan()
     assert [c["decision"] for c in plan["commands"] if c["comment_id"] == 101] == ["replayed"]
     (number,) = open_numbers(live)
