@@ -250,6 +250,11 @@ def _in_pull(
     in_body, ignored = _from_body(observed, pull) if pull is not None else ({}, [])
     own = observed.own_commit_on(branch)
     in_commit = records_in_commit(own.message) if own is not None else {}
+    for commit in observed.others_commits:
+        why = f"it is in commit {commit.oid[:12]} on {branch}, which perfbot did not make"
+        ignored += [
+            IgnoredRecord(where="commit", comment_id=cid, reason=why) for cid in records_in_commit(commit.message)
+        ]
     carried: dict[int, list[Record]] = {}
     sources: tuple[tuple[Literal["pull-body", "commit"], dict[int, list[Record]]], ...] = (
         ("pull-body", in_body),

@@ -78,13 +78,8 @@ def decide(inputs: Inputs) -> Plan:
         *nudges.every(base, merged, snapshot, overdue, _pending(merged, derivations)),
     ]
     leases = lease_report(inputs)
-    story = Story(
-        snapshot_changes(base, following, derivations),
-        processed.applied,
-        native.proposals,
-        answers.pull_records,
-        answers.commit_records,
-    )
+    changes = snapshot_changes(base, following, derivations)
+    story = Story(changes, processed.applied, native.proposals, answers.pull_records, answers.commit_records)
     proposal = _on_branch(pull_request(inputs, derivations, files, story, leases, refused), inputs, story)
     proposal = proposal if refused else with_branch_deleted(inputs, proposal)
     actions.append(_with_forks(proposal, observed, config.pull_request.branch))

@@ -215,6 +215,14 @@ def test_a_commit_that_names_perfbot_as_its_author_is_a_persons_and_its_records_
     assert pull(plan)["held"] is True
     assert live.double.tip(BRANCH) == forged
     assert 777 not in [c["comment_id"] for c in plan["commands"]]
+    # ...and is named in the plan, with the commit that carries it.
+    assert plan["ignored_records"] == [
+        {
+            "where": "commit",
+            "comment_id": 777,
+            "reason": f"it is in commit {forged[:12]} on {BRANCH}, which perfbot did not make",
+        }
+    ]
     # Closed by a person: the next PR starts from the tip, without the forged command.
     live.double.close_pull(number)
     plan = live.plan()
