@@ -117,7 +117,7 @@ class _Holders:
             for issue in issues or (None,):
                 self.released_by_issue.setdefault(issue, set()).add(position)
 
-    def overlapping(self, paths: Sequence[str]) -> list[tuple[Lease, tuple[int, ...]]]:
+    def overlapping(self, paths: Sequence[str]) -> list[tuple[Lease, tuple[IssueKey, ...]]]:
         """(lease, its issues) of the live leases whose trees overlap `paths`, in readback order."""
         return [self.pairs[at] for at in sorted(self.index.positions(paths))]
 
@@ -212,7 +212,7 @@ def _running(issue: Issue, own_leases: list[Lease]) -> list[Reason]:
         reasons.append(Reason(kind="running", subject=", ".join(issue.assignees), detail=detail))
     for lease in own_leases:
         if lease.pull is not None:
-            reasons.append(Reason(kind="pull-closes", subject=lease.describe(), detail=f"#{issue.number}"))
+            reasons.append(Reason(kind="pull-closes", subject=lease.describe(), detail=issue_text(issue.key)))
     return reasons
 
 
@@ -221,7 +221,7 @@ def _released(lease: Lease, issue: IssueKey) -> Reason:
     (`merged #N`: the packet's own work landed, which no "lease lost" nudge should call lost)."""
     if lease.pull is None:
         return Reason(kind="lease-released", subject=lease.describe())
-    own = f" #{issue}" if issue in (lease.closes or ()) else ""
+    own = f" {issue_text(issue)}" if issue in (lease.closes or ()) else ""
     return Reason(kind="pull-released", subject=lease.describe(), detail=(lease.pull_state or "closed") + own)
 
 

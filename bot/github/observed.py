@@ -192,8 +192,10 @@ class PullRequest(Tolerant):
     changed_files: StrictInt | None = Field(
         default=None, ge=0, description="How many files it changes (GitHub's count; `paths` may list fewer)."
     )
-    closes: tuple[StrictInt, ...] = Field(
-        default=(), description="The issues it closes when merged (GitHub's closing references)."
+    closes: tuple[GitHubIssueRef, ...] = Field(
+        default=(),
+        description="The issues it closes when merged (GitHub's closing references): numbers here, "
+        "`owner/repo#N` in another repository.",
     )
     pushed_at: Moment | None = Field(default=None, description="Its last push (its newest commit's time).")
     head_sha: str | None = Field(

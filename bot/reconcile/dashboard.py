@@ -46,7 +46,7 @@ from bot.github.actions import (
 )
 from bot.github.markers import DASHBOARD_MARKER, marker, markers_in
 from bot.github.observed import Comment, Issue, Observed
-from bot.issue_refs import IssueKey
+from bot.issue_refs import IssueKey, IssueRef
 from bot.reconcile.changes import Change
 from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
@@ -86,7 +86,7 @@ class LeaseLine(Row):
 
     holder: str
     lane: str
-    issue: int | None
+    issue: IssueRef | None
     since: str | None
     stale: bool
     # The pull request that holds it, when it is one (`leases.sources: [pull-requests]`).

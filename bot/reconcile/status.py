@@ -14,7 +14,7 @@ from bot.config import BotConfig
 from bot.evidence.leases import LeaseReadback
 from bot.github.actions import OverdueReview, ReadbackTime
 from bot.github.observed import Observed
-from bot.issue_refs import IssueKey
+from bot.issue_refs import IssueKey, IssueRef
 from bot.reconcile.plan import Plan
 from bot.snapshot.model import WORK_STATES
 
@@ -42,7 +42,7 @@ class LiveLease(StatusRow):
     holder: str
     lane: str
     tree: tuple[str, ...]
-    issue: int | None
+    issue: IssueRef | None
     last_seen: str | None
     age_minutes: int | None
     stale: bool

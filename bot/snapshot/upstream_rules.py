@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from bot.issue_refs import IssueKey, issue_text, not_a_number
+from bot.issue_refs import IssueKey, issue_text, not_a_number, parse_issue
 from bot.snapshot.fields import Finding
 from bot.snapshot.levers import graph_findings, ready_levers
 from bot.snapshot.model import REQUIRED_OSS_STATES, SCHEMA_ID, SCHEMA_ONE, Snapshot
@@ -100,6 +100,21 @@ def _programs(s: Snapshot) -> Iterator[Finding]:
                 )
 
 
+def _issue_hint(written: str, s: Snapshot) -> str:
+    """For a dependency written as an issue (`#N`, `owner/repo#N`, its URL), which packet that is:
+    dependencies name packets, whose issues may be in any repository."""
+    if written in {w.id for w in s.work_packets}:
+        return ""
+    try:
+        issue = parse_issue(written)
+    except ValueError:
+        return ""
+    on = [f'"{w.id}"' for w in s.work_packets if w.issue == issue]
+    if not on:
+        return f"; a dependency names a packet id, and no packet is on {issue_text(issue)}"
+    return f"; a dependency names a packet id: the packet on {issue_text(issue)} is {' or '.join(on)}"
+
+
 def _packets(s: Snapshot) -> Iterator[Finding]:
     constraint_ids = {c.id for c in s.constraints}
     program_ids = {p.id for p in s.programs}
@@ -130,9 +145,8 @@ def _packets(s: Snapshot) -> Iterator[Finding]:
         for field in ("hard_dependency_ids", "blocked_by_ids"):
             for j, dep in enumerate(getattr(w, field)):
                 if dep not in ids or dep == w.id:
-                    yield Finding(
-                        (*at, field, j), f'work packet "{w.id}" references invalid dependency/blocker "{dep}"'
-                    )
+                    why = f'work packet "{w.id}" references invalid dependency/blocker "{dep}"'
+                    yield Finding((*at, field, j), why + _issue_hint(dep, s))
         if w.state == "complete" and blank(w.result):
             yield Finding((*at, "result"), f'work packet "{w.id}" has no accepted result')
         if w.state != "complete" and (blank(w.next_action) or not blank(w.result)):

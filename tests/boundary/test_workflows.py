@@ -354,7 +354,10 @@ def test_the_organisations_workflow_is_called_and_makes_the_least_token_for_the_
         "permission-issues": "write",
         "permission-pull-requests": "write",
     }
-    assert "${{ github.event.repository.name }}" in token["repositories"]
+    # The caller's own repository, named from GITHUB_REPOSITORY (a schedule's event may not name it).
+    assert "${{ steps.caller.outputs.name }}" in token["repositories"]
+    caller = next(step for step in job["steps"] if step.get("id") == "caller")
+    assert caller["run"] == 'echo "name=${GITHUB_REPOSITORY#*/}" >> "$GITHUB_OUTPUT"'
     assert "${{ inputs.repositories }}" in token["repositories"]
     assert by_uses["./.perfbot-action"]["with"]["github-token"] == "${{ steps.token.outputs.token }}"
     # perfbot's own checkout comes after the pin check, which refuses anything but a full SHA.

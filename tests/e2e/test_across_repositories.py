@@ -17,13 +17,16 @@ from unittest import mock
 import pytest
 
 from bot.cli import main
+from tests.e2e.test_pull_leases import BOTH, leases_from, open_prs, person_pr
 from tests.github_double import graphql_api
 from tests.support.backends import NOW, cli_over, double_on, live_environ
-from tests.support.harness import Repo
+from tests.support.harness import Repo, packet
 
 KERNEL, SERVING = "acme/kernel", "acme/serving"
 RESIDENCY, PREFILL = "cuda.cache-weight-residency", "mac.m2-whole-sequence-prefill"
 STAMP = "2026-08-27T10:00:00Z"
+# A holder tag that names an issue here (`issue-9420-…`) or elsewhere (`issue-acme/kernel#12-…`).
+PATTERN = "  holder_issue_pattern: 'issue-((?:[\\w.-]+/[\\w.-]+#)?\\d+)'\n"
 
 
 def three_repositories(sandbox: Repo, serving_token: str = "read") -> None:
@@ -285,3 +288,36 @@ def test_a_recorded_command_whose_comment_is_gone_is_checked_in_its_issues_repos
     assert f"GET /repos/{KERNEL}/collaborators/bob/permission" in [f"{r['method']} {r['path']}" for r in requests]
     assert [c["decision"] for c in again["commands"] if c["comment_id"] == 5006] == ["replayed"]
     assert next(a for a in again["actions"] if a["kind"] == "pull_request")["operation"] == "none"
+
+
+def test_an_open_pr_that_closes_another_repositorys_issue_is_the_lease_of_its_packet(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`Fixes acme/kernel#12` in a PR of the bot's repository is GitHub's closing reference to an
+    issue elsewhere: the PR is the lease of the packet on that issue, which runs."""
+    three_repositories(sandbox)
+    leases_from(sandbox, BOTH)
+    (sandbox.root / "config" / "leases.json").write_text("[]\n", encoding="utf-8")
+    open_prs(sandbox, person_pr(70, "alice", ["internal/model/residency.go"], body=f"Fixes {KERNEL}#12"))
+    plan, _, _ = run(sandbox, capsys)
+    residency = packet(plan, RESIDENCY)
+    assert residency["derived_state"] == "running"
+    assert [(r["kind"], r["detail"]) for r in residency["reasons"]] == [("pull-closes", f"{KERNEL}#12")]
+
+
+def test_a_dos_holder_may_name_an_issue_of_another_repository(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With a holder pattern whose group takes `owner/repo#N`, a dos lease held for acme/kernel#12
+    is the lease of the packet there (assigned to alice): it runs; no lease is lost."""
+    three_repositories(sandbox)
+    text = sandbox.config.read_text(encoding="utf-8")
+    assert "  holder_issue_pattern: issue-(\\d+)\n" in text
+    sandbox.config.write_text(text.replace("  holder_issue_pattern: issue-(\\d+)\n", PATTERN, 1), encoding="utf-8")
+    leases = sandbox.root / "config" / "leases.json"
+    held = leases.read_text(encoding="utf-8").replace("issue-9420-cache", f"issue-{KERNEL}#12-cache")
+    leases.write_text(held, encoding="utf-8")
+    plan, _, _ = run(sandbox, capsys)
+    residency = packet(plan, RESIDENCY)
+    assert (residency["derived_state"], residency["own_lease"]) == ("running", True)
+    assert not [a for a in plan["actions"] if a.get("topic") == "lease-lost"]

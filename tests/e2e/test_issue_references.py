@@ -50,9 +50,8 @@ def test_anything_else_is_refused_at_its_place(sandbox: Repo, capsys: pytest.Cap
     line = sandbox.snapshot_path.read_text(encoding="utf-8").splitlines().index(f"    issue: '{written}'") + 1
     assert main(["validate", "--config", str(sandbox.config)]) == 1
     err = capsys.readouterr().err
-    assert f"snapshot.yaml:{line}:" in err
-    assert "is not an issue" in err
-    assert "owner/repo#N" in err
+    said = [f"snapshot.yaml:{line}:", "is not an issue", "owner/repo#N"]
+    assert [part for part in said if part not in err] == []
     assert "Traceback" not in err
 
 
@@ -113,3 +112,29 @@ def test_a_run_asks_for_its_own_repositorys_issues_by_number(
     assert "is an issue of this repository (anthony-chaudhary/fak): write it #" in err
     assert "Traceback" not in err
     assert sandbox.state_path.read_text(encoding="utf-8") == before
+
+
+@pytest.mark.parametrize(
+    ("written", "hint"),
+    [
+        ("acme/kernel#12", 'the packet on acme/kernel#12 is "cuda.cache-weight-residency"'),
+        ("https://github.com/acme/kernel/issues/12", 'the packet on acme/kernel#12 is "cuda.cache-weight-residency"'),
+        ("acme/bench#3", "no packet is on acme/bench#3"),
+    ],
+)
+def test_a_dependency_written_as_an_issue_is_told_which_packet_that_is(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str], written: str, hint: str
+) -> None:
+    """Dependencies name packets (their issues may be anywhere): one written as an issue is refused
+    at its place, naming the packet on that issue when there is one."""
+    sandbox.edit_snapshot(RESIDENCY, "    issue: acme/kernel#12\n")
+    old = "    hard_dependency_ids: [mac.m1-streamed-q4k-no-copy]\n"
+    sandbox.edit_snapshot(old, f"    hard_dependency_ids: ['{written}']\n")
+    line = (
+        sandbox.snapshot_path.read_text(encoding="utf-8").splitlines().index(f"    hard_dependency_ids: ['{written}']")
+    )
+    assert main(["validate", "--config", str(sandbox.config)]) == 1
+    err = capsys.readouterr().err
+    assert f"snapshot.yaml:{line + 1}:27: " in err
+    assert f'invalid dependency/blocker "{written}"; a dependency names a packet id' in err
+    assert hint in err

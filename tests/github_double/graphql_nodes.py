@@ -441,7 +441,7 @@ class PullRequestNode(NumberedNode):
     def closing_issues_references(
         self, info: GraphQLResolveInfo[Any], user_linked_only: bool = False, order_by: Any = None, **page: Any
     ) -> dict[str, Any]:
-        found = pull_files.closing(self.world, self.record, self.base_ref_name, user_linked_only)
+        found = pull_files.closing(self.world, self.record, self.base_ref_name, user_linked_only, self.viewer)
         return connection(info, [IssueNode(self.world, self.viewer, record) for record in found], **page)
 
 

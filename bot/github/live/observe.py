@@ -44,6 +44,7 @@ from bot.github.live.nodes import (
     dashboard_issue,
     ended_numbers,
     fork_pull,
+    linked,
     login_of,
     made_by,
     next_cursor,
@@ -160,7 +161,7 @@ def batches(numbers: Iterable[int], size: int = ISSUES_PER_QUERY) -> list[list[i
 class _Reading:
     node: dict[str, Any]
     paths: list[str] = field(default_factory=list)
-    closes: list[int] = field(default_factory=list)
+    closes: list[IssueKey] = field(default_factory=list)
     files_after: str | None = None
     closing_after: str | None = None
 
@@ -201,10 +202,9 @@ class PullReads:
         reading.files_after = next_cursor(page)
 
     def _closing(self, reading: _Reading, page: dict[str, Any]) -> None:
-        for node in page.get("nodes") or []:
-            where = ((node or {}).get("repository") or {}).get("nameWithOwner")
-            if node and node.get("number") is not None and str(where or "").casefold() == self.repository.casefold():
-                reading.closes.append(int(node["number"]))
+        # An issue of another repository a PR closes (`Fixes owner/repo#N`) may be a packet's there.
+        here = Where(None, self.repository)
+        reading.closes += [linked(node, here) for node in page.get("nodes") or [] if node and node.get("number")]
         reading.closing_after = next_cursor(page)
 
     def pending(self) -> dict[int, tuple[str | None, str | None]]:
