@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.issue_refs import number_of
 from bot.snapshot.model import Snapshot
 
 
@@ -30,7 +31,7 @@ def scaled(seed: Snapshot, factor: int) -> Snapshot:
                 update={
                     "id": suffix(w.id, n),
                     "program_id": suffix(w.program_id, n),
-                    "issue": w.issue + 100_000 * n,
+                    "issue": number_of(w.issue) + 100_000 * n,
                     "paths": tuple(place(path, n) for path in w.paths),
                     "constraint_ids": tuple(suffix(c, n) for c in w.constraint_ids),
                     "hard_dependency_ids": tuple(suffix(d, n) for d in w.hard_dependency_ids),

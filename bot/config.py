@@ -47,7 +47,9 @@ class PageText(Strict):
 class LeaseRules(Strict):
     holder_issue_pattern: StrictStr = Field(
         default=r"issue-(\d+)",
-        description="Regular expression whose first group is the issue a lease holder works for.",
+        description="Regular expression whose first group is the issue a lease holder works for: a number "
+        "here, or `owner/repo#N` for an issue of another repository (e.g. `issue-((?:[\\w.-]+/[\\w.-]+#)?\\d+)` "
+        "reads `issue-acme/kernel#12-…`).",
     )
     ttl_minutes: StrictInt = Field(
         default=50,
@@ -174,7 +176,8 @@ class OwnerWording(Strict):
     # Owner text of a packet completed with a receipt; `{receipt}` is the issue number.
     accepted_receipt: StrictStr = Field(
         default="accepted receipt #{receipt}",
-        description="Owner text of a packet completed with a receipt; `{receipt}` is the issue number.",
+        description="Owner text of a packet completed with a receipt; `{receipt}` is the issue number "
+        "(`#{receipt}` of another repository's issue is its `owner/repo#N`).",
     )
 
 

@@ -27,6 +27,7 @@ from bot.config import SHIPPED_TEMPLATES, PageText
 from bot.errors import BotError, input_error
 from bot.evidence import packet_graph
 from bot.files import read_text
+from bot.issue_refs import IssueKey, issue_text
 from bot.snapshot.model import SCHEMA_ONE, Snapshot, WorkPacket
 from bot.timestamps import duration
 from bot.untrusted import (
@@ -51,12 +52,23 @@ def ticks(ids: Iterable[str]) -> str:
     return one_line("`" + "`, `".join(ids) + "`")
 
 
+def issue(value: IssueKey | str) -> str:
+    """An issue as GitHub links it in Markdown: `#N` here, `owner/repo#N` in another repository (a
+    plan read back from JSON already holds the latter as text), as one inert line."""
+    return line(value if isinstance(value, str) else issue_text(value))
+
+
+def issue_in(value: IssueKey | str, repository: str) -> str:
+    """An issue named with its repository wherever it is: `owner/repo#N`, as one inert line."""
+    return line(f"{repository}#{value}") if isinstance(value, int) else issue(value)
+
+
 def issue_chain(packet: WorkPacket) -> str:
-    return "/".join(f"#{n}" for n in (packet.issue, *packet.related_issues))
+    return "/".join(issue_text(n) for n in (packet.issue, *packet.related_issues))
 
 
-def issue_list(numbers: Iterable[int]) -> str:
-    return ", ".join(f"#{n}" for n in numbers) or "—"
+def issue_list(numbers: Iterable[IssueKey]) -> str:
+    return ", ".join(issue_text(n) for n in numbers) or "—"
 
 
 def dependency_cell(packet: WorkPacket) -> str:
@@ -108,6 +120,8 @@ def _narrowing(text_filter: Callable[..., str]) -> Callable[..., str]:
 # The filters templates use, by the name a template calls them by.
 FILTERS: dict[str, Callable[..., str]] = {
     "ticks": ticks,
+    "issue": issue,
+    "issue_in": issue_in,
     "issue_chain": issue_chain,
     "issue_list": issue_list,
     "dependency_cell": dependency_cell,

@@ -13,6 +13,7 @@ from bot.config import SHIPPED_TEMPLATES
 from bot.errors import BotError, InputError
 from bot.files import append_text, write_atomic
 from bot.github.actions import NUDGE_TOPICS, CommentAction, EditCommentAction
+from bot.issue_refs import issue_json, sorted_issues
 from bot.reconcile.summary import RunResult, failure_summary, job_summary, pull_request_number
 from bot.render import Renderer
 
@@ -42,7 +43,7 @@ def step_outputs(result: RunResult, plan_json: Path | None, server_url: str) -> 
     done = report.done if report is not None else []
     posted = [a for a in done if isinstance(a, CommentAction)]
     edited = [a for a in done if isinstance(a, EditCommentAction)]
-    nudged = sorted({a.issue for a in posted if a.topic in NUDGE_TOPICS})
+    nudged = sorted_issues({a.issue for a in posted if a.topic in NUDGE_TOPICS})
     return {
         "pull-request-number": "" if number is None else str(number),
         "pull-request-operation": OPERATION_OUTPUT[pull.operation] if pull in done else "none",
@@ -50,7 +51,7 @@ def step_outputs(result: RunResult, plan_json: Path | None, server_url: str) -> 
         "pull-request-branch": "" if number is None else pull.branch,
         "pull-request-head-sha": (report.pull_request_head or "") if report is not None and pull in done else "",
         "comments-written": str(len(posted) + len(edited)),
-        "nudged-issues": json.dumps(nudged),
+        "nudged-issues": json.dumps([issue_json(n) for n in nudged]),
         "plan-json": "" if plan_json is None else str(plan_json),
     }
 

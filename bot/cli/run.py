@@ -31,6 +31,7 @@ from bot.github.events import FOLLOW_UP, FollowUp, Trigger, parse_event
 from bot.github.events import follow_up as follow_up_of
 from bot.github.offline import state_text
 from bot.github.port import GitHubError, GitHubPort, LeaseDispatcher, PacedWriter, ReadMemory
+from bot.issue_refs import issue_text
 from bot.reconcile import executor, gather
 from bot.reconcile.decide import decide
 from bot.reconcile.plan import Plan
@@ -84,7 +85,7 @@ def reconcile(settings: Settings, args: argparse.Namespace, context: RunContext)
         if report.superseded is not None:
             done = report.superseded
             print(
-                f"another run already commented on #{done.issue} ({done.topic}): this run stopped writing",
+                f"another run already commented on {issue_text(done.issue)} ({done.topic}): this run stopped writing",
                 file=sys.stderr,
             )
     destinations = workflow.Destinations(

@@ -45,6 +45,7 @@ from bot.commands.records import Key
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
 from bot.github.observed import Comment
+from bot.issue_refs import IssueKey, issue_text
 from bot.render import Renderer
 from bot.snapshot.model import (
     DECIDED_STATES,
@@ -60,7 +61,7 @@ from bot.timestamps import utc_stamp
 from bot.untrusted import code_span
 
 # (the working snapshot, packet id, assignees by issue) -> the Markdown answer; the packet exists.
-Explainer = Callable[[Snapshot, str, Mapping[int, tuple[str, ...]]], str]
+Explainer = Callable[[Snapshot, str, Mapping[IssueKey, tuple[str, ...]]], str]
 
 
 class Situation(NamedTuple):
@@ -69,7 +70,7 @@ class Situation(NamedTuple):
     snapshot: Snapshot
     config: BotConfig
     renderer: Renderer
-    assignees: Mapping[int, tuple[str, ...]]
+    assignees: Mapping[IssueKey, tuple[str, ...]]
     # Pending commands an accepted `drop` removes, each mapped to the dropping comment's id.
     dropped: Mapping[Key, int]
     # Commands accepted so far (recorded earlier or decided in this run).
@@ -77,6 +78,8 @@ class Situation(NamedTuple):
     # Why a packet of a snapshot is in its state, as a reply (`/perf why`): the evidence it needs
     # (leases, issues, the clock) is the run's, so the planner passes this in.
     explain: Explainer | None = None
+    # The bot's own repository (`owner/name`): an issue a command names there is its plain number.
+    repository: str = ""
 
 
 class Applied(NamedTuple):
@@ -215,7 +218,7 @@ def _complete(situation: Situation, args: Completion, packet: WorkPacket) -> Out
     if args.receipt is not None and args.receipt != packet.issue and args.receipt not in related:
         related = (*related, args.receipt)
     receipt_owner = situation.config.owner.accepted_receipt
-    owner = receipt_owner.format(receipt=args.receipt) if args.receipt else packet.owner
+    owner = _receipt_owner(receipt_owner, args.receipt) if args.receipt else packet.owner
     done = packet.model_copy(
         update={
             "state": "complete",
@@ -226,11 +229,26 @@ def _complete(situation: Situation, args: Completion, packet: WorkPacket) -> Out
         }
     )
     packets = tuple(done if p.id == packet.id else _satisfied_by(p, packet.id) for p in situation.snapshot.work_packets)
-    receipt = f" (receipt #{args.receipt})" if args.receipt else ""
+    receipt = f" (receipt {issue_text(args.receipt)})" if args.receipt else ""
     return Applied(situation.snapshot.model_copy(update={"work_packets": packets}), f"completed `{packet.id}`{receipt}")
 
 
-complete = _on_packet(Completion, _complete)
+def _receipt_owner(template: str, receipt: IssueKey) -> str:
+    """The owner text of a packet completed with `receipt`: the template's `#{receipt}` is the
+    issue as GitHub links it (`#N` here, `owner/repo#N` elsewhere)."""
+    if isinstance(receipt, int):
+        return template.format(receipt=receipt)
+    return template.replace("#{receipt}", "{receipt}").format(receipt=receipt)
+
+
+_complete_packet = _on_packet(Completion, _complete)
+
+
+def complete(situation: Situation, command: Command, comment: Comment) -> Outcome:
+    """`/perf complete`: a receipt written `#N` on another repository's issue is that repository's,
+    and one naming the bot's own repository (`owner/repo#N`, its URL) is the plain number."""
+    args = command.of(Completion).seen_from(comment.issue, situation.repository)
+    return _complete_packet(situation, command._replace(args=args), comment)
 
 
 def _state(situation: Situation, args: StateChange, packet: WorkPacket) -> Outcome:
@@ -365,13 +383,13 @@ def _assignment(add: bool) -> Effect:
         if isinstance(packet, Refused):
             return packet
         if packet.issue not in situation.assignees:
-            return Refused(f"issue #{packet.issue} was not observed")
+            return Refused(f"issue {issue_text(packet.issue)} was not observed")
         if (comment.user in situation.assignees[packet.issue]) == add:
             change = "is already assigned to" if add else "is not assigned to"
         else:
             change = "will be assigned to" if add else "will be unassigned from"
         assignment = AssignAction(issue=packet.issue, login=comment.user, add=add)
-        return Answered(f"{comment.user} {change} #{packet.issue} (`{packet.id}`)", assignment)
+        return Answered(f"{comment.user} {change} {issue_text(packet.issue)} (`{packet.id}`)", assignment)
 
     return run
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import NamedTuple, TypeVar
 
+from bot.issue_refs import ForeignIssue, IssueKey, localised, parse_issue, seen_from
 from bot.snapshot.model import WORK_STATES
 from bot.untrusted import code_span
 
@@ -23,7 +24,6 @@ _DIGITS = re.compile(r"[0-9]{1,18}")
 # rather than being cut at its first such character into a shorter id.
 _ID = re.compile(r"[^\W_]\S*")
 _CLASS = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-/]*")
-_ISSUE = re.compile(r"#([0-9]{1,9})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,14 @@ class Targeted:
 @dataclass(frozen=True, slots=True)
 class Completion(Targeted):
     result: str
-    receipt: int | None = None
+    receipt: IssueKey | None = None
+
+    def seen_from(self, where: IssueKey, own: str) -> Completion:
+        """As written on issue `where` by a user of the bot's repository `own`: `receipt: #N` on
+        another repository's issue is its issue N; `own`'s issue is its plain number."""
+        if self.receipt is None:
+            return self
+        return replace(self, receipt=localised(seen_from(self.receipt, where), own))
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,11 +116,28 @@ class Command(NamedTuple):
         has always listed them.
         """
         out: dict[str, object] = {"verb": self.verb}
-        for field in fields(self.args):
-            value = getattr(self.args, field.name)
+        for name in _field_names(type(self.args)):
+            value = getattr(self.args, name)
             if value not in ("", None, (), False):
-                out[field.name] = value.isoformat() if isinstance(value, dt.date) else value
+                out[name] = _json_value(value)
         return out
+
+
+def _json_value(value: object) -> object:
+    """An argument as the plan JSON shows it: a date in ISO form, another repository's issue `owner/repo#N`."""
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return str(value) if isinstance(value, ForeignIssue) else value
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(shape: type) -> tuple[str, ...]:
+    """An argument shape's field names in order (`dataclasses.fields` walks the class each call)."""
+    if shape not in _FIELD_NAMES:
+        _FIELD_NAMES[shape] = tuple(field.name for field in fields(shape))
+    return _FIELD_NAMES[shape]
 
 
 class ArgumentError(Exception):
@@ -187,15 +211,25 @@ def _read_complete(args: str) -> Args:
     receipt = None
     tail = re.search(r"\s*receipt:\s*(\S+)\s*$", rest, re.IGNORECASE)
     if tail:
-        issue = _ISSUE.fullmatch(tail.group(1))
-        if not issue or int(issue.group(1)) <= 0:
-            raise ArgumentError(f"receipt must be an issue reference like #123, not {code_span(tail.group(1), 40)}")
-        receipt = int(issue.group(1))
+        receipt = _receipt(tail.group(1))
         rest = rest[: tail.start()]
     result = _labelled(rest, "result")
     if result is None:
         raise ArgumentError("expected `result: <text>`")
     return Completion(target, _free_text(result, "result"), receipt)
+
+
+def _receipt(text: str) -> IssueKey:
+    """A receipt as the snapshot names issues (`#N`, `owner/repo#N`, an issue URL), never a bare
+    number, which a comment's reader would not see as an issue."""
+    try:
+        issue = None if text.isdigit() else parse_issue(text)
+    except ValueError:
+        issue = None
+    if issue is None:
+        given = code_span(text, 40)
+        raise ArgumentError(f"receipt must be an issue reference like #123 or owner/repo#123, not {given}")
+    return issue
 
 
 complete = syntax("complete <packet> result: <text> [receipt: #N]")(_read_complete)

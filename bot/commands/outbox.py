@@ -38,6 +38,7 @@ from bot.config import CommandSettings
 from bot.github.actions import TOPICS, Action, CommentAction, EditCommentAction, ReactAction, ReactionContent
 from bot.github.markers import header
 from bot.github.observed import Comment
+from bot.issue_refs import issue_json
 from bot.render import Renderer
 
 
@@ -246,7 +247,7 @@ def _report(
 ) -> CommandReport:
     return CommandReport(
         comment_id=comment.id,
-        issue=comment.issue,
+        issue=issue_json(comment.issue),
         author=comment.user,
         line=number,
         text=text[:300],

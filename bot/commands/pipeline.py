@@ -42,6 +42,7 @@ from bot.commands.records import (
     first_replies,
     lapsed_said,
     recorded_decisions,
+    records_above_pull,
     records_in_commit,
     records_in_pull,
     text_digest,
@@ -49,8 +50,11 @@ from bot.commands.records import (
 from bot.commands.registry import ANSWERS_ONLY, READ_REPLIES, changes_snapshot
 from bot.commands.replay import Handled, Line
 from bot.config import BotConfig
+from bot.github import pull_body
 from bot.github.actions import Action, IgnoredRecord
-from bot.github.observed import Comment, Observed, is_bot
+from bot.github.observed import Comment, Observed, PullRequest, is_bot
+from bot.github.port import Author
+from bot.issue_refs import ForeignIssue, IssueKey, issue_text
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 
@@ -67,7 +71,7 @@ class Processed(NamedTuple):
 
     snapshot: Snapshot
     reports: list[CommandReport]
-    assignees: dict[int, tuple[str, ...]]
+    assignees: dict[IssueKey, tuple[str, ...]]
     applied: list[tuple[Comment, str]]
     # Highest comment id up to which every command is settled against the default branch.
     settled_through: int
@@ -237,15 +241,9 @@ def _in_pull(
     counted, and the comment is decided again from its text."""
     branch = config.pull_request.branch
     pull = observed.open_pull(branch)
-    in_body = records_in_pull(pull.body) if pull is not None else {}
+    in_body, ignored = _from_body(observed, pull) if pull is not None else ({}, [])
     own = observed.own_commit_on(branch)
     in_commit = records_in_commit(own.message) if own is not None else {}
-    ignored: list[IgnoredRecord] = []
-    stranger = observed.pull_body_stranger(pull) if pull is not None and in_body else ""
-    if pull is not None and stranger:
-        why = f"PR #{pull.number}'s body was opened or last edited by {stranger}, not perfbot"
-        ignored += [IgnoredRecord(where="pull-body", comment_id=cid, reason=why) for cid in in_body]
-        in_body = {}
     carried: dict[int, list[Record]] = {}
     sources: tuple[tuple[Literal["pull-body", "commit"], dict[int, list[Record]]], ...] = (
         ("pull-body", in_body),
@@ -256,6 +254,30 @@ def _in_pull(
         ignored += [IgnoredRecord(where=where, comment_id=cid, reason=why) for cid, why in unlike if cid not in carried]
         carried = {**kept, **carried}
     return carried, tuple(ignored)
+
+
+def _from_body(observed: Observed, pull: PullRequest) -> tuple[dict[int, list[Record]], list[IgnoredRecord]]:
+    """The records in perfbot's part of `pull`'s body that may be perfbot's, and those not counted:
+    all of them when the body may not be as perfbot wrote it, and any in people's text above it."""
+    above = f"it is in text above perfbot's part of PR #{pull.number}'s body, which people write"
+    ignored = [IgnoredRecord(where="pull-body", comment_id=cid, reason=above) for cid in records_above_pull(pull.body)]
+    in_body = records_in_pull(pull.body)
+    why = _body_stranger(observed, pull) if in_body else ""
+    if why:
+        ignored += [IgnoredRecord(where="pull-body", comment_id=cid, reason=why) for cid in in_body]
+        return {}, ignored
+    return in_body, ignored
+
+
+def _body_stranger(observed: Observed, pull: PullRequest) -> str:
+    """Why the records in `pull`'s body may not be perfbot's ("" when they are): someone else opened
+    the PR or last edited its body, or perfbot's part is not as perfbot wrote it (its digest)."""
+    stranger = observed.pull_body_stranger(pull)
+    if stranger:
+        return f"PR #{pull.number}'s body was opened or last edited by {stranger}, not perfbot"
+    if pull_body.parts(pull.body).edited:
+        return f"perfbot's part of PR #{pull.number}'s body was edited since perfbot wrote it"
+    return ""
 
 
 def _counted(
@@ -290,7 +312,8 @@ def _counted(
 def _unlike(records: list[Record], comment: Comment, config: BotConfig) -> str:
     """Why records do not record `comment` as it stands ("" when they do)."""
     if any(r.comment.user != comment.user or r.comment.issue != comment.issue for r in records):
-        return f"it names another author or issue than comment {comment.id} (by {comment.user} on #{comment.issue})"
+        on = issue_text(comment.issue)
+        return f"it names another author or issue than comment {comment.id} (by {comment.user} on {on})"
     if comment.edited:
         return ""  # its text is gone: the record, written by perfbot, is what was decided
     lines = {(c.line, c.text) for c in selection.reread(comment, config.commands)}
@@ -322,8 +345,8 @@ def process(
     records = recalled.records
     work = _intake(observed, recalled, floor, config)
     ledger = frozenset(entry.key for entry in base.ledger)
-    assignees = {issue.number: issue.assignees for issue in observed.issues}
-    dropped = replay.dropped(work.queue, observed.permissions, base, assignees, ledger)
+    assignees = {issue.key: issue.assignees for issue in observed.issues}
+    dropped = replay.dropped(work.queue, observed.permissions, base, assignees, ledger, observed.elsewhere())
     present = frozenset(c.id for c in observed.comments)
     context = replay.Context(
         config=config,
@@ -335,8 +358,10 @@ def process(
         finished=recalled.finished,
         present=present,
         explain=explain,
-        unassigned={issue.number: issue.unassigned for issue in observed.issues if issue.unassigned},
+        elsewhere=observed.elsewhere(),
+        unassigned={issue.key: issue.unassigned for issue in observed.issues if issue.unassigned},
         bot_login=observed.bot_login,
+        repository=observed.repository,
     )
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)
@@ -414,20 +439,26 @@ def _voice(observed: Observed, config: BotConfig, renderer: Renderer, again: Map
     )
 
 
-def authors_to_check(observed: Observed, floor: int, config: BotConfig) -> frozenset[str]:
-    """Whose permission a run needs to know: the authors of the comments it answers for the first
-    time, and those of the recorded changes it replays (checked again: `replay.permission_lost`)."""
+def authors_to_check(observed: Observed, floor: int, config: BotConfig) -> frozenset[Author]:
+    """Whose permission a run needs to know, and in which repository (that of the issue the command
+    is on): the authors of the comments it answers for the first time, and those of the recorded
+    changes it replays (checked again: `replay.permission_lost`), their comments there or not."""
     recalled = recall(observed, floor, config)
     replayed = {
-        r.comment.user
+        _author(r.comment)
         for cid, found in recalled.records.items()
         if cid > floor
         for r in found
         if r.verdict == "accepted" and _changes(r, config)
     }
     work = _intake(observed, recalled, floor, config)
-    fresh = {item.comment.user for item in work.queue if isinstance(item, selection.Fresh)}
+    fresh = {_author(item.comment) for item in work.queue if isinstance(item, selection.Fresh)}
     return frozenset(fresh | replayed)
+
+
+def _author(comment: Comment) -> Author:
+    where = comment.issue.key if isinstance(comment.issue, ForeignIssue) else None
+    return Author(where, comment.user)
 
 
 def _changes(record: Record, config: BotConfig) -> bool:

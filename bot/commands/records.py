@@ -24,9 +24,11 @@ import json
 from collections.abc import Iterable
 from typing import Literal, NamedTuple, get_args
 
+from bot.github import pull_body
 from bot.github.actions import RECORD_TRAILER
 from bot.github.markers import marker, markers_in
 from bot.github.observed import Comment
+from bot.issue_refs import issue_json
 
 # A command line across runs: (comment id, line number in the comment).
 Key = tuple[int, int]
@@ -64,7 +66,14 @@ class Record(NamedTuple):
         """Accepted records keep the command's text for replay; refused ones need only the verdict."""
         c = self.comment
         text = self.text if self.verdict == "accepted" else ""
-        data = {"f": FORMAT, "c": c.id, "i": c.issue, "a": c.user, "at": c.created_at.isoformat(), "l": self.line}
+        data = {
+            "f": FORMAT,
+            "c": c.id,
+            "i": issue_json(c.issue),
+            "a": c.user,
+            "at": c.created_at.isoformat(),
+            "l": self.line,
+        }
         return json.dumps({**data, "v": self.verdict, "t": text}, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
@@ -116,8 +125,17 @@ def decided_text(reply: Comment, comment_id: int) -> str:
 
 
 def records_in_pull(body: str) -> dict[int, list[Record]]:
-    """Decision records by comment id, from the header of the regeneration PR's body."""
-    return _accepted(Record.decode(key) for topic, key in sorted(markers_in(body)) if topic == DECISION_TOPIC)
+    """Decision records by comment id, from the header of perfbot's part of the regeneration PR's
+    body (never from people's text above or below it, which perfbot writes back as it is)."""
+    header = pull_body.parts(body).ours
+    return _accepted(Record.decode(key) for topic, key in sorted(markers_in(header)) if topic == DECISION_TOPIC)
+
+
+def records_above_pull(body: str) -> dict[int, list[Record]]:
+    """Records in the header of people's text above perfbot's part of the PR's body: never counted
+    (perfbot writes that text back as people left it), only named."""
+    above = pull_body.parts(body).above
+    return _accepted(Record.decode(key) for topic, key in sorted(markers_in(above)) if topic == DECISION_TOPIC)
 
 
 def records_in_commit(message: str) -> dict[int, list[Record]]:

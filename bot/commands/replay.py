@@ -29,6 +29,7 @@ from bot.commands.selection import Fresh, Recalled, Work
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
 from bot.github.observed import Comment, Permission, Unassignment
+from bot.issue_refs import IssueKey, issue_text
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 
@@ -37,13 +38,13 @@ class Working(NamedTuple):
     """What the fold carries from one comment to the next."""
 
     snapshot: Snapshot
-    assignees: Mapping[int, tuple[str, ...]]
+    assignees: Mapping[IssueKey, tuple[str, ...]]
     # Commands accepted so far: every recorded one, and this run's as they are decided.
     accepted: frozenset[Key]
     # (comment, effect) of each command applied to the working snapshot, for the PR body.
     applied: tuple[tuple[Comment, str], ...] = ()
     # The unassignments by perfbot that an `unclaim` of this run was found to have carried out.
-    consumed: frozenset[tuple[int, str, str]] = frozenset()
+    consumed: frozenset[tuple[IssueKey, str, str]] = frozenset()
 
 
 class Context(NamedTuple):
@@ -60,9 +61,14 @@ class Context(NamedTuple):
     finished: AbstractSet[int]
     present: AbstractSet[int]
     explain: Explainer | None = None
+    # Each other repository's permissions (its name case folded, then login): a command on an issue
+    # there is decided by its author's permission there.
+    elsewhere: Mapping[str, Mapping[str, Permission]] = {}
     # Each issue's latest unassignments (GitHub's timeline), and the bot's login that made its own.
-    unassigned: Mapping[int, tuple[Unassignment, ...]] = {}
+    unassigned: Mapping[IssueKey, tuple[Unassignment, ...]] = {}
     bot_login: str = ""
+    # The bot's own repository (`owner/name`): an issue a command names there is its plain number.
+    repository: str = ""
 
 
 @dataclass(frozen=True)
@@ -114,7 +120,7 @@ def decide(state: Working, work: Fresh, context: Context) -> tuple[Working, Hand
 
 
 def _decide_line(state: Working, comment: Comment, command: Command, context: Context) -> tuple[Working, Line]:
-    permission = context.permissions.get(comment.user, "none")
+    permission = permission_of(comment, context.permissions, context.elsewhere)
     why_not = authorise(command, comment, permission, state.snapshot, state.assignees)
     if why_not is not None:
         return state, _line(command, "refused", "refused", why_not)
@@ -146,7 +152,7 @@ def _decide_line(state: Working, comment: Comment, command: Command, context: Co
 
 def _carried_out(
     state: Working, context: Context, comment: Comment, wanted: AssignAction
-) -> tuple[int, str, str] | None:
+) -> tuple[IssueKey, str, str] | None:
     """The first unassignment of `wanted.login` from `wanted.issue` that perfbot made after
     `comment` was posted and no earlier `unclaim` of this run accounts for (None: there is none)."""
     for event in context.unassigned.get(wanted.issue, ()):
@@ -183,7 +189,7 @@ def _replay_line(
         return state, said("dropped", f"dropped by comment {context.dropped[key]}")
     if lapsed_key(key) in context.lapsed_said:
         return state, said("lapsed", "no longer applied (reported)")
-    lost = permission_lost(command, comment, context.permissions.get(comment.user, "none"))
+    lost = permission_lost(command, comment, permission_of(comment, context.permissions, context.elsewhere))
     if lost is not None:
         line = said("lapsed", lost, notice=True)
         return state, dataclasses.replace(line, unpermitted=True)
@@ -224,7 +230,7 @@ def _finish_answer(
     now = "is not assigned to" if wanted.add else "is still assigned to"
     return state, said(
         "lapsed",
-        f"its comment was deleted, so perfbot does not act on it; {wanted.login} {now} #{wanted.issue}",
+        f"its comment was deleted, so perfbot does not act on it; {wanted.login} {now} {issue_text(wanted.issue)}",
         notice=True,
     )
 
@@ -244,6 +250,7 @@ def _situation(state: Working, context: Context) -> Situation:
         dropped=context.dropped,
         accepted=state.accepted,
         explain=context.explain,
+        repository=context.repository,
     )
 
 
@@ -272,7 +279,7 @@ def authorise(
     comment: Comment,
     permission: Permission,
     snapshot: Snapshot,
-    assignees: Mapping[int, tuple[str, ...]],
+    assignees: Mapping[IssueKey, tuple[str, ...]],
 ) -> str | None:
     """None when the comment's author may use the command, else why not."""
     audience = spec(command.verb).audience
@@ -295,6 +302,15 @@ def authorise(
     return f"`{command.verb}` needs write permission; {user} has {permission}"
 
 
+def permission_of(
+    comment: Comment, permissions: Mapping[str, Permission], elsewhere: Mapping[str, Mapping[str, Permission]]
+) -> Permission:
+    """The comment author's permission in the repository of the issue the comment is on."""
+    if isinstance(comment.issue, int):
+        return permissions.get(comment.user, "none")
+    return elsewhere.get(comment.issue.key, {}).get(comment.user, "none")
+
+
 def permission_lost(command: Command, comment: Comment, permission: Permission) -> str | None:
     """Why a recorded change is no longer its author's to make, or None.
 
@@ -314,8 +330,9 @@ def dropped(
     queue: Sequence[Work],
     permissions: Mapping[str, Permission],
     snapshot: Snapshot,
-    assignees: Mapping[int, tuple[str, ...]],
+    assignees: Mapping[IssueKey, tuple[str, ...]],
     ledger: AbstractSet[Key],
+    elsewhere: Mapping[str, Mapping[str, Permission]] = {},
 ) -> dict[Key, int]:
     """Pending commands dropped by an accepted `drop`, each mapped to the dropping comment's id.
 
@@ -325,7 +342,7 @@ def dropped(
     pending: list[Key] = []
     drops: list[tuple[int, Drop]] = []
     for work in queue:
-        for command, accepted in _verdicts(work, permissions, snapshot, assignees):
+        for command, accepted in _verdicts(work, permissions, elsewhere, snapshot, assignees):
             key = (work.comment.id, command.line)
             if isinstance(command.args, Drop) and accepted:
                 drops.append((work.comment.id, command.args))
@@ -342,11 +359,12 @@ def dropped(
 def _verdicts(
     work: Work,
     permissions: Mapping[str, Permission],
+    elsewhere: Mapping[str, Mapping[str, Permission]],
     snapshot: Snapshot,
-    assignees: Mapping[int, tuple[str, ...]],
+    assignees: Mapping[IssueKey, tuple[str, ...]],
 ) -> list[tuple[Command, bool]]:
     """Each command of the work, with whether it is (or would be) accepted as far as drops go."""
     if isinstance(work, Fresh):
-        permission = permissions.get(work.comment.user, "none")
+        permission = permission_of(work.comment, permissions, elsewhere)
         return [(c, authorise(c, work.comment, permission, snapshot, assignees) is None) for c in work.parsed.commands]
     return [(c, r.verdict == "accepted") for r, c in work.lines if c is not None]

@@ -18,6 +18,7 @@ from bot.config import LeaseRules, OwnerWording
 from bot.evidence.leases import Lease
 from bot.evidence.overlap import LeaseIndex, overlapping_pairs, overlaps
 from bot.github.observed import Issue
+from bot.issue_refs import IssueKey, IssueRef, issue_text
 from bot.snapshot.model import DECIDED_STATES, Snapshot, WorkPacket, WorkState
 
 ReasonKind = Literal[
@@ -53,7 +54,7 @@ class Derivation(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str
-    issue: int
+    issue: IssueRef
     recorded_state: WorkState
     derived_state: WorkState
     reasons: tuple[Reason, ...]
@@ -78,7 +79,7 @@ class PacketEvidence(NamedTuple):
 
     leases: tuple[Lease, ...]
     released: tuple[Lease, ...]
-    issues: dict[int, Issue]
+    issues: dict[IssueKey, Issue]
     rules: LeaseRules
     owner: OwnerWording
 
@@ -104,19 +105,19 @@ class _Holders:
 
     def __init__(self, leases: Iterable[Lease], rules: LeaseRules, released: Iterable[Lease] = ()) -> None:
         self.pairs = [(lease, lease.issues(rules.holder_issue_pattern)) for lease in leases]
-        self.by_issue: dict[int | None, list[Lease]] = {}
+        self.by_issue: dict[IssueKey | None, list[Lease]] = {}
         for lease, issues in self.pairs:
             for issue in issues or (None,):
                 self.by_issue.setdefault(issue, []).append(lease)
         self.index = LeaseIndex(lease for lease, _ in self.pairs)
         self.released = tuple((lease, lease.issues(rules.holder_issue_pattern)) for lease in released)
         self.released_index = LeaseIndex(lease for lease, _ in self.released)
-        self.released_by_issue: dict[int | None, set[int]] = {}
+        self.released_by_issue: dict[IssueKey | None, set[int]] = {}
         for position, (_, issues) in enumerate(self.released):
             for issue in issues or (None,):
                 self.released_by_issue.setdefault(issue, set()).add(position)
 
-    def overlapping(self, paths: Sequence[str]) -> list[tuple[Lease, tuple[int, ...]]]:
+    def overlapping(self, paths: Sequence[str]) -> list[tuple[Lease, tuple[IssueKey, ...]]]:
         """(lease, its issues) of the live leases whose trees overlap `paths`, in readback order."""
         return [self.pairs[at] for at in sorted(self.index.positions(paths))]
 
@@ -125,12 +126,12 @@ class _Holders:
         found = self.released_index.positions(packet.paths) | self.released_by_issue.get(packet.issue, set())
         return [self.released[at][0] for at in sorted(found)]
 
-    def of(self, issue: int) -> list[Lease]:
+    def of(self, issue: IssueKey) -> list[Lease]:
         return self.by_issue.get(issue, [])
 
 
 def _derive(
-    packet: WorkPacket, states: Mapping[str, str], issues_of: dict[str, int], held: _Holders, ev: PacketEvidence
+    packet: WorkPacket, states: Mapping[str, str], issues_of: dict[str, IssueKey], held: _Holders, ev: PacketEvidence
 ) -> Derivation:
     issue = ev.issues.get(packet.issue)
     own_leases = held.of(packet.issue)
@@ -173,7 +174,7 @@ def _owner(packet: WorkPacket, issue: Issue | None, own_leases: list[Lease], wor
 def _state(
     packet: WorkPacket,
     states: Mapping[str, str],
-    issues_of: dict[str, int],
+    issues_of: dict[str, IssueKey],
     issue: Issue | None,
     own_leases: list[Lease],
     held: _Holders,
@@ -190,7 +191,7 @@ def _state(
     if reasons:
         return "waiting-coordination", reasons
     if issue is None:  # running or ready rest on the issue's assignees: unseen, the recorded state stands
-        return packet.state, [Reason(kind="issue-unobserved", subject=f"#{packet.issue}")]
+        return packet.state, [Reason(kind="issue-unobserved", subject=f"{issue_text(packet.issue)}")]
     deps = (*packet.hard_dependency_ids, *packet.satisfied_dependency_ids)
     met = [Reason(kind="dependencies-met", subject=", ".join(deps))] if deps else []
     pulls = [lease for lease in own_leases if lease.pull is not None]
@@ -198,8 +199,8 @@ def _state(
         return "running", [*met, *_running(issue, own_leases)]
     released = [_released(lease, packet.issue) for lease in held.released_for(packet)]
     if not issue.assignees:
-        return "ready", [*met, *released, Reason(kind="unassigned", subject=f"#{packet.issue}")]
-    return "ready", [*met, *released, Reason(kind="no-live-lease", subject=f"#{packet.issue}")]
+        return "ready", [*met, *released, Reason(kind="unassigned", subject=f"{issue_text(packet.issue)}")]
+    return "ready", [*met, *released, Reason(kind="no-live-lease", subject=f"{issue_text(packet.issue)}")]
 
 
 def _running(issue: Issue, own_leases: list[Lease]) -> list[Reason]:
@@ -211,16 +212,16 @@ def _running(issue: Issue, own_leases: list[Lease]) -> list[Reason]:
         reasons.append(Reason(kind="running", subject=", ".join(issue.assignees), detail=detail))
     for lease in own_leases:
         if lease.pull is not None:
-            reasons.append(Reason(kind="pull-closes", subject=lease.describe(), detail=f"#{issue.number}"))
+            reasons.append(Reason(kind="pull-closes", subject=lease.describe(), detail=issue_text(issue.key)))
     return reasons
 
 
-def _released(lease: Lease, issue: int) -> Reason:
+def _released(lease: Lease, issue: IssueKey) -> Reason:
     """A released lease; a PR's says whether it was merged and whether it closed the packet's issue
     (`merged #N`: the packet's own work landed, which no "lease lost" nudge should call lost)."""
     if lease.pull is None:
         return Reason(kind="lease-released", subject=lease.describe())
-    own = f" #{issue}" if issue in (lease.closes or ()) else ""
+    own = f" {issue_text(issue)}" if issue in (lease.closes or ()) else ""
     return Reason(kind="pull-released", subject=lease.describe(), detail=(lease.pull_state or "closed") + own)
 
 
@@ -231,7 +232,7 @@ def _where(paths: Sequence[str], lease: Lease) -> str:
     return ", ".join(meeting[:5]) + more
 
 
-def _coordination(packet: WorkPacket, issues_of: dict[str, int], held: _Holders) -> list[Reason]:
+def _coordination(packet: WorkPacket, issues_of: dict[str, IssueKey], held: _Holders) -> list[Reason]:
     reasons: list[Reason] = []
     for lease, issues in held.overlapping(packet.paths):
         if packet.issue in issues:

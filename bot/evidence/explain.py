@@ -18,6 +18,7 @@ from bot.evidence.derive import Derivation, PacketEvidence, derive_one
 from bot.evidence.leases import Lease
 from bot.evidence.overlap import colliding, overlapping_pairs
 from bot.github.observed import Issue
+from bot.issue_refs import IssueKey, number_of, repository_of
 from bot.snapshot.model import Snapshot, WorkPacket
 
 EventKind = Literal["complete", "release", "unblock", "decide", "observe"]
@@ -38,7 +39,7 @@ class LeaseFact(NamedTuple):
     holder: str
     lane: str
     tree: tuple[str, ...]
-    issue: int | None
+    issue: IssueKey | None
     overlaps: tuple[tuple[str, str], ...]
     last_seen: str
     age_minutes: int | None
@@ -53,7 +54,7 @@ class PacketFact(NamedTuple):
     """Another packet as evidence: a dependency or a blocker."""
 
     id: str
-    issue: int
+    issue: IssueKey
     owner: str
     state: str
     holds_lease: bool = False
@@ -69,7 +70,7 @@ class Event(NamedTuple):
 
     kind: EventKind
     subject: str
-    issue: int | None = None
+    issue: IssueKey | None = None
     lease: LeaseFact | None = None
 
 
@@ -206,7 +207,7 @@ def _happen(
             )
         return snapshot, evidence._replace(leases=kept)
     if event.kind == "observe":
-        issue = Issue(number=packet.issue)
+        issue = Issue(number=number_of(packet.issue), repository=repository_of(packet.issue))
         return snapshot, evidence._replace(issues={**evidence.issues, packet.issue: issue})
     if event.kind == "complete":
         target, update = event.subject, {"state": "complete"}

@@ -37,6 +37,7 @@ from bot.config import BotConfig, PullRequestLeases
 from bot.errors import InputError, Problem, validation_problems
 from bot.github.branch_file import BranchFile, branch_file
 from bot.github.observed import PULL_FILES_LISTED, Observed, PullRequest, is_bot
+from bot.issue_refs import ForeignIssue, IssueKey, IssueRef, parse_issue
 from bot.json_input import JsonProblem, loads, parse_value
 from bot.timestamps import parse_timestamp, utc_stamp
 
@@ -83,7 +84,7 @@ class Lease(BaseModel):
     mode: Name | None = None
     # Set on the leases an open pull request holds (`leases.sources: [pull-requests]`), never by dos.
     pull: int | None = None
-    closes: tuple[int, ...] | None = None
+    closes: tuple[IssueRef, ...] | None = None
     pull_state: Literal["open", "merged", "closed"] | None = None
     draft: bool | None = None
 
@@ -99,16 +100,19 @@ class Lease(BaseModel):
     def key(self) -> tuple[str, str]:
         return (self.loop_ts, self.lane)
 
-    def issue(self, pattern: str) -> int | None:
-        """The issue this lease is held for, by the holder-tag convention (e.g. `issue-9420-…`); a
-        pull request's, the first issue it closes."""
+    def issue(self, pattern: str) -> IssueKey | None:
+        """The issue this lease is held for, by the holder-tag convention (e.g. `issue-9420-…`,
+        or, with a pattern whose group takes it, `owner/repo#N` for another repository's); a pull
+        request's, the first issue it closes."""
         if self.pull is not None:
             return self.closes[0] if self.closes else None
         match = re.search(pattern, self.holder)
-        number = match.group(1) if match and match.groups() else None
-        return int(number) if number and number.isdigit() and len(number) <= 18 else None
+        written = match.group(1) if match and match.groups() else None
+        if written and written.isdigit():
+            return int(written) if len(written) <= 18 else None
+        return _reference(written) if written else None
 
-    def issues(self, pattern: str) -> tuple[int, ...]:
+    def issues(self, pattern: str) -> tuple[IssueKey, ...]:
         """Every issue the lease is held for: a pull request's are the issues it closes."""
         if self.pull is not None:
             return self.closes or ()
@@ -453,6 +457,15 @@ def claimed(pull: PullRequest, own: set[str]) -> tuple[tuple[str, ...], str]:
         return (EVERYWHERE,), warning
     paths = dict.fromkeys(path[:LONGEST_GLOB] for path in pull.paths if path.strip() and path not in own)
     return tuple(paths), ""
+
+
+def _reference(written: str) -> ForeignIssue | None:
+    """Another repository's issue a holder tag names (`owner/repo#N`, its URL), else None."""
+    try:
+        found = parse_issue(written)
+    except ValueError:
+        return None
+    return found if isinstance(found, ForeignIssue) else None
 
 
 def lease_of(pull: PullRequest, tree: tuple[str, ...], rules: PullRequestLeases) -> Lease:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from bot.evidence.leases import Lease
+from bot.issue_refs import IssueKey
 
 _METACHARACTER = re.compile(r"[*?\[]")
 
@@ -46,7 +47,7 @@ def overlapping_pairs(paths: Iterable[str], tree: Iterable[str]) -> list[tuple[s
     return [(a, b) for a in paths for b in tree if collide(a, b)]
 
 
-def colliding(paths: Sequence[str], own_issue: int, leases: Iterable[Lease], holder_pattern: str) -> list[Lease]:
+def colliding(paths: Sequence[str], own_issue: IssueKey, leases: Iterable[Lease], holder_pattern: str) -> list[Lease]:
     """Live leases held for another issue (or for none) whose trees overlap `paths`."""
     return [lease for lease in leases if own_issue not in lease.issues(holder_pattern) and overlaps(paths, lease.tree)]
 

@@ -9,6 +9,8 @@ from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bot.issue_refs import IssueRef
+
 # GitHub refuses an issue, comment or pull request body longer than this ("Validation Failed: body
 # is too long (maximum is 65536 characters)"); every body perfbot writes stays within it.
 GITHUB_BODY_LIMIT = 65_536
@@ -112,7 +114,7 @@ class Frozen(BaseModel):
 
 class CommentAction(Frozen):
     kind: Literal["comment"] = "comment"
-    issue: int
+    issue: IssueRef
     topic: Topic
     body: str
 
@@ -122,7 +124,7 @@ class EditCommentAction(Frozen):
     text changed. Repeatable: the same body twice is one edit."""
 
     kind: Literal["edit_comment"] = "edit_comment"
-    issue: int
+    issue: IssueRef
     comment_id: int
     topic: Topic
     body: str
@@ -130,7 +132,7 @@ class EditCommentAction(Frozen):
 
 class ReactAction(Frozen):
     kind: Literal["react"] = "react"
-    issue: int
+    issue: IssueRef
     comment_id: int
     content: ReactionContent
     # Take perfbot's own reaction back: the 👀 of a comment answered quietly after all (a run under
@@ -141,7 +143,7 @@ class ReactAction(Frozen):
 
 class AssignAction(Frozen):
     kind: Literal["assign"] = "assign"
-    issue: int
+    issue: IssueRef
     login: str
     add: bool
 
@@ -158,6 +160,12 @@ class PullRequestAction(Frozen):
     # The open PR's branch carries commits perfbot did not make: perfbot leaves the PR as it is, and
     # the surfaces say what a person does next (merge or close it, or take the commits off).
     held: bool = Field(default=False, exclude_if=lambda value: not value)
+    # A person edited inside perfbot's part of the PR's body: this update writes perfbot's part again
+    # over that edit (people's text above and below the part is kept), and the surfaces say so.
+    replaced: bool = Field(default=False, exclude_if=lambda value: not value)
+    # perfbot's part of the PR's body does not fit beside what people wrote there (GitHub's 65,536
+    # characters): the body is left as they wrote it, and perfbot's commit alone keeps the records.
+    crowded: bool = Field(default=False, exclude_if=lambda value: not value)
     # Why the branch starts again from the default branch's tip, leaving commits behind (people's,
     # after their PR was merged or closed); "" when nothing is left behind.
     restarted: str = Field(default="", exclude_if=lambda value: not value)
@@ -206,7 +214,7 @@ class LabelAction(Frozen):
     """Add or remove one of perfbot's state labels on an issue."""
 
     kind: Literal["label"] = "label"
-    issue: int
+    issue: IssueRef
     name: str
     add: bool
 
@@ -218,6 +226,8 @@ class CreateLabelAction(Frozen):
     name: str
     color: str
     description: str
+    # Another repository the snapshot's issues are in; absent: the bot's own.
+    repository: str | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class LinkAction(Frozen):
@@ -225,8 +235,8 @@ class LinkAction(Frozen):
 
     kind: Literal["link"] = "link"
     relation: LinkRelation
-    issue: int
-    target: int
+    issue: IssueRef
+    target: IssueRef
     add: bool
 
 
@@ -314,9 +324,9 @@ class NativeNote(Frozen):
     """Something perfbot did not do on GitHub's labels or links, and why; templates word it."""
 
     kind: NoteKind
-    issue: int = 0
+    issue: IssueRef = 0
     packet: str = ""
-    other: int = 0
+    other: IssueRef = 0
     detail: str = ""
 
 
@@ -325,8 +335,8 @@ class Proposal(Frozen):
 
     packet: str
     blocker: str
-    issue: int
-    target: int
+    issue: IssueRef
+    target: IssueRef
 
 
 class Deferral(Frozen):
@@ -339,7 +349,7 @@ class Deferral(Frozen):
 class OverdueReview(Frozen):
     constraint: str
     review_by: str
-    issue: int | None
+    issue: IssueRef | None
 
 
 class ReadbackTime(Frozen):

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StrictInt, field_validator
 
+from bot.issue_refs import GitHubIssueRef, IssueKey, in_repository
 from bot.timestamps import comparable
 
 # GitHub lists at most this many files of a pull request ("List pull requests files" in its REST
@@ -60,6 +61,13 @@ class Unassignment(Tolerant):
 
 class Issue(Tolerant):
     number: StrictInt = Field(gt=0, description="The issue number.")
+    # Absent for an issue of the bot's own repository: every single-repository state reads as before.
+    repository: str | None = Field(
+        default=None,
+        description="`owner/name` of the repository the issue is in, when that is not this one (a snapshot may "
+        "name `owner/repo#N`).",
+        exclude_if=lambda value: value is None,
+    )
     title: str = Field(default="", description="The issue's title.")
     state: Literal["open", "closed"] = Field(default="open", description="Whether the issue is open.")
     # GitHub sets "reopened" on an issue that was closed and opened again.
@@ -71,11 +79,11 @@ class Issue(Tolerant):
         "that perfbot carried out before a crash is told from one that had nothing to take back.",
     )
     labels: tuple[str, ...] = Field(default=(), description="Label names.")
-    blocked_by: tuple[StrictInt, ...] = Field(
+    blocked_by: tuple[GitHubIssueRef, ...] = Field(
         default=(), description="Issues this one is natively blocked by (GitHub's issue dependencies)."
     )
-    parent: StrictInt | None = Field(default=None, description="The issue this one is a sub-issue of.")
-    sub_issues: tuple[StrictInt, ...] = Field(
+    parent: GitHubIssueRef | None = Field(default=None, description="The issue this one is a sub-issue of.")
+    sub_issues: tuple[GitHubIssueRef, ...] = Field(
         default=(), description="Its sub-issues, those not tracked too (GitHub allows 100 per parent)."
     )
     # GitHub's database id: REST's dependency and sub-issue endpoints name issues by it.
@@ -91,10 +99,17 @@ class Issue(Tolerant):
     def _encodable(cls, value: str) -> str:
         return _without_lone_surrogates(value)
 
+    @property
+    def key(self) -> IssueKey:
+        """How the snapshot and every decision name this issue: its number, or `owner/repo#N`."""
+        return in_repository(self.repository, self.number)
+
 
 class Comment(Tolerant):
     id: StrictInt = Field(gt=0, description="The comment id (the number in its `#issuecomment-` link).")
-    issue: StrictInt = Field(gt=0, description="The issue the comment is on; it must be listed in `issues`.")
+    issue: GitHubIssueRef = Field(
+        description="The issue the comment is on (a number, or `owner/repo#N`); it must be listed in `issues`."
+    )
     user: str = Field(description="The author's login.")
     created_at: Moment = Field(description="When it was posted, ISO-8601 with a time zone.")
     body: str = Field(default="", description="The comment's Markdown text.")
@@ -130,7 +145,7 @@ class RepositoryLabel(Tolerant):
 class LabelEvent(Tolerant):
     """A label put on or taken off an issue, and by whom: GitHub's own record of who removed a label."""
 
-    issue: StrictInt = Field(gt=0, description="The issue.")
+    issue: GitHubIssueRef = Field(description="The issue (a number, or `owner/repo#N`).")
     label: str = Field(description="The label's name.")
     action: Literal["labeled", "unlabeled"] = Field(description="Whether the label was added or removed.")
     actor: str = Field(description="Who did it.")
@@ -177,8 +192,10 @@ class PullRequest(Tolerant):
     changed_files: StrictInt | None = Field(
         default=None, ge=0, description="How many files it changes (GitHub's count; `paths` may list fewer)."
     )
-    closes: tuple[StrictInt, ...] = Field(
-        default=(), description="The issues it closes when merged (GitHub's closing references)."
+    closes: tuple[GitHubIssueRef, ...] = Field(
+        default=(),
+        description="The issues it closes when merged (GitHub's closing references): numbers here, "
+        "`owner/repo#N` in another repository.",
     )
     pushed_at: Moment | None = Field(default=None, description="Its last push (its newest commit's time).")
     head_sha: str | None = Field(
@@ -228,6 +245,26 @@ class DefaultBranch(Tolerant):
     files: dict[str, str] = {}
 
 
+TokenAccess = Literal["write", "read", "none"]
+
+
+class RepositoryAccess(Tolerant):
+    """Another repository, as a run sees it: what its token may do there, and who may do what."""
+
+    token: TokenAccess = Field(
+        default="write",
+        description="What the run's token may do there: `write` (comments, labels, links), `read` (only read: "
+        "nothing is written there, and the plan says so), `none` (not even read).",
+    )
+    permissions: dict[str, Permission] = Field(
+        default={}, description="Each login's permission in that repository; a login absent here has `none`."
+    )
+    reason: str = Field(default="", description="What GitHub said when it refused (a live run fills it in).")
+    labels: tuple[RepositoryLabel, ...] = Field(
+        default=(), description="That repository's labels under perfbot's prefix (others may be left out)."
+    )
+
+
 # `beforeOid` for a ref that does not exist (GraphQL reference, `updateRefs`): no branch.
 NO_BRANCH = "0" * 40
 
@@ -255,6 +292,12 @@ class Observed(Tolerant):
     reactions: tuple[Reaction, ...] = Field(default=(), description="Reactions on comments.")
     permissions: dict[str, Permission] = Field(
         default={}, description="Each login's repository permission; a login absent here has `none`."
+    )
+    repositories: dict[str, RepositoryAccess] = Field(
+        default={},
+        description="The other repositories the snapshot's issues are in (`owner/name`): what the token may do "
+        "there and each login's permission there.",
+        exclude_if=lambda repositories: not repositories,
     )
     pulls: tuple[PullRequest, ...] = Field(default=(), description="Pull requests; perfbot looks at its own branch.")
     branches: dict[str, BranchHead] = Field(
@@ -333,10 +376,24 @@ class Observed(Tolerant):
             return ""
         return f"it holds commits perfbot did not make, and its PR #{newest.number} was {newest.state}"
 
-    def issues_by_number(self) -> dict[int, Issue]:
-        return {i.number: i for i in self.issues}
+    def issues_by_number(self) -> dict[IssueKey, Issue]:
+        return {i.key: i for i in self.issues}
 
-    def bot_comments(self, issue: int | None = None) -> list[Comment]:
+    def permission(self, login: str, repository: str | None = None) -> Permission:
+        """`login`'s permission in this repository, or in another one the snapshot names."""
+        if repository is None:
+            return self.permissions.get(login, "none")
+        access = self.repository_access(repository)
+        return access.permissions.get(login, "none") if access else "none"
+
+    def elsewhere(self) -> dict[str, dict[str, Permission]]:
+        """Each other repository's permissions (its name case folded, then login)."""
+        return {name.casefold(): access.permissions for name, access in self.repositories.items()}
+
+    def repository_access(self, repository: str) -> RepositoryAccess | None:
+        return next((a for name, a in self.repositories.items() if name.casefold() == repository.casefold()), None)
+
+    def bot_comments(self, issue: IssueKey | None = None) -> list[Comment]:
         """Comments authored by the bot itself and edited by nobody else (GitHub's `editor`): only
         these may carry markers that count. A person with write access can edit any comment, but
         cannot make GitHub name perfbot as the editor of their text."""

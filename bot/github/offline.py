@@ -42,7 +42,7 @@ import datetime as dt
 import hashlib
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -70,6 +70,7 @@ from bot.github.branch_file import BranchFile
 from bot.github.markers import markers_in
 from bot.github.observed import NO_BRANCH, UNASSIGNED_KEPT, Observed
 from bot.github.port import GitHubError, NativeRefused
+from bot.issue_refs import IssueKey, issue_json, issue_text, number_of, parse_issue, repository_of
 from bot.json_input import JsonProblem, loads, parse_object
 from bot.timestamps import utc_stamp
 
@@ -89,13 +90,18 @@ def checked_state(raw: dict[str, Any], file: str) -> tuple[dict[str, Any], Obser
         observed = Observed.model_validate(raw)
     except ValidationError as exc:
         raise InputError(validation_problems(exc, file)) from exc
-    numbers = {issue.number for issue in observed.issues}
+    numbers = {issue.key for issue in observed.issues}
     problems = [
-        *_repeated(file, "issues", [i.number for i in observed.issues], "issue #{}"),
+        *_repeated(file, "issues", [issue_text(i.key) for i in observed.issues], "issue {}"),
         *_repeated(file, "comments", [c.id for c in observed.comments], "comment {}"),
         *_repeated(file, "pulls", [p.number for p in observed.pulls], "pull request #{}"),
         *(
-            Problem(file, 0, 0, f"comments.{i}: comment {c.id} is on issue #{c.issue}, which the state does not list")
+            Problem(
+                file,
+                0,
+                0,
+                f"comments.{i}: comment {c.id} is on issue {issue_text(c.issue)}, which the state does not list",
+            )
             for i, c in enumerate(observed.comments)
             if c.issue not in numbers
         ),
@@ -123,9 +129,9 @@ def state_text(observed: Observed) -> str:
     return json.dumps(observed.model_dump(mode="json"), indent=2) + "\n"
 
 
-def _repeated(file: str, key: str, ids: Sequence[int], name: str) -> Iterator[Problem]:
+def _repeated(file: str, key: str, ids: Sequence[int | str], name: str) -> Iterator[Problem]:
     """An id seen twice would let one record stand for another (a command read as someone else's)."""
-    first: dict[int, int] = {}
+    first: dict[int | str, int] = {}
     for index, ident in enumerate(ids):
         if ident in first:
             yield Problem(file, 0, 0, f"{key}.{index}: {name.format(ident)} repeats {key}.{first[ident]}")
@@ -158,10 +164,18 @@ class OfflineNativeWrites(ABC):
         """The path of the record just appended to the list under `key`."""
         return key, len(self._list(key)) - 1
 
-    def _issue(self, number: int) -> dict[str, Any]:
-        found = next((i for i in self._list("issues") if i["number"] == number), None)
+    def _issue(self, key: IssueKey) -> dict[str, Any]:
+        number, repository = number_of(key), (repository_of(key) or "").casefold()
+        found = next(
+            (
+                i
+                for i in self._list("issues")
+                if i["number"] == number and str(i.get("repository") or "").casefold() == repository
+            ),
+            None,
+        )
         if found is None:
-            raise GitHubError(f"issue #{number} is not in the state file")
+            raise GitHubError(f"issue {issue_text(key)} is not in the state file")
         return found
 
     def add_labels(self, actions: Sequence[LabelAction]) -> None:
@@ -177,7 +191,7 @@ class OfflineNativeWrites(ABC):
             return
         self._list("label_events").append(
             {
-                "issue": action.issue,
+                "issue": issue_json(action.issue),
                 "label": name,
                 "action": "labeled" if action.add else "unlabeled",
                 "actor": self.observed.bot_login,
@@ -201,30 +215,50 @@ class OfflineNativeWrites(ABC):
         return known
 
     def create_label(self, action: CreateLabelAction) -> None:
+        """A label made in the bot's repository, or in another one the state holds (`repositories`)."""
+        if action.repository is not None:
+            self._create_label_elsewhere(action, action.repository)
+            return
         labels = self._list("labels")
         if any(_same(label["name"], action.name) for label in labels):
             return
         labels.append({"name": action.name, "color": action.color, "description": action.description})
         self._save(self._last("labels"))
 
+    def _create_label_elsewhere(self, action: CreateLabelAction, repository: str) -> None:
+        held = self.raw.setdefault("repositories", {})
+        name = next((k for k in held if k.casefold() == repository.casefold()), repository)
+        labels = held.setdefault(name, {}).setdefault("labels", [])
+        if any(_same(label["name"], action.name) for label in labels):
+            return
+        labels.append({"name": action.name, "color": action.color, "description": action.description})
+        self._save(("repositories", name))
+
     def link(self, action: LinkAction) -> None:
         issue = self._issue(action.issue)
         self._issue(action.target)
         if action.relation == "blocked_by":
-            if not _toggled(issue.setdefault("blocked_by", []), action.target, action.add):
+            if not _toggled(issue.setdefault("blocked_by", []), issue_json(action.target), action.add):
                 return
         elif action.add:
-            if issue.get("parent") == action.target:
+            if _parent(issue) == action.target:
                 return
             if issue.get("parent") is not None:
                 # GitHub allows one parent; moving a sub-issue needs `replace_parent`, which perfbot never sends.
-                raise NativeRefused(f"#{action.issue} is already a sub-issue of #{issue['parent']}")
-            issue["parent"] = action.target
+                raise NativeRefused(
+                    f"{issue_text(action.issue)} is already a sub-issue of {issue_text(parse_issue(issue['parent']))}"
+                )
+            issue["parent"] = issue_json(action.target)
         else:
-            if issue.get("parent") != action.target:
+            if _parent(issue) != action.target:
                 return
             issue["parent"] = None
         self._save(self._where("issues", issue))
+
+
+def _parent(issue: dict[str, Any]) -> IssueKey | None:
+    parent = issue.get("parent")
+    return None if parent is None else parse_issue(parent)
 
 
 def _same(label: object, name: str) -> bool:
@@ -259,7 +293,7 @@ class OfflineGitHub(OfflineNativeWrites):
         self._saved = cast(Stamp | None, None)
         # Journalled: the state text the journal extends, and whether that journal exists yet.
         self._journal: tuple[str, bool] | None = None
-        self._markers: tuple[int, dict[object, list[frozenset[tuple[str, str]]]]] | None = None
+        self._markers: tuple[int, dict[IssueKey, list[frozenset[tuple[str, str]]]]] | None = None
         self._next_id: tuple[int, int] | None = None
         self._pull_head: str | None = None
 
@@ -364,7 +398,7 @@ class OfflineGitHub(OfflineNativeWrites):
         items: list[dict[str, Any]] = self.raw.setdefault(key, [])
         return items
 
-    def headers_now(self, issue: int) -> list[frozenset[tuple[str, str]]]:
+    def headers_now(self, issue: IssueKey) -> list[frozenset[tuple[str, str]]]:
         """The bot's marker headers on `issue` as the state file holds them now (another run may have
         written), oldest first.
 
@@ -380,8 +414,8 @@ class OfflineGitHub(OfflineNativeWrites):
             raise GitHubError(f"{self.path}: cannot re-read the state file: {exc.user_message()}") from exc
         return self._bot_headers(raw).get(issue, [])
 
-    def _bot_headers(self, raw: dict[str, Any]) -> dict[object, list[frozenset[tuple[str, str]]]]:
-        found: dict[object, list[frozenset[tuple[str, str]]]] = {}
+    def _bot_headers(self, raw: dict[str, Any]) -> dict[IssueKey, list[frozenset[tuple[str, str]]]]:
+        found: dict[IssueKey, list[frozenset[tuple[str, str]]]] = {}
         bot = self.observed.bot_login
         mine = [
             c
@@ -391,8 +425,11 @@ class OfflineGitHub(OfflineNativeWrites):
             and not (c.get("edited") and c.get("editor") not in (None, bot))
         ]
         for comment in sorted(mine, key=lambda c: int(c["id"]) if isinstance(c.get("id"), int) else 0):
-            if isinstance(issue := comment.get("issue"), Hashable):
-                found.setdefault(issue, []).append(frozenset(markers_in(str(comment.get("body", "")))))
+            try:
+                issue = parse_issue(comment.get("issue"))
+            except ValueError:
+                continue
+            found.setdefault(issue, []).append(frozenset(markers_in(str(comment.get("body", "")))))
         return found
 
     def comment(self, action: CommentAction) -> int:
@@ -403,7 +440,7 @@ class OfflineGitHub(OfflineNativeWrites):
         comments.append(
             {
                 "id": comment_id,
-                "issue": action.issue,
+                "issue": issue_json(action.issue),
                 "user": self.observed.bot_login,
                 "user_type": "Bot",
                 "created_at": utc_stamp(self.now),
@@ -424,7 +461,8 @@ class OfflineGitHub(OfflineNativeWrites):
         index = next((i for i, c in enumerate(comments) if c.get("id") == action.comment_id), None)
         if index is None:
             raise GitHubError(
-                f"comment {action.comment_id} on #{action.issue} is gone: it was deleted since the run read it"
+                f"comment {action.comment_id} on {issue_text(action.issue)} is gone: "
+                "it was deleted since the run read it"
             )
         comments[index].update(
             body=action.body, edited=True, updated_at=utc_stamp(self.now), editor=self.observed.bot_login
@@ -445,17 +483,13 @@ class OfflineGitHub(OfflineNativeWrites):
             self._save(self._last("reactions"))
 
     def assign(self, action: AssignAction) -> None:
-        changed: list[tuple[str | int, ...]] = []
-        for index, issue in enumerate(self._list("issues")):
-            if issue["number"] != action.issue:
-                continue
-            names = [n for n in issue.get("assignees", []) if n != action.login]
-            if not action.add and action.login in issue.get("assignees", []):  # as GitHub's timeline records it
-                event = {"login": action.login, "actor": self.observed.bot_login, "created_at": utc_stamp(self.now)}
-                issue["unassigned"] = [*issue.get("unassigned", []), event][-UNASSIGNED_KEPT:]
-            issue["assignees"] = [*names, action.login] if action.add else names
-            changed.append(("issues", index))
-        self._save(*changed)
+        issue = self._issue(action.issue)
+        names = [n for n in issue.get("assignees", []) if n != action.login]
+        if not action.add and action.login in issue.get("assignees", []):  # as GitHub's timeline records it
+            event = {"login": action.login, "actor": self.observed.bot_login, "created_at": utc_stamp(self.now)}
+            issue["unassigned"] = [*issue.get("unassigned", []), event][-UNASSIGNED_KEPT:]
+        issue["assignees"] = [*names, action.login] if action.add else names
+        self._save(self._where("issues", issue))
 
     def create_issue(self, action: CreateIssueAction) -> int:
         """A new issue numbered after every issue and PR, as GitHub numbers both alike; a label the

@@ -39,6 +39,7 @@ from bot.github.actions import (
 )
 from bot.github.branch_file import BranchFile
 from bot.github.observed import Observed
+from bot.issue_refs import IssueKey
 
 
 class GitHubError(BotError):
@@ -112,7 +113,7 @@ class MarkerRereader(Protocol):
     this capability before each comment and stops writing when the comment was already made.
     """
 
-    def headers_now(self, issue: int) -> list[frozenset[tuple[str, str]]]:
+    def headers_now(self, issue: IssueKey) -> list[frozenset[tuple[str, str]]]:
         """The markers, (topic, key), in the header of each of the bot's own comments on `issue` as
         of now, oldest comment first."""
         ...
@@ -204,18 +205,27 @@ class LeaseDispatcher(Protocol):
     def dispatch(self, event_type: str, payload: dict[str, str]) -> None: ...
 
 
+class Author(NamedTuple):
+    """A command's author, and the repository whose permission decides it: that of the issue the
+    command is on (its name case folded), None for the bot's own."""
+
+    repository: str | None
+    login: str
+
+
 class ReadScope(NamedTuple):
-    # Issue numbers the local snapshot names: read in the first query.
-    issues: frozenset[int]
+    # The issues the local snapshot names (numbers here, `owner/repo#N` elsewhere): read in the first query.
+    issues: frozenset[IssueKey]
     # The files the regeneration PR writes, snapshot first then page: read at the default
     # branch's tip and at the PR branch's head.
     files: tuple[str, ...]
     # The regeneration PR's branch; the PR's files are read at its head.
     branch: str
     # The issue numbers a snapshot's text names: a tip whose snapshot names others is read again.
-    issues_in: Callable[[str], frozenset[int]]
-    # Authors of commands not answered yet: the only people whose permission is asked.
-    pending_authors: Callable[[Observed], frozenset[str]]
+    issues_in: Callable[[str], frozenset[IssueKey]]
+    # Authors of commands not answered yet: the only people whose permission is asked (each in
+    # the repository of the issue the command is on).
+    pending_authors: Callable[[Observed], frozenset[Author]]
     # The bot's login when the config pins it; else it is learnt from the token.
     bot_login: str | None = None
     # Files read at the tip only (the lease readback, when the run uses the config's).

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Literal, NamedTuple, TypeVar
 
 from bot.evidence.derive import Derivation, Reason
+from bot.issue_refs import IssueKey
 from bot.snapshot.model import Constraint, EvidenceRef, Named, RetiredConstraint, Snapshot, WorkPacket
 
 # Fields each change names on its own line; the rest of a record's changed fields are listed by name.
@@ -42,7 +43,7 @@ R = TypeVar("R", bound=Named)
 class PacketChange(NamedTuple):
     kind: Literal["packet"]
     id: str
-    issue: int
+    issue: IssueKey
     added: bool = False
     removed: bool = False
     state: Pair | None = None
@@ -50,7 +51,7 @@ class PacketChange(NamedTuple):
     reasons: tuple[Reason, ...] = ()
     owner: Pair | None = None
     result: str = ""
-    receipts: tuple[int, ...] = ()
+    receipts: tuple[IssueKey, ...] = ()
     next_action_cleared: bool = False
     satisfied: tuple[str, ...] = ()
     cleared: tuple[str, ...] = ()

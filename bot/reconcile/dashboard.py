@@ -47,6 +47,7 @@ from bot.github.actions import (
 )
 from bot.github.markers import DASHBOARD_MARKER, marker, markers_in
 from bot.github.observed import Comment, Issue, Observed
+from bot.issue_refs import IssueKey, IssueRef
 from bot.reconcile.changes import Change
 from bot.reconcile.inputs import Inputs
 from bot.render import Renderer
@@ -69,7 +70,7 @@ class Row(BaseModel):
 
 class Packet(Row):
     id: str
-    issue: int
+    issue: IssueKey
     state: WorkState
     program: str = ""
     lane: str = ""
@@ -86,7 +87,7 @@ class LeaseLine(Row):
 
     holder: str
     lane: str
-    issue: int | None
+    issue: IssueRef | None
     since: str | None
     stale: bool
     # The pull request that holds it, when it is one (`leases.sources: [pull-requests]`).
@@ -103,7 +104,7 @@ class Blocker(Row):
 
     kind: BlockerKind
     text: str = ""
-    issue: int | None = None
+    issue: IssueKey | None = None
     state: str = ""
     lease: LeaseLine | None = None
     # The state the regeneration PR gives the packet waited on when it merges ("" when it changes
@@ -119,7 +120,7 @@ class WaitGroup(Row):
 class DueReview(Row):
     constraint: str
     review_by: str
-    issue: int | None
+    issue: IssueKey | None
     overdue: bool
 
 
@@ -138,7 +139,7 @@ class Recorded(Row):
 
 class PendingCommand(Row):
     comment_id: int
-    issue: int
+    issue: IssueKey
     user: str
     effect: str
 

@@ -15,6 +15,7 @@ from bot.commands import pipeline
 from bot.commands.records import Record
 from bot.errors import BotError
 from bot.evidence.derive import Derivation, derive_all
+from bot.github import pull_body
 from bot.github.actions import (
     GITHUB_BODY_LIMIT,
     Action,
@@ -26,12 +27,14 @@ from bot.github.actions import (
     ReadbackTime,
 )
 from bot.github.observed import Comment, Observed
+from bot.issue_refs import issue_text
 from bot.reconcile import dashboard, proposal
 from bot.reconcile.changes import Change, snapshot_changes
 from bot.reconcile.inputs import Inputs
 from bot.reconcile.labels_and_links import plan_native, with_proposals
 from bot.reconcile.nudges import Nudges, overdue_reviews
 from bot.reconcile.plan import Plan
+from bot.reconcile.reach import withhold
 from bot.reconcile.schedule import schedule
 from bot.reconcile.view import changed_graph, evidence_for, explainer
 from bot.render import Renderer
@@ -40,8 +43,8 @@ from bot.snapshot.model import Snapshot, WorkState
 from bot.snapshot.validation import unrouted_reviews, validate
 from bot.timestamps import parse_timestamp, utc_stamp
 
-# The end of perfbot's part of the PR's body: what people write below it is kept.
-PULL_BODY_END = "<!-- perfbot:pr-body-end: text below this line is kept by perfbot -->"
+# The end of perfbot's part of the PR's body: what people write below it (and above its start) is kept.
+PULL_BODY_END = pull_body.END
 # Said where the plan is printed; the job summary and the dashboard say what to do in their own words.
 HELD = (
     "the branch carries commits perfbot did not make, so perfbot leaves the PR as it is; merge or close it "
@@ -80,12 +83,12 @@ def decide(inputs: Inputs) -> Plan:
     )
     proposal = _on_branch(pull_request(inputs, derivations, files, story, leases, refused), inputs, story)
     proposal = proposal if refused else with_branch_deleted(inputs, proposal)
-    forks = tuple(p.number for p in observed.fork_pulls(config.pull_request.branch))
-    actions.append(proposal.model_copy(update={"forks": forks}) if forks else proposal)
+    actions.append(_with_forks(proposal, observed, config.pull_request.branch))
     board = dashboard.planned(
         inputs, merged, derivations, processed.applied, proposal, () if refused else story.changes
     )
-    ordered, deferred = schedule([*actions, *board.actions, *native.actions], inputs.max_writes)
+    reachable, unreachable = withhold([*actions, *board.actions, *native.actions], observed, base)
+    ordered, deferred = schedule(reachable, inputs.max_writes)
     return Plan(
         refusal=refused,
         now=inputs.now.isoformat(),
@@ -107,7 +110,14 @@ def decide(inputs: Inputs) -> Plan:
         changes=() if refused else tuple(story.changes),
         dashboard=board.report,
         ignored_records=(*processed.ignored, *_tampered(observed)),
+        unreachable=unreachable,
     )
+
+
+def _with_forks(proposal: PullRequestAction, observed: Observed, branch: str) -> PullRequestAction:
+    """The PR action naming the open PRs from forks that share perfbot's branch name (left alone)."""
+    forks = tuple(p.number for p in observed.fork_pulls(branch))
+    return proposal.model_copy(update={"forks": forks}) if forks else proposal
 
 
 def _tampered(observed: Observed) -> list[IgnoredRecord]:
@@ -116,7 +126,8 @@ def _tampered(observed: Observed) -> list[IgnoredRecord]:
         IgnoredRecord(
             where="comment",
             comment_id=c.id,
-            reason=f"perfbot's comment on #{c.issue} was last edited by {c.edited_by_other_than(observed.bot_login)}",
+            reason=f"perfbot's comment on {issue_text(c.issue)} was last edited by "
+            f"{c.edited_by_other_than(observed.bot_login)}",
         )
         for c in observed.tampered_bot_comments()
     ]
@@ -295,18 +306,25 @@ def pull_request(
         if existing is None:
             return PullRequestAction(operation="none", branch=settings.branch)
         return PullRequestAction(operation="close", number=existing.number, branch=settings.branch)
-    kept = people_part(existing.body) if existing is not None else ""
-    body = _pull_body(inputs, derivations, files, story, leases, len(kept)) + kept
+    # People's text above and below perfbot's part of the body is theirs: written back as it is.
+    kept = pull_body.parts(existing.body) if existing is not None else pull_body.Parts("", "", "")
+    inner = _pull_body(inputs, derivations, files, story, leases, len(kept.above) + len(kept.below))
+    body = pull_body.assemble(kept.above, inner, kept.below)
     proposal = PullRequestAction(
         operation="create", branch=settings.branch, title=settings.title, body=body, files=files, merge=settings.merge
     )
     if existing is None:
         options = ("labels", "reviewers", "team_reviewers", "draft")
         return proposal.model_copy(update={name: getattr(settings, name) for name in options})
-    if existing.files == files and existing.body == body:
-        return PullRequestAction(operation="none", number=existing.number, branch=settings.branch)
+    # perfbot's part cannot fit beside all that people wrote: their body stays as it is, and the
+    # commit alone carries the records (GitHub would refuse the longer body on every run).
+    crowded = len(body) > GITHUB_BODY_LIMIT
+    body = existing.body if crowded else body
+    if existing.files == files and (crowded or kept.joined() == body):
+        return PullRequestAction(operation="none", number=existing.number, branch=settings.branch, crowded=crowded)
     # The title is perfbot's when it opens the PR; a title a person gives it later stays.
-    return proposal.model_copy(update={"operation": "update", "number": existing.number, "title": existing.title})
+    update = {"operation": "update", "number": existing.number, "title": existing.title, "body": body}
+    return proposal.model_copy(update=update | {"replaced": kept.edited and not crowded, "crowded": crowded})
 
 
 def _fitting(records: Sequence[Record], room: int) -> str:
@@ -347,13 +365,6 @@ def with_branch_deleted(inputs: Inputs, action: PullRequestAction) -> PullReques
     return action
 
 
-def people_part(body: str) -> str:
-    """What people wrote in the PR's body below perfbot's part: kept as they wrote it ("" when the
-    body has no end of perfbot's part, as a body an earlier version of perfbot wrote)."""
-    at = body.find(PULL_BODY_END)
-    return "" if at < 0 else body[at + len(PULL_BODY_END) :]
-
-
 def _pull_body(
     inputs: Inputs,
     derivations: list[Derivation],
@@ -362,8 +373,9 @@ def _pull_body(
     leases: LeaseReport,
     kept: int = 0,
 ) -> str:
-    """perfbot's part of the PR's body: the records of quiet answers in its header, then what the
-    change does, then the line below which people's text (`kept` characters of it) is theirs."""
+    """perfbot's part of the PR's body after its start marker: the records of quiet answers in its
+    header, then what the change does, then the line below which people's text is theirs (`kept`:
+    how many characters of people's text the body keeps above and below it)."""
     changes, applied, records = story.changes, story.applied, story.records
     graph = changed_graph(inputs, derivations)
 
@@ -383,7 +395,8 @@ def _pull_body(
         )
 
     # People's text below perfbot's part is theirs, and the whole stays under GitHub's limit.
-    room = min(inputs.config.commands.max_body_chars, GITHUB_BODY_LIMIT - kept) - len(PULL_BODY_END) - 2
+    room = min(inputs.config.commands.max_body_chars, GITHUB_BODY_LIMIT - kept)
+    room -= pull_body.START_LINE + len(PULL_BODY_END) + 2
     # Records carried from runs under a larger `max_body_chars` may not fit: the body holds those
     # that do, in half of it, and the commit's trailers hold every one (`pipeline` reads both).
     top = _fitting(records, room // 2)

@@ -19,10 +19,11 @@ from bot.files import read_text
 from bot.github.actions import TipReport
 from bot.github.branch_file import BranchFile, branch_file
 from bot.github.observed import Observed
-from bot.github.port import ReadScope
+from bot.github.port import Author, ReadScope
+from bot.issue_refs import IssueKey, not_a_number
 from bot.reconcile.inputs import Inputs, Told
 from bot.render import Renderer
-from bot.snapshot.checked import checked, checked_text
+from bot.snapshot.checked import checked, checked_text, named_from
 from bot.snapshot.model import WORK_STATES, Snapshot
 from bot.snapshot.store import Loaded, load_snapshot, parse_model
 from bot.snapshot.validation import review_issue
@@ -91,13 +92,13 @@ def committed_files(settings: Settings) -> dict[str, str]:
     }
 
 
-def tracked_issues(model: Snapshot) -> frozenset[int]:
+def tracked_issues(model: Snapshot) -> frozenset[IssueKey]:
     """The issues a run decides on: packets' issues, programs' authority issues, constraints'
     review issues. A live run reads these (state, assignees, comments); related issues such as
     receipts are only cited, never read."""
     numbers = {p.issue for p in model.work_packets} | {p.authority_issue for p in model.programs}
     numbers |= {n for c in model.constraints if (n := review_issue(c.review_issue, c.authority_owner)) is not None}
-    return frozenset(n for n in numbers if n > 0)
+    return frozenset(n for n in numbers if not not_a_number(n))
 
 
 def read_scope(settings: Settings, local: Loaded[Snapshot], leases: Path | str | None = None) -> ReadScope:
@@ -106,7 +107,7 @@ def read_scope(settings: Settings, local: Loaded[Snapshot], leases: Path | str |
     source = lease_source(settings, leases)
     floor = local.model.commands_settled_through
 
-    def pending_authors(observed: Observed) -> frozenset[str]:
+    def pending_authors(observed: Observed) -> frozenset[Author]:
         return authors_to_check(observed, floor, config)
 
     issues = tracked_issues(local.model)
@@ -166,7 +167,7 @@ def inputs(
     if pulls is not None:
         readback = with_pull_leases(readback, observed, pulls, config, now, own_files=(config_path(settings),))
     return Inputs(
-        snapshot=loaded,
+        snapshot=named_from(loaded, observed.repository),
         snapshot_path=config.snapshot,
         page_path=config.page,
         committed=committed,

@@ -73,6 +73,7 @@ from bot.github.actions import (
 )
 from bot.github.markers import header, markers_in, markers_of
 from bot.github.observed import Issue, LabelEvent, Observed
+from bot.issue_refs import IssueKey, issue_order, parse_issue, repository_of, sorted_issues
 from bot.render import Renderer
 from bot.snapshot.model import WORK_STATES, Snapshot, WorkPacket, WorkState
 
@@ -82,19 +83,19 @@ class LabelPlan:
     """The label writes of a run (creations first), and the labels each issue gets back."""
 
     actions: list[Action] = field(default_factory=list)
-    restored: dict[int, list[str]] = field(default_factory=dict)
+    restored: dict[IssueKey, list[str]] = field(default_factory=dict)
     # Each restored label's removal, (issue, label) -> when and by whom: it keys the explaining comment.
-    removals: dict[tuple[int, str], LabelEvent] = field(default_factory=dict)
+    removals: dict[tuple[IssueKey, str], LabelEvent] = field(default_factory=dict)
 
 
-def issue_states(snapshot: Snapshot, derivations: Iterable[Derivation]) -> dict[int, tuple[WorkState, ...]]:
+def issue_states(snapshot: Snapshot, derivations: Iterable[Derivation]) -> dict[IssueKey, tuple[WorkState, ...]]:
     """The distinct states each packet issue shows, in the order of `WORK_STATES`."""
     derived = {d.id: d.derived_state for d in derivations}
-    by_issue: dict[int, list[WorkPacket]] = {}
+    by_issue: dict[IssueKey, list[WorkPacket]] = {}
     for packet in snapshot.work_packets:
         by_issue.setdefault(packet.issue, []).append(packet)
     issue_of = {p.id: p.issue for p in snapshot.work_packets}
-    shown: dict[int, tuple[WorkState, ...]] = {}
+    shown: dict[IssueKey, tuple[WorkState, ...]] = {}
     for number, packets in by_issue.items():
         states = [derived[p.id] for p in packets if _current(p, packets, derived, issue_of)]
         states = states or [derived[p.id] for p in packets]
@@ -103,7 +104,7 @@ def issue_states(snapshot: Snapshot, derivations: Iterable[Derivation]) -> dict[
 
 
 def _current(
-    packet: WorkPacket, siblings: list[WorkPacket], derived: dict[str, WorkState], issue_of: dict[str, int]
+    packet: WorkPacket, siblings: list[WorkPacket], derived: dict[str, WorkState], issue_of: dict[str, IssueKey]
 ) -> bool:
     state = derived[packet.id]
     if state == "complete":
@@ -130,8 +131,8 @@ def plan_labels(
     shown = issue_states(snapshot, derivations)
     existing = {label.name.casefold() for label in observed.labels}
     removals, additions = [], []
-    for issue in sorted(observed.issues, key=lambda i: i.number):
-        states = shown.get(issue.number, ())
+    for issue in sorted(observed.issues, key=lambda i: issue_order(i.key)):
+        states = shown.get(issue.key, ())
         if issue.state == "closed":
             # A closed issue keeps only `complete`, and only when all of its packets are.
             states = tuple(s for s in states if s == "complete" and states == ("complete",))
@@ -140,29 +141,47 @@ def plan_labels(
         present = {name.casefold(): name for name in issue.labels if name.casefold() in folded}
         wanted_folded = {name.casefold() for name in wanted}
         removals += [
-            LabelAction(issue=issue.number, name=present[n], add=False) for n in sorted(present.keys() - wanted_folded)
+            LabelAction(issue=issue.key, name=present[n], add=False) for n in sorted(present.keys() - wanted_folded)
         ]
         for name in sorted(n for n in wanted if n.casefold() not in present):
-            additions.append(LabelAction(issue=issue.number, name=name, add=True))
+            additions.append(LabelAction(issue=issue.key, name=name, add=True))
             removal = _removed_by_hand(issue, name, observed)
             if removal is not None:
-                found.restored.setdefault(issue.number, []).append(name)
-                found.removals[(issue.number, name)] = removal
-    created = sorted({a.name for a in additions if a.name.casefold() not in existing})
+                found.restored.setdefault(issue.key, []).append(name)
+                found.removals[(issue.key, name)] = removal
+    # Each label is made in the repository of the issue it goes on (the bot's own first).
+    created = sorted(
+        {
+            (where, a.name)
+            for a in additions
+            if a.name.casefold()
+            not in (existing if (where := repository_of(a.issue)) is None else _labels_in(observed, where))
+        },
+        key=lambda made: (made[0] or "", made[1]),
+    )
     found.actions += [
         CreateLabelAction(
-            name=n, color=settings.style(managed[n]).color, description=settings.style(managed[n], pulls).description
+            name=n,
+            color=settings.style(managed[n]).color,
+            description=settings.style(managed[n], pulls).description,
+            repository=where,
         )
-        for n in created
+        for where, n in created
     ]
     found.actions += removals + additions
     return found
 
 
+def _labels_in(observed: Observed, repository: str) -> set[str]:
+    """The state labels another repository has (case folded), as the read found them."""
+    access = observed.repository_access(repository)
+    return {label.name.casefold() for label in access.labels} if access else set()
+
+
 def _removed_by_hand(issue: Issue, name: str, observed: Observed) -> LabelEvent | None:
     """The event of a person taking off a label that perfbot had put on, when that is its last event."""
     events = sorted(
-        (e for e in observed.label_events if e.issue == issue.number and e.label.casefold() == name.casefold()),
+        (e for e in observed.label_events if e.issue == issue.key and e.label.casefold() == name.casefold()),
         key=lambda e: e.created_at,
     )
     if not events or events[-1].action != "unlabeled" or events[-1].actor == observed.bot_login:
@@ -181,7 +200,7 @@ LINK_TOPIC = "native-link"
 # markers on an earlier comment never mean that another run wrote this one.
 REPOSTED_TOPICS = frozenset({RECORD_TOPIC, LINK_TOPIC})
 
-Link = tuple[LinkRelation, int, int]
+Link = tuple[LinkRelation, IssueKey, IssueKey]
 
 
 def link_key(link: Link) -> str:
@@ -192,16 +211,19 @@ def link_key(link: Link) -> str:
 def parse_key(key: str) -> Link | None:
     relation, _, rest = key.partition(":")
     issue, _, target = rest.partition(":")
-    if relation not in ("blocked_by", "sub_issue") or not issue.isdigit() or not target.isdigit():
+    if relation not in ("blocked_by", "sub_issue"):
         return None
-    return (relation, int(issue), int(target))  # type: ignore[return-value]
+    try:
+        return (relation, parse_issue(issue), parse_issue(target))  # type: ignore[return-value]
+    except ValueError:
+        return None
 
 
 class RecordComment(NamedTuple):
     """A program's record as GitHub holds it: the latest of the bot's comments with its marker."""
 
     id: int
-    issue: int
+    issue: IssueKey
     body: str
     links: frozenset[Link]
 
@@ -211,7 +233,7 @@ class LinksRecord(NamedTuple):
     those it adds, and the comment to edit (None: post one, as there is none on the umbrella)."""
 
     program: str
-    umbrella: int
+    umbrella: IssueKey
     kept: tuple[Link, ...]
     dropped: tuple[Link, ...]
     added: tuple[Link, ...] = ()
@@ -222,16 +244,16 @@ class LinksRecord(NamedTuple):
 class LinkPlan:
     actions: list[LinkAction] = field(default_factory=list)
     notes: list[NativeNote] = field(default_factory=list)
-    restored: dict[int, list[Link]] = field(default_factory=dict)
+    restored: dict[IssueKey, list[Link]] = field(default_factory=dict)
     records: list[LinksRecord] = field(default_factory=list)
     proposals: list[Proposal] = field(default_factory=list)
     # Why each wanted link is wanted: (packet, the packet it waits on, or "" for a sub-issue).
     why: dict[Link, list[tuple[str, str]]] = field(default_factory=dict)
 
 
-def record_comments(observed: Observed) -> dict[tuple[str, int], RecordComment]:
+def record_comments(observed: Observed) -> dict[tuple[str, IssueKey], RecordComment]:
     """The latest of the bot's record comments for each program on each issue it is on."""
-    latest: dict[tuple[str, int], RecordComment] = {}
+    latest: dict[tuple[str, IssueKey], RecordComment] = {}
     for comment in observed.bot_comments():
         found = markers_in(comment.body)
         programs = [key for topic, key in found if topic == RECORD_TOPIC]
@@ -243,7 +265,7 @@ def record_comments(observed: Observed) -> dict[tuple[str, int], RecordComment]:
     return latest
 
 
-def newest(records: Mapping[tuple[str, int], RecordComment]) -> dict[str, RecordComment]:
+def newest(records: Mapping[tuple[str, IssueKey], RecordComment]) -> dict[str, RecordComment]:
     """Each program's record: the newest of its comments, wherever its umbrella was."""
     found: dict[str, RecordComment] = {}
     for (program, _), record in records.items():
@@ -263,7 +285,7 @@ class _Wanted:
     def __init__(self) -> None:
         self.program: dict[Link, str] = {}
         self.why: dict[Link, list[tuple[str, str]]] = {}
-        self.blocked: dict[int, set[int]] = {}
+        self.blocked: dict[IssueKey, set[IssueKey]] = {}
 
     def add(self, link: Link, program: str, reason: tuple[str, str]) -> None:
         self.program.setdefault(link, program)
@@ -271,7 +293,7 @@ class _Wanted:
         if link[0] == "blocked_by":
             self.blocked.setdefault(link[1], set()).add(link[2])
 
-    def closes_cycle(self, issue: int, target: int) -> bool:
+    def closes_cycle(self, issue: IssueKey, target: IssueKey) -> bool:
         """Whether `issue` blocked by `target` closes a loop: `target` already waits on `issue`."""
         seen, stack = set(), [target]
         while stack:
@@ -284,7 +306,9 @@ class _Wanted:
         return False
 
 
-def _blocked_by(following: Snapshot, issues: Mapping[int, Issue], wanted: _Wanted, notes: list[NativeNote]) -> None:
+def _blocked_by(
+    following: Snapshot, issues: Mapping[IssueKey, Issue], wanted: _Wanted, notes: list[NativeNote]
+) -> None:
     issue_of = {p.id: p.issue for p in following.work_packets}
     for packet in following.work_packets:
         if packet.state == "complete" or packet.issue not in issues:
@@ -304,12 +328,12 @@ def _blocked_by(following: Snapshot, issues: Mapping[int, Issue], wanted: _Wante
 
 def _sub_issues(
     following: Snapshot,
-    issues: Mapping[int, Issue],
+    issues: Mapping[IssueKey, Issue],
     owned: frozenset[Link],
     wanted: _Wanted,
     notes: list[NativeNote],
 ) -> None:
-    parent_of: dict[int, int] = {}
+    parent_of: dict[IssueKey, IssueKey] = {}
     packets_of: dict[str, list[WorkPacket]] = {}  # in the snapshot's order, grouped once
     for packet in following.work_packets:
         packets_of.setdefault(packet.program_id, []).append(packet)
@@ -321,19 +345,19 @@ def _sub_issues(
             child = issues.get(packet.issue)
             if child is None:
                 continue
-            if child.number == umbrella:
+            if child.key == umbrella:
                 notes.append(NativeNote(kind="umbrella", issue=umbrella, packet=packet.id))
                 continue
-            other = parent_of.get(child.number)
+            other = parent_of.get(child.key)
             # A parent perfbot set and no longer wants gives way; a person's does not.
-            persons = child.parent not in (None, umbrella) and ("sub_issue", child.number, child.parent) not in owned
+            persons = child.parent not in (None, umbrella) and ("sub_issue", child.key, child.parent) not in owned
             if other is None and persons:
                 other = child.parent
             if other is not None and other != umbrella:
-                notes.append(NativeNote(kind="other-parent", issue=child.number, packet=packet.id, other=other))
+                notes.append(NativeNote(kind="other-parent", issue=child.key, packet=packet.id, other=other))
                 continue
-            parent_of[child.number] = umbrella
-            wanted.add(("sub_issue", child.number, umbrella), program.id, (packet.id, ""))
+            parent_of[child.key] = umbrella
+            wanted.add(("sub_issue", child.key, umbrella), program.id, (packet.id, ""))
 
 
 def implied(snapshot: Snapshot) -> set[Link]:
@@ -350,9 +374,9 @@ def implied(snapshot: Snapshot) -> set[Link]:
     return found
 
 
-def _present(issues: Mapping[int, Issue]) -> set[Link]:
-    found: set[Link] = {("blocked_by", i.number, b) for i in issues.values() for b in i.blocked_by}
-    return found | {("sub_issue", i.number, i.parent) for i in issues.values() if i.parent is not None}
+def _present(issues: Mapping[IssueKey, Issue]) -> set[Link]:
+    found: set[Link] = {("blocked_by", i.key, b) for i in issues.values() for b in i.blocked_by}
+    return found | {("sub_issue", i.key, i.parent) for i in issues.values() if i.parent is not None}
 
 
 def plan_links(base: Snapshot, following: Snapshot, observed: Observed, settings: LinkSettings) -> LinkPlan:
@@ -392,25 +416,27 @@ def plan_links(base: Snapshot, following: Snapshot, observed: Observed, settings
     found.why = wanted.why
     found.records = _records(following, issues, comments, previous, wanted)
     if settings.blocked_by:
-        people = sorted(link for link in present - wanted.program.keys() - owned if link[0] == "blocked_by")
+        people = sorted(
+            (link for link in present - wanted.program.keys() - owned if link[0] == "blocked_by"), key=link_order
+        )
         found.proposals = _proposals(following, people)
     return found
 
 
 def _within_sub_issue_limit(
-    added: list[Link], removed: list[Link], issues: Mapping[int, Issue], wanted: _Wanted, notes: list[NativeNote]
+    added: list[Link], removed: list[Link], issues: Mapping[IssueKey, Issue], wanted: _Wanted, notes: list[NativeNote]
 ) -> list[Link]:
     """The links to add, but no sub-issue past GitHub's 100 per parent: those left out are one note
     per parent (every run would otherwise get a 422 for each of them), and no record claims them."""
-    held: dict[int, set[int]] = {}
+    held: dict[IssueKey, set[IssueKey]] = {}
     for issue in issues.values():
         if issue.parent is not None:
-            held.setdefault(issue.parent, set()).add(issue.number)
-        held.setdefault(issue.number, set()).update(issue.sub_issues)
+            held.setdefault(issue.parent, set()).add(issue.key)
+        held.setdefault(issue.key, set()).update(issue.sub_issues)
     for _, child, parent in (link for link in removed if link[0] == "sub_issue"):
         held.get(parent, set()).discard(child)
     kept: list[Link] = []
-    over: dict[int, list[Link]] = {}
+    over: dict[IssueKey, list[Link]] = {}
     for link in added:
         relation, child, parent = link
         children = held.setdefault(parent, set())
@@ -426,15 +452,20 @@ def _within_sub_issue_limit(
     return kept
 
 
-def _removal_order(link: Link) -> tuple[int, Link]:
+def link_order(link: Link) -> tuple[str, tuple[str, int], tuple[str, int]]:
+    """Links in a stable order: this repository's issues first, by number (as they always were)."""
+    return (link[0], issue_order(link[1]), issue_order(link[2]))
+
+
+def _removal_order(link: Link) -> tuple[int, tuple[str, tuple[str, int], tuple[str, int]]]:
     # A sub-issue leaves its old parent before it is given its new one.
-    return (0 if link[0] == "sub_issue" else 1, link)
+    return (0 if link[0] == "sub_issue" else 1, link_order(link))
 
 
 def _records(
     following: Snapshot,
-    issues: Mapping[int, Issue],
-    comments: Mapping[tuple[str, int], RecordComment],
+    issues: Mapping[IssueKey, Issue],
+    comments: Mapping[tuple[str, IssueKey], RecordComment],
     previous: Mapping[str, RecordComment],
     wanted: _Wanted,
 ) -> list[LinksRecord]:
@@ -453,7 +484,7 @@ def _records(
         before = comment.links if comment is not None else frozenset()
         on_umbrella = comments.get((program.id, program.authority_issue))
         if set(kept) != before and (kept or before):
-            dropped = tuple(sorted(link for link in before if link not in wanted.program))
+            dropped = tuple(sorted((link for link in before if link not in wanted.program), key=link_order))
             added = tuple(link for link in kept if link not in before)
             records.append(LinksRecord(program.id, program.authority_issue, kept, dropped, added, on_umbrella))
     return records
@@ -462,7 +493,7 @@ def _records(
 def _proposals(following: Snapshot, people: list[Link]) -> list[Proposal]:
     """For each person's link between packet issues: each open packet of the blocked issue, blocked
     by the first open packet of the other."""
-    by_issue: dict[int, list[WorkPacket]] = {}
+    by_issue: dict[IssueKey, list[WorkPacket]] = {}
     for packet in following.work_packets:
         if packet.state != "complete":
             by_issue.setdefault(packet.issue, []).append(packet)
@@ -516,7 +547,7 @@ def cause_of(link: Link, base: Snapshot, following: Snapshot) -> Cause:
     return _sub_issue_cause(issue, target, following)
 
 
-def _blocked_by_cause(issue: int, target: int, base: Snapshot, following: Snapshot) -> Cause:
+def _blocked_by_cause(issue: IssueKey, target: IssueKey, base: Snapshot, following: Snapshot) -> Cause:
     """The first cause the evidence gives among the packets of `issue` that waited on `target`."""
     on_target = {p.id for p in base.work_packets if p.issue == target}
     after = {p.id: p for p in following.work_packets}
@@ -548,7 +579,7 @@ def _one(packet: WorkPacket, dep: str, now: WorkPacket | None) -> Cause:
     return Cause("not-kept", packet.id, dep)
 
 
-def _sub_issue_cause(child: int, umbrella: int, following: Snapshot) -> Cause:
+def _sub_issue_cause(child: IssueKey, umbrella: IssueKey, following: Snapshot) -> Cause:
     umbrellas = {program.id: program.authority_issue for program in following.programs}
     packets = [p for p in following.work_packets if p.issue == child]
     if not packets:
@@ -640,7 +671,7 @@ def _restored(
     said, prefix = markers_of(observed.bot_comments()), config.labels.prefix
     states = {d.id: d.derived_state for d in derivations}
     comments = []
-    for issue in sorted({*labels.restored, *links.restored}):
+    for issue in sorted_issues({*labels.restored, *links.restored}):
         names, restored_links, keys = _unsaid(issue, labels, links, said)
         if not keys:
             continue
@@ -662,7 +693,7 @@ def _restored(
 
 
 def _unsaid(
-    issue: int, labels: LabelPlan, links: LinkPlan, said: frozenset[tuple[str, str]]
+    issue: IssueKey, labels: LabelPlan, links: LinkPlan, said: frozenset[tuple[str, str]]
 ) -> tuple[list[str], list[Link], list[str]]:
     """The labels and links put back on `issue` that no comment of the bot names yet, and their keys."""
     stamp = {name: labels.removals[(issue, name)].created_at.isoformat() for name in labels.restored.get(issue, [])}
@@ -696,9 +727,9 @@ def _record(
     return EditCommentAction(issue=record.umbrella, comment_id=record.comment.id, topic="native-links", body=body)
 
 
-def _label_key(issue: int, name: str, removed_at: str) -> str:
+def _label_key(issue: IssueKey, name: str, removed_at: str) -> str:
     return f"{issue}:label:{name}:{removed_at}"
 
 
-def _link_key(issue: int, link: Link) -> str:
+def _link_key(issue: IssueKey, link: Link) -> str:
     return f"{issue}:link:{link_key(link)}"

@@ -32,6 +32,7 @@ from bot.evidence.derive import Derivation
 from bot.github.actions import TOPICS, CommentAction, OverdueReview, Topic
 from bot.github.markers import marker, markers_of
 from bot.github.observed import Observed
+from bot.issue_refs import IssueKey, issue_text
 from bot.reconcile.inputs import Told
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot, WorkPacket
@@ -87,7 +88,7 @@ def ready_episode(packet: WorkPacket, derivation: Derivation, told: Told | None 
 def _landed(packet: WorkPacket, d: Derivation) -> bool:
     """The packet's own pull request merged: its work landed, no lease was lost (GitHub closes the
     issue, and the issue-mismatch nudge asks for the packet's completion)."""
-    return any(r.kind == "pull-released" and r.detail == f"merged #{packet.issue}" for r in d.reasons)
+    return any(r.kind == "pull-released" and r.detail == f"merged {issue_text(packet.issue)}" for r in d.reasons)
 
 
 class Nudges:
@@ -103,7 +104,7 @@ class Nudges:
 
     def _comment(
         self,
-        issue: int,
+        issue: IssueKey,
         topic: Topic,
         key: str,
         listed: tuple[str, Sequence[object]] | None = None,
@@ -204,7 +205,7 @@ class Nudges:
         dropped) nor leaves one to point out.
         """
         actions: list[CommentAction] = []
-        by_issue: dict[int, list[WorkPacket]] = {}
+        by_issue: dict[IssueKey, list[WorkPacket]] = {}
         states = {d.id: d.derived_state for d in derivations}
         for packet in merged.work_packets:
             by_issue.setdefault(packet.issue, []).append(packet.model_copy(update={"state": states[packet.id]}))

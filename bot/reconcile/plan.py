@@ -22,6 +22,7 @@ from bot.github.actions import (
 )
 from bot.github.events import Trigger
 from bot.reconcile.changes import Change
+from bot.reconcile.reach import Unreachable
 from bot.snapshot.model import WorkState
 
 
@@ -67,6 +68,9 @@ class Plan(Frozen):
     ignored_records: tuple[IgnoredRecord, ...] = Field(default=(), exclude_if=lambda value: not value)
     # What `pull_request.merge: auto` did with the PR the run wrote (absent otherwise, and in a dry run).
     merge: MergeOutcome | None = Field(default=None, exclude_if=lambda value: value is None)
+    # Other repositories the token cannot write (or read), each with the writes withheld there
+    # (absent when the snapshot names none, or the token can write every one).
+    unreachable: tuple[Unreachable, ...] = Field(default=(), exclude_if=lambda value: not value)
     # The dashboard issue: what this run does with it (absent when the dashboard is off).
     dashboard: DashboardReport | None = Field(default=None, exclude_if=lambda value: value is None)
 

@@ -14,6 +14,7 @@ from bot.config import BotConfig
 from bot.evidence.leases import LeaseReadback
 from bot.github.actions import OverdueReview, ReadbackTime
 from bot.github.observed import Observed
+from bot.issue_refs import IssueKey, IssueRef
 from bot.reconcile.plan import Plan
 from bot.snapshot.model import WORK_STATES
 
@@ -24,7 +25,7 @@ class StatusRow(BaseModel):
 
 class ReadyPacket(StatusRow):
     id: str
-    issue: int
+    issue: IssueKey
     owner: str
 
 
@@ -32,7 +33,7 @@ class WaitingForMerge(StatusRow):
     """A packet the regeneration PR changes: its merged state, and the state it takes on the merge."""
 
     id: str
-    issue: int
+    issue: IssueKey
     state: str
     becomes: str
 
@@ -41,7 +42,7 @@ class LiveLease(StatusRow):
     holder: str
     lane: str
     tree: tuple[str, ...]
-    issue: int | None
+    issue: IssueRef | None
     last_seen: str | None
     age_minutes: int | None
     stale: bool

@@ -17,6 +17,7 @@ from bot.annotations import MAX_ANNOTATIONS
 from bot.errors import Problem
 from bot.evidence.leases import LeaseReadback
 from bot.github.actions import Action, PullRequestAction, ReactAction
+from bot.issue_refs import IssueKey, issue_text, number_of, parse_issue, repository_of
 from bot.reconcile.executor import Report
 from bot.reconcile.plan import Plan
 from bot.reconcile.schedule import is_write
@@ -108,12 +109,16 @@ def _order(plan: Plan) -> dict[str, int]:
     return {d.id: n for n, d in enumerate(plan.packets)}
 
 
-def _comment_link(issue: int, comment_id: int, repository: str, server_url: str) -> str:
-    """A command comment's link, for the summary's commands table (its number when no link is safe)."""
+def _comment_link(issue: IssueKey | str, comment_id: int, repository: str, server_url: str) -> str:
+    """A command comment's link, for the summary's commands table (its number when no link is safe);
+    a comment on another repository's issue links there."""
+    key = parse_issue(issue)
+    shown = issue_text(key)
+    repository, number = repository_of(key) or repository, number_of(key)
     if not _REPOSITORY.fullmatch(repository) or not server_url.startswith("https://"):
-        return f"#{issue} (comment {comment_id})"
-    url = f"{server_url.rstrip('/')}/{repository}/issues/{issue}#issuecomment-{comment_id}"
-    return f"[#{issue} (comment {comment_id})]({url})"
+        return f"{shown} (comment {comment_id})"
+    url = f"{server_url.rstrip('/')}/{repository}/issues/{number}#issuecomment-{comment_id}"
+    return f"[{shown} (comment {comment_id})]({url})"
 
 
 def job_summary(result: RunResult, renderer: Renderer, server_url: str = "https://github.com") -> str:
@@ -135,7 +140,7 @@ def job_summary(result: RunResult, renderer: Renderer, server_url: str = "https:
         rows=[(a, s) for a, s in rows if not isinstance(a, ReactAction)],
         reactions=_reactions(rows),
         commands=[
-            (c, _comment_link(int(str(c["issue"])), int(str(c["comment_id"])), result.repository, server_url))
+            (c, _comment_link(parse_issue(c["issue"]), int(str(c["comment_id"])), result.repository, server_url))
             for c in this_run
         ],
         earlier=len(plan.commands) - len(this_run),

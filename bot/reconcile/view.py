@@ -20,6 +20,7 @@ from bot.evidence.explain import Explanation, explain
 from bot.evidence.leases import LeaseReadback
 from bot.github.actions import PullRequestAction
 from bot.github.observed import Observed
+from bot.issue_refs import IssueKey, issue_order
 from bot.reconcile import dashboard
 from bot.reconcile.changes import Change
 from bot.reconcile.inputs import Inputs
@@ -27,14 +28,14 @@ from bot.snapshot.model import Snapshot, WorkState
 
 
 def evidence_for(
-    readback: LeaseReadback, observed: Observed, config: BotConfig, assignees: Mapping[int, tuple[str, ...]]
+    readback: LeaseReadback, observed: Observed, config: BotConfig, assignees: Mapping[IssueKey, tuple[str, ...]]
 ) -> PacketEvidence:
     """The observations derivation needs; `assignees` are those accepted commands changed."""
     return PacketEvidence(
         leases=readback.live,
         released=readback.released,
         issues={
-            issue.number: issue.model_copy(update={"assignees": assignees.get(issue.number, issue.assignees)})
+            issue.key: issue.model_copy(update={"assignees": assignees.get(issue.key, issue.assignees)})
             for issue in observed.issues
         },
         rules=config.leases_rules,
@@ -67,18 +68,19 @@ def explainer(inputs: Inputs) -> Explainer:
     base = inputs.snapshot.model
     # A run's answers share their work: the evidence and the merged derivations for each set of
     # assignments, the pending states for each working snapshot (kept alive here, so its id is its own).
-    merged_for: dict[tuple[tuple[int, tuple[str, ...]], ...], tuple[PacketEvidence, list[Derivation]]] = {}
-    pending_for: dict[tuple[int, tuple[tuple[int, tuple[str, ...]], ...]], tuple[Snapshot, dict[str, WorkState]]] = {}
+    Assigned = tuple[tuple[IssueKey, tuple[str, ...]], ...]
+    merged_for: dict[Assigned, tuple[PacketEvidence, list[Derivation]]] = {}
+    pending_for: dict[tuple[int, Assigned], tuple[Snapshot, dict[str, WorkState]]] = {}
     # And each answer, for the same packet of the same working snapshot (kept alive here too).
-    said: dict[tuple[int, str, tuple[tuple[int, tuple[str, ...]], ...]], tuple[Snapshot, str]] = {}
+    said: dict[tuple[int, str, Assigned], tuple[Snapshot, str]] = {}
 
-    def answer(working: Snapshot, packet_id: str, assignees: Mapping[int, tuple[str, ...]]) -> str:
-        key = tuple(sorted(assignees.items()))
+    def answer(working: Snapshot, packet_id: str, assignees: Mapping[IssueKey, tuple[str, ...]]) -> str:
+        key = tuple(sorted(assignees.items(), key=lambda item: issue_order(item[0])))
         if (id(working), packet_id, key) not in said:
             said[id(working), packet_id, key] = working, answer_anew(working, packet_id, key)
         return said[id(working), packet_id, key][1]
 
-    def answer_anew(working: Snapshot, packet_id: str, key: tuple[tuple[int, tuple[str, ...]], ...]) -> str:
+    def answer_anew(working: Snapshot, packet_id: str, key: Assigned) -> str:
         assignees = dict(key)
         if key not in merged_for:
             evidence = evidence_for(inputs.readback, inputs.observed, inputs.config, assignees)

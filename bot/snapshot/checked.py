@@ -6,7 +6,7 @@ from __future__ import annotations
 from bot.errors import InputError, Problem
 from bot.snapshot.model import Snapshot
 from bot.snapshot.store import Loaded, parse_model
-from bot.snapshot.validation import validate
+from bot.snapshot.validation import own_repository_findings, validate
 
 
 def checked(loaded: Loaded[Snapshot]) -> Loaded[Snapshot]:
@@ -15,6 +15,15 @@ def checked(loaded: Loaded[Snapshot]) -> Loaded[Snapshot]:
     if findings:
         problems = [Problem(loaded.file, *loaded.locate(f.loc), f.message) for f in findings]
         raise InputError(sorted(problems))
+    return loaded
+
+
+def named_from(loaded: Loaded[Snapshot], repository: str) -> Loaded[Snapshot]:
+    """The loaded snapshot if it names no issue of `repository`, the bot's own, as another
+    repository's; else every such place, located."""
+    findings = own_repository_findings(loaded.model, repository)
+    if findings:
+        raise InputError(sorted(Problem(loaded.file, *loaded.locate(f.loc), f.message) for f in findings))
     return loaded
 
 

@@ -5,6 +5,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, StrictInt, StrictStr
 
+from bot.issue_refs import IssueRef
 from bot.snapshot.fields import ConstraintIds, HumanName, Ids, IsoDate, Model
 from bot.snapshot.sections import Collision, Lever, OSSRoute, OSSState, OSSWalkStep, ReadyWave
 from bot.untrusted import neutral
@@ -85,18 +86,19 @@ class Constraint(Named):
     envelope: StrictStr = Field(description="The envelope id the constraint is measured in, or `portfolio`.")
     driver: StrictStr = Field(description="Why the outcome is limited now.")
     authority_owner: StrictStr = Field(
-        description="Who owns it, free text; when `review_issue` is unset, its first `#N` is the review issue "
-        "(as snapshots written before `review_issue` have it)."
+        description="Who owns it, free text; when `review_issue` is unset, its first issue reference (`#N`, "
+        "`owner/repo#N` or an issue URL) is the review issue (as snapshots written before `review_issue` have it)."
     )
     next_action: StrictStr = Field(description="The next step.")
     exit_when: StrictStr = Field(description="The checkable condition that retires the constraint.")
     ready_lever_ids: Ids = Field(
         default=(), description="Dependency-ready levers shown with the constraint; each must be a ready lever."
     )
-    review_issue: StrictInt | None = Field(
+    review_issue: IssueRef | None = Field(
         default=None,
-        description="The issue (> 0) perfbot comments on when the constraint is past `review_by` (`perfbot init` "
-        "writes one). Unset: the first `#N` of `authority_owner`; with neither, the review nudge has nowhere to go, "
+        description="The issue (`#N`, `owner/repo#N` or an issue URL) perfbot comments on when the constraint "
+        "is past `review_by` (`perfbot init` writes one). Unset: the first issue reference of `authority_owner`; "
+        "with neither, the review nudge has nowhere to go, "
         "and the plan and the dashboard list the constraint.",
     )
 
@@ -104,7 +106,9 @@ class Constraint(Named):
 class Program(Named):
     """A program of work against constraints; an id looks like `mac-top10`."""
 
-    authority_issue: StrictInt = Field(description="The umbrella issue (> 0).")
+    authority_issue: IssueRef = Field(
+        description="The umbrella issue: a number (> 0) in this repository, `owner/repo#N` or an issue URL."
+    )
     constraint_ids: ConstraintIds = ()
     hero_metric: StrictStr = Field(description="The program's target.")
     current_result: StrictStr = Field(description="Where it stands now, printed after **Current:**.")
@@ -116,9 +120,12 @@ class WorkPacket(Named):
 
     program_id: StrictStr = Field(description="The program the packet belongs to; must be a program id.")
     constraint_ids: ConstraintIds = ()
-    issue: StrictInt = Field(description="The owning issue (> 0); commands and nudges go there.")
-    related_issues: tuple[StrictInt, ...] = Field(
-        default=(), description="More issues (> 0, unique, not `issue`), e.g. accepted-receipt issues."
+    issue: IssueRef = Field(
+        description="The owning issue: a number (> 0) in this repository, `owner/repo#N` or an issue URL; "
+        "commands and nudges go there."
+    )
+    related_issues: tuple[IssueRef, ...] = Field(
+        default=(), description="More issues (unique, not `issue`), e.g. accepted-receipt issues."
     )
     program_order: StrictInt = Field(
         default=0, description="Position in the program, unique within it; 0 or absent prints as —."
@@ -173,7 +180,7 @@ class LedgerEntry(Model):
 
     comment_id: StrictInt = Field(description="Id of the issue comment that carried the command.")
     line: StrictInt = Field(default=1, description="The command's line in that comment (1-based).")
-    issue: StrictInt = Field(description="The issue the comment is on.")
+    issue: IssueRef = Field(description="The issue the comment is on.")
     author: StrictStr = Field(description="Login of the comment's author.")
     at: StrictStr = Field(description="When the comment was created (ISO-8601).")
     effect: StrictStr = Field(description="What the command changed, in one line.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from bot.issue_refs import IssueKey, issue_text, not_a_number, parse_issue
 from bot.snapshot.fields import Finding
 from bot.snapshot.levers import graph_findings, ready_levers
 from bot.snapshot.model import REQUIRED_OSS_STATES, SCHEMA_ID, SCHEMA_ONE, Snapshot
@@ -82,7 +83,7 @@ def _programs(s: Snapshot) -> Iterator[Finding]:
         problems = [
             ("id", "id is empty or duplicate", blank(p.id) or p.id in seen),
             ("name", "name is blank", blank(p.name)),
-            ("authority_issue", "authority_issue must be > 0", p.authority_issue <= 0),
+            ("authority_issue", "authority_issue must be > 0", not_a_number(p.authority_issue)),
             ("constraint_ids", "constraint_ids is empty", not p.constraint_ids),
             ("hero_metric", "hero_metric is blank", blank(p.hero_metric)),
             ("current_result", "current_result is blank", blank(p.current_result)),
@@ -97,6 +98,21 @@ def _programs(s: Snapshot) -> Iterator[Finding]:
                 yield Finding(
                     (*at, "constraint_ids", j), f'execution program "{p.id}" references unknown constraint "{cid}"'
                 )
+
+
+def _issue_hint(written: str, s: Snapshot) -> str:
+    """For a dependency written as an issue (`#N`, `owner/repo#N`, its URL), which packet that is:
+    dependencies name packets, whose issues may be in any repository."""
+    if written in {w.id for w in s.work_packets}:
+        return ""
+    try:
+        issue = parse_issue(written)
+    except ValueError:
+        return ""
+    on = [f'"{w.id}"' for w in s.work_packets if w.issue == issue]
+    if not on:
+        return f"; a dependency names a packet id, and no packet is on {issue_text(issue)}"
+    return f"; a dependency names a packet id: the packet on {issue_text(issue)} is {' or '.join(on)}"
 
 
 def _packets(s: Snapshot) -> Iterator[Finding]:
@@ -114,7 +130,7 @@ def _packets(s: Snapshot) -> Iterator[Finding]:
             ("name", "name is blank", blank(w.name)),
             ("program_id", f'unknown program "{w.program_id}"', w.program_id not in program_ids),
             ("constraint_ids", "constraint_ids is empty", not w.constraint_ids),
-            ("issue", "issue must be > 0", w.issue <= 0),
+            ("issue", "issue must be > 0", not_a_number(w.issue)),
             ("owner", "owner is blank", blank(w.owner)),
             ("lane", "lane is blank", blank(w.lane)),
             ("paths", "paths is empty", not w.paths or any(blank(p) for p in w.paths)),
@@ -129,9 +145,8 @@ def _packets(s: Snapshot) -> Iterator[Finding]:
         for field in ("hard_dependency_ids", "blocked_by_ids"):
             for j, dep in enumerate(getattr(w, field)):
                 if dep not in ids or dep == w.id:
-                    yield Finding(
-                        (*at, field, j), f'work packet "{w.id}" references invalid dependency/blocker "{dep}"'
-                    )
+                    why = f'work packet "{w.id}" references invalid dependency/blocker "{dep}"'
+                    yield Finding((*at, field, j), why + _issue_hint(dep, s))
         if w.state == "complete" and blank(w.result):
             yield Finding((*at, "result"), f'work packet "{w.id}" has no accepted result')
         if w.state != "complete" and (blank(w.next_action) or not blank(w.result)):
@@ -139,11 +154,12 @@ def _packets(s: Snapshot) -> Iterator[Finding]:
             yield Finding((*at, field), f'work packet "{w.id}" needs a next action and no result')
         if w.state_revision < 0:
             yield Finding((*at, "state_revision"), f'work packet "{w.id}" has a negative state_revision')
-        seen_related: set[int] = set()
+        seen_related: set[IssueKey] = set()
         for j, n in enumerate(w.related_issues):
-            if n <= 0 or n == w.issue or n in seen_related:
+            if not_a_number(n) or n == w.issue or n in seen_related:
                 yield Finding(
-                    (*at, "related_issues", j), f'work packet "{w.id}" has invalid or duplicate related issue #{n}'
+                    (*at, "related_issues", j),
+                    f'work packet "{w.id}" has invalid or duplicate related issue {issue_text(n)}',
                 )
             seen_related.add(n)
         for j, dep in enumerate(w.satisfied_dependency_ids):

@@ -6,18 +6,17 @@ carries the key path of the offending value so the store can name its line and c
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from operator import attrgetter
 from typing import Any, cast
 
+from bot.issue_refs import ForeignIssue, IssueKey, first_issue, not_a_number
 from bot.snapshot.cells import table_cells
 from bot.snapshot.fields import Finding
 from bot.snapshot.levers import find_cycle, graph_findings, ready_by_envelope, ready_levers
-from bot.snapshot.model import Snapshot
+from bot.snapshot.model import LedgerEntry, Lever, Snapshot
 from bot.snapshot.upstream_rules import UPSTREAM_CHECKS, blank
 
-ISSUE_REF = re.compile(r"#(\d+)")
 _LEDGER_KEY = attrgetter("comment_id", "line")  # `LedgerEntry.key`, read in C
 
 
@@ -55,12 +54,39 @@ class _Fields:
         return getattr(self._snapshot, name)
 
 
-def review_issue(constraint_review_issue: int | None, authority_owner: str) -> int | None:
-    """The issue a constraint's review nudge goes to: explicit, else the first `#N` of its owner."""
+def review_issue(constraint_review_issue: IssueKey | None, authority_owner: str) -> IssueKey | None:
+    """The issue a constraint's review nudge goes to: explicit, else the first issue reference of its
+    owner (`#N`, `owner/repo#N` or an issue URL)."""
     if constraint_review_issue is not None:
         return constraint_review_issue
-    match = ISSUE_REF.search(authority_owner)
-    return int(match.group(1)) if match else None
+    return first_issue(authority_owner)
+
+
+def _issue_fields(s: Snapshot) -> Iterator[tuple[tuple[str | int, ...], IssueKey]]:
+    """Every issue the snapshot names, at its place: the review issue of a constraint without
+    `review_issue` is the first reference of its `authority_owner`."""
+    for i, c in enumerate(s.constraints):
+        field = "review_issue" if c.review_issue is not None else "authority_owner"
+        if (issue := review_issue(c.review_issue, c.authority_owner)) is not None:
+            yield ("constraints", i, field), issue
+    for i, p in enumerate(s.programs):
+        yield ("programs", i, "authority_issue"), p.authority_issue
+    for i, w in enumerate(s.work_packets):
+        yield ("work_packets", i, "issue"), w.issue
+        yield from ((("work_packets", i, "related_issues", j), n) for j, n in enumerate(w.related_issues))
+    for i, e in enumerate(s.ledger):
+        yield ("ledger", i, "issue"), e.issue
+
+
+def own_repository_findings(snapshot: Snapshot, repository: str) -> list[Finding]:
+    """Issues of the bot's own repository written as another's (`owner/repo#N`, its URL). perfbot
+    keys this repository's issues by number, as its comments, labels and page name them; the same
+    issue under two names would be read, nudged and labelled twice, so the run asks for `#N`."""
+    return [
+        Finding(loc, f"{loc[2]}: {issue} is an issue of this repository ({repository}): write it #{issue.number}")
+        for loc, issue in _issue_fields(snapshot)
+        if isinstance(issue, ForeignIssue) and issue.key == repository.casefold()
+    ]
 
 
 def unrouted_reviews(snapshot: Snapshot) -> tuple[str, ...]:
@@ -93,10 +119,10 @@ def _collisions(s: Snapshot) -> Iterator[Finding]:
 
 def _ready_arms(s: Snapshot) -> Iterator[Finding]:
     """Ready arms are derived from the levers; hand-kept lists must agree with them."""
-    if any(True for _ in graph_findings(s.levers)):
+    derived = _ready_of(s.levers)
+    if derived is None:
         return
-    ready = set(ready_levers(s.levers))
-    grouped = {envelope: set(ids) for envelope, ids in ready_by_envelope(s.levers).items()}
+    ready, grouped = derived
     for i, c in enumerate(s.constraints):
         for j, lever in enumerate(c.ready_lever_ids):
             if lever not in ready:
@@ -122,6 +148,25 @@ def _ready_arms(s: Snapshot) -> Iterator[Finding]:
             )
 
 
+class _LastLevers:
+    """The last levers `_ready_of` read and what it found: commands change constraints and
+    packets, and a run validates after each one the same levers (the same object) again."""
+
+    levers: tuple[Lever, ...] | None = None
+    derived: tuple[frozenset[str], dict[str, frozenset[str]]] | None = None
+
+
+def _ready_of(levers: tuple[Lever, ...]) -> tuple[frozenset[str], dict[str, frozenset[str]]] | None:
+    """The dependency-ready levers, and those of each envelope; None when the lever graph has findings."""
+    if levers is not _LastLevers.levers:
+        derived = None
+        if not any(True for _ in graph_findings(levers)):
+            grouped = {envelope: frozenset(ids) for envelope, ids in ready_by_envelope(levers).items()}
+            derived = (frozenset(ready_levers(levers)), grouped)
+        _LastLevers.levers, _LastLevers.derived = levers, derived
+    return _LastLevers.derived
+
+
 def _program_orders(s: Snapshot) -> Iterator[Finding]:
     seen: set[tuple[str, int]] = set()
     for i, w in enumerate(s.work_packets):
@@ -136,7 +181,7 @@ def _program_orders(s: Snapshot) -> Iterator[Finding]:
 
 def _review_issues(s: Snapshot) -> Iterator[Finding]:
     for i, c in enumerate(s.constraints):
-        if c.review_issue is not None and c.review_issue <= 0:
+        if c.review_issue is not None and not_a_number(c.review_issue):
             yield Finding(("constraints", i, "review_issue"), f'constraint "{c.id}" review_issue must be > 0')
 
 
@@ -149,8 +194,8 @@ def _records(s: Snapshot) -> Iterator[Finding]:
                 ("retired_constraints", i, "id"), f'retired constraint "{r.id}" is duplicate or still current'
             )
         retired.add(r.id)
-    if len(set(map(_LEDGER_KEY, s.ledger))) == len(s.ledger):
-        return  # the usual case, told in one pass (in C): validated after each command, the ledger only grows
+    if _distinct_keys(s.ledger):
+        return  # the usual case: validated after each command, the ledger only grows
     applied: set[tuple[int, int]] = set()
     for i, entry in enumerate(s.ledger):
         if entry.key in applied:
@@ -158,6 +203,28 @@ def _records(s: Snapshot) -> Iterator[Finding]:
                 ("ledger", i, "comment_id"), f"ledger records line {entry.line} of comment {entry.comment_id} twice"
             )
         applied.add(entry.key)
+
+
+class _LastLedger:
+    """The last ledger found with distinct keys, and its keys: a run validates after each command
+    a ledger that only grew by one entry, whose keys are then those and the new one's."""
+
+    entries: tuple[LedgerEntry, ...] = ()
+    keys: frozenset[tuple[int, int]] = frozenset()
+
+
+def _distinct_keys(ledger: tuple[LedgerEntry, ...]) -> bool:
+    """Whether no two entries record the same line of the same comment (keys read in C)."""
+    known = len(_LastLedger.entries)
+    if known and len(ledger) >= known and ledger[:known] == _LastLedger.entries:  # equal entries, equal keys
+        added = list(map(_LEDGER_KEY, ledger[known:]))
+        keys = _LastLedger.keys.union(added)
+    else:
+        keys = frozenset(map(_LEDGER_KEY, ledger))
+    if len(keys) != len(ledger):
+        return False
+    _LastLedger.entries, _LastLedger.keys = ledger, keys
+    return True
 
 
 Check = Callable[[Snapshot], Iterator[Finding]]

@@ -27,6 +27,7 @@ PURE = [
     BOT / "reconcile" / "proposal.py",
     BOT / "reconcile" / "labels_and_links.py",
     BOT / "reconcile" / "schedule.py",
+    BOT / "reconcile" / "reach.py",
     BOT / "reconcile" / "changes.py",
     BOT / "reconcile" / "dashboard.py",
 ]

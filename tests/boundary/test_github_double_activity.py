@@ -83,5 +83,5 @@ def test_a_record_changed_in_place_gets_a_new_digest() -> None:
     for change in ("body", "edited"), ("draft", 0), ("draft", False), ("at", NOW):
         note[change[0]] = change[1]
         again = fingerprints(raw)
-        assert again[8325] != first[8325]
+        assert again["8325"] != first["8325"]
         first = again

@@ -30,6 +30,7 @@ from bot.github.actions import (
     ReactAction,
 )
 from bot.github.offline import OfflineGitHub, parse_state
+from bot.issue_refs import number_of
 from bot.reconcile import executor, gather
 from bot.reconcile.decide import decide
 from tests.github_double import GitHubDouble
@@ -49,7 +50,7 @@ class RestPort:
         self.gh, self.double = gh, double
 
     def comment(self, action: CommentAction) -> int:
-        return self.gh.rest.issues.create_comment(OWNER, NAME, action.issue, body=action.body).parsed_data.id
+        return self.gh.rest.issues.create_comment(OWNER, NAME, number_of(action.issue), body=action.body).parsed_data.id
 
     def edit_comment(self, action: EditCommentAction) -> None:
         self.gh.rest.issues.update_comment(OWNER, NAME, action.comment_id, body=action.body)
@@ -59,13 +60,13 @@ class RestPort:
 
     def assign(self, action: AssignAction) -> None:
         call = self.gh.rest.issues.add_assignees if action.add else self.gh.rest.issues.remove_assignees
-        call(OWNER, NAME, action.issue, assignees=[action.login])
+        call(OWNER, NAME, number_of(action.issue), assignees=[action.login])
 
     def label(self, action: LabelAction) -> None:
         if action.add:
-            self.gh.rest.issues.add_labels(OWNER, NAME, action.issue, labels=[action.name])
+            self.gh.rest.issues.add_labels(OWNER, NAME, number_of(action.issue), labels=[action.name])
         else:
-            self.gh.rest.issues.remove_label(OWNER, NAME, action.issue, quote(action.name, safe=""))
+            self.gh.rest.issues.remove_label(OWNER, NAME, number_of(action.issue), quote(action.name, safe=""))
 
     def create_label(self, action: CreateLabelAction) -> None:
         self.gh.rest.issues.create_label(
@@ -75,13 +76,19 @@ class RestPort:
     def link(self, action: LinkAction) -> None:
         issues = self.gh.rest.issues
         if action.relation == "blocked_by" and action.add:
-            issues.add_blocked_by_dependency(OWNER, NAME, action.issue, issue_id=issue_id(action.target))
+            issues.add_blocked_by_dependency(
+                OWNER, NAME, number_of(action.issue), issue_id=issue_id(number_of(action.target))
+            )
         elif action.relation == "blocked_by":
-            issues.remove_dependency_blocked_by(OWNER, NAME, action.issue, issue_id(action.target))
+            issues.remove_dependency_blocked_by(
+                OWNER, NAME, number_of(action.issue), issue_id(number_of(action.target))
+            )
         elif action.add:
-            issues.add_sub_issue(OWNER, NAME, action.target, sub_issue_id=issue_id(action.issue))
+            issues.add_sub_issue(OWNER, NAME, number_of(action.target), sub_issue_id=issue_id(number_of(action.issue)))
         else:
-            issues.remove_sub_issue(OWNER, NAME, action.target, sub_issue_id=issue_id(action.issue))
+            issues.remove_sub_issue(
+                OWNER, NAME, number_of(action.target), sub_issue_id=issue_id(number_of(action.issue))
+            )
 
     def create_issue(self, action: CreateIssueAction) -> int:
         made = self.gh.rest.issues.create(OWNER, NAME, title=action.title, body=action.body, labels=list(action.labels))

@@ -21,7 +21,16 @@ from tests.support.paths import ROOT
 BOT = ROOT / "bot"
 # Bottom first. A module is placed by its longest matching prefix (`bot` names the package alone).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("bot", "bot.errors", "bot.untrusted", "bot.timestamps", "bot.files", "bot.json_input", "bot.schema_kinds"),
+    (
+        "bot",
+        "bot.errors",
+        "bot.untrusted",
+        "bot.timestamps",
+        "bot.files",
+        "bot.json_input",
+        "bot.schema_kinds",
+        "bot.issue_refs",
+    ),
     ("bot.context", "bot.annotations"),
     ("bot.github",),
     ("bot.snapshot",),
@@ -132,7 +141,7 @@ def test_no_module_imports_itself_back() -> None:
 
 def test_the_ports_words_import_nothing_else_of_bot() -> None:
     """`bot.github.actions` is named by every layer above it, down to the adapters."""
-    assert import_graph(BOT)["bot.github.actions"] == set()
+    assert import_graph(BOT)["bot.github.actions"] <= {"bot.issue_refs"}
 
 
 def test_every_module_has_a_layer() -> None:

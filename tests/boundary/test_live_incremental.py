@@ -344,7 +344,7 @@ def test_the_issue_of_an_edited_comment_is_read_whatever_the_cache_says(site: Si
     sidecar = activity.sidecar(site.repo.state_path)
     assert sidecar is not None
     known = json.loads(sidecar.read_text(encoding="utf-8"))
-    known["8325"]["seen"] = activity.fingerprints(state)[8325]  # the edit leaves `updatedAt` where it was
+    known["8325"]["seen"] = activity.fingerprints(state)["8325"]  # the edit leaves `updatedAt` where it was
     sidecar.write_text(json.dumps(known), encoding="utf-8")
     site.later()
     stale = copy_of(site.cache_file, site.cache_file.with_name("copy.json"))

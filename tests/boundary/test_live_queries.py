@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from graphql import GraphQLSchema, parse, validate
 
-from bot.github.live import observe, query
+from bot.github.live import nodes, query
 from bot.github.live.observe import batches
 from bot.github.live.publish import PUBLISHED_QUERY
 from bot.github.live.query import (
@@ -43,6 +43,17 @@ from bot.github.live.writes import MOVE_BRANCH
         query.more_pull_leases_query(),
         query.pull_pages_query({12: ("Y3Vyc29y", None), 13: (None, "Y3Vyc29y"), 14: ("Y3Vyc29y", "Y3Vyc29y")}),
         query.pull_pages_query({12: ("Y3Vyc29y", None)}),
+        query.force_pushes_query([12, 9]),
+        first_query(
+            3,
+            2,
+            [8324],
+            with_viewer=False,
+            native=Native(labels=True, links=True, label_names=7),
+            elsewhere=[[12, 13], [7]],
+        ),
+        query.elsewhere_query([51, 52], Native(labels=True, links=True)),
+        query.qualified(query.links_query([(12, "blockedBy"), (13, "subIssues")])),
     ],
     ids=[
         "first",
@@ -64,6 +75,10 @@ from bot.github.live.writes import MOVE_BRANCH
         "more-pull-leases",
         "pull-pages",
         "pull-paths-only",
+        "force-pushes",
+        "first-across-repositories",
+        "issues-elsewhere",
+        "links-across-repositories",
     ],
 )
 def test_every_document_validates_against_githubs_schema(github_schema: GraphQLSchema, document: str) -> None:
@@ -77,10 +92,10 @@ def test_issues_are_read_at_most_fifty_to_a_query() -> None:
 
 
 def test_authors_map_to_rest_logins() -> None:
-    assert observe.login_of({"__typename": "Bot", "login": "perfbot"}) == ("perfbot[bot]", "Bot")
-    assert observe.login_of({"__typename": "User", "login": "alice"}) == ("alice", "User")
-    assert observe.login_of({"__typename": "Organization", "login": "acme"}) == ("acme", "Organization")
-    assert observe.login_of(None) == ("ghost", "User")
+    assert nodes.login_of({"__typename": "Bot", "login": "perfbot"}) == ("perfbot[bot]", "Bot")
+    assert nodes.login_of({"__typename": "User", "login": "alice"}) == ("alice", "User")
+    assert nodes.login_of({"__typename": "Organization", "login": "acme"}) == ("acme", "Organization")
+    assert nodes.login_of(None) == ("ghost", "User")
 
 
 def test_comments_carry_big_ids_edits_and_the_bots_own_reactions() -> None:
@@ -101,13 +116,13 @@ def test_comments_carry_big_ids_edits_and_the_bots_own_reactions() -> None:
             }
         ],
     }
-    (comment,), reactions = observe.comments_of(8325, page, "perfbot[bot]")
+    (comment,), reactions = nodes.comments_of(8325, page, "perfbot[bot]")
     assert (comment.id, comment.issue, comment.user, comment.edited) == (5428177527, 8325, "alice", True)
     assert [(r.comment_id, r.user, r.content) for r in reactions] == [
         (5428177527, "perfbot[bot]", "eyes"),
         (5428177527, "perfbot[bot]", "+1"),
     ]
-    assert observe.next_cursor(page) == "Y3Vyc29y"
+    assert nodes.next_cursor(page) == "Y3Vyc29y"
 
 
 def test_issue_state_and_reason_use_rests_spelling() -> None:
@@ -118,7 +133,7 @@ def test_issue_state_and_reason_use_rests_spelling() -> None:
         "stateReason": "REOPENED",
         "assignees": {"nodes": [{"login": "a"}]},
     }
-    issue = observe.issue_of(node)
+    issue = nodes.issue_of(node)
     assert (issue.state, issue.state_reason, issue.assignees) == ("closed", "reopened", ("a",))
 
 
@@ -127,21 +142,21 @@ GITHUBS = {"isValid": True, "wasSignedByGitHub": True}
 
 def test_a_commit_is_the_bots_only_when_github_signed_it_for_the_bot() -> None:
     bot = "perfbot[bot]"
-    assert observe.made_by({"author": {"name": bot, "user": None}, "signature": GITHUBS}, bot)
+    assert nodes.made_by({"author": {"name": bot, "user": None}, "signature": GITHUBS}, bot)
     # Anyone can push a commit that names perfbot as its author: GitHub signs none of those as perfbot's.
-    assert not observe.made_by({"author": {"name": bot, "user": None}}, bot)
-    assert not observe.made_by({"author": {"name": bot, "user": None}, "signature": None}, bot)
+    assert not nodes.made_by({"author": {"name": bot, "user": None}}, bot)
+    assert not nodes.made_by({"author": {"name": bot, "user": None}, "signature": None}, bot)
     # A person's own key, or a signature GitHub could not verify.
-    assert not observe.made_by(
+    assert not nodes.made_by(
         {"author": {"name": bot, "user": None}, "signature": {"isValid": True, "wasSignedByGitHub": False}}, bot
     )
-    assert not observe.made_by(
+    assert not nodes.made_by(
         {"author": {"name": bot, "user": None}, "signature": {"isValid": False, "wasSignedByGitHub": True}}, bot
     )
     # GitHub signs a person's web commit as theirs: a display name of perfbot's login is still a user.
-    assert not observe.made_by({"author": {"name": bot, "user": {"login": "mallory"}}, "signature": GITHUBS}, bot)
-    assert not observe.made_by({"author": {"name": "octocat", "user": {"login": "octocat"}}, "signature": GITHUBS}, bot)
-    assert not observe.made_by(None, bot)
+    assert not nodes.made_by({"author": {"name": bot, "user": {"login": "mallory"}}, "signature": GITHUBS}, bot)
+    assert not nodes.made_by({"author": {"name": "octocat", "user": {"login": "octocat"}}, "signature": GITHUBS}, bot)
+    assert not nodes.made_by(None, bot)
 
 
 def test_the_readback_is_one_more_field_of_the_first_query() -> None:
@@ -179,17 +194,17 @@ def test_labels_links_and_label_events_map_onto_the_issue() -> None:
             ]
         },
     }
-    issue = observe.issue_of(node)
+    issue = nodes.issue_of(node)
     assert (issue.labels, issue.blocked_by, issue.parent, issue.database_id) == (
         ("perf/ready", "bug"),
         (8325,),
         9430,
         3456789012,
     )
-    assert observe.sub_issues(node) == (1,)
-    events = observe.label_events_of(9230, node)
+    assert nodes.sub_issues(node) == (1,)
+    events = nodes.label_events_of(9230, node)
     assert [(e.action, e.actor) for e in events] == [("labeled", "perfbot[bot]"), ("unlabeled", "alice")]
-    bare = observe.issue_of({"number": 1})
+    bare = nodes.issue_of({"number": 1})
     assert (bare.labels, bare.blocked_by, bare.parent, bare.database_id) == ((), (), None, None)
 
 
@@ -206,7 +221,7 @@ def test_the_dashboard_is_one_more_field_of_the_first_query_mapped_with_its_auth
         "body": "<!-- perfbot:dashboard board -->",
         "labels": {"nodes": [{"name": "perfbot-dashboard"}, None]},
     }
-    issue = observe.dashboard_issue(node)
+    issue = nodes.dashboard_issue(node)
     assert (issue.number, issue.state, issue.user, issue.labels) == (
         9499,
         "closed",
@@ -214,4 +229,17 @@ def test_the_dashboard_is_one_more_field_of_the_first_query_mapped_with_its_auth
         ("perfbot-dashboard",),
     )
     assert issue.body == "<!-- perfbot:dashboard board -->"
-    assert observe.dashboard_issue(node | {"state": "OPEN", "author": None, "body": None}).user == "ghost"
+    assert nodes.dashboard_issue(node | {"state": "OPEN", "author": None, "body": None}).user == "ghost"
+
+
+def test_other_repositories_are_more_fields_of_the_first_query_and_the_seed_reads_as_before() -> None:
+    native = Native(labels=True, links=True, label_names=7)
+    plain = first_query(3, 2, [8324], True, native=native)
+    assert first_query(3, 2, [8324], True, native=native, elsewhere=[]) == plain
+    across = first_query(3, 2, [8324], True, native=native, elsewhere=[[12], [7, 9]])
+    assert "r0: repository(owner: $r0Owner, name: $r0Name)" in across
+    assert "r1: repository(" in across
+    assert across.count("viewerCanUpdate viewerCanLabel") == 3
+    # Across repositories a link names its issue's repository: a number alone is ambiguous.
+    assert "nodes { number repository { nameWithOwner } }" in across
+    assert "nodes { number repository" not in plain

@@ -28,7 +28,7 @@ BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # A CommonMark fence line: three or more backticks and no backtick after them, or three tildes.
 FENCE = re.compile(r"^ {0,3}(`{3,}[^`]*|~{3,}.*)$")
 # Templates that only define macros; each is rendered through the templates that import it.
-MACRO_LIBRARIES = {"changes.j2", "native.j2", "reasons.j2"}
+MACRO_LIBRARIES = {"changes.j2", "native.j2", "reasons.j2", "reach.j2"}
 # The fences perfbot writes itself: around a mermaid graph (page, PR body, job summary).
 OUR_FENCES = {"```mermaid", "```"}
 MERMAID_ENTITY = re.compile(r"#([0-9]+);")

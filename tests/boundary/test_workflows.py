@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import os
 import re
+import subprocess
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -331,3 +332,53 @@ def test_the_adopt_guides_workflow_is_inits_own_in_short_filters_comments_and_wr
     assert started_jobs(workflow, "issue_comment", plain) == []
     assert started_jobs(workflow, "issue_comment", command) == ["perfbot"]
     assert started_jobs(workflow, "issue_comment", with_comment(command, "/perf help", a_bot())) == []
+
+
+REUSABLE = ROOT / ".github" / "workflows" / "perfbot-reusable.yml"
+CALLER = ROOT / "examples" / "organisation" / "perfbot.yml"
+
+
+def test_the_organisations_workflow_is_called_and_makes_the_least_token_for_the_named_repositories() -> None:
+    workflow = load(REUSABLE)
+    called = workflow["on"]["workflow_call"]
+    assert set(called["secrets"]) == {"app-private-key"}
+    assert {"repositories", "perfbot-repository", "perfbot-ref", "app-client-id"} <= set(called["inputs"])
+    (job,) = workflow["jobs"].values()
+    assert job["permissions"] == {"contents": "read"}, "the App's token writes; the job's only reads"
+    assert job["concurrency"] == {"group": "perfbot-writer-${{ github.repository }}", "cancel-in-progress": False}
+    by_uses = {str(step.get("uses", "")).split("@")[0]: step for step in job["steps"]}
+    token = by_uses["actions/create-github-app-token"]["with"]
+    granted = {key: value for key, value in token.items() if key.startswith("permission-")}
+    assert granted == {
+        "permission-contents": "write",
+        "permission-issues": "write",
+        "permission-pull-requests": "write",
+    }
+    # The caller's own repository, named from GITHUB_REPOSITORY (a schedule's event may not name it).
+    assert "${{ steps.caller.outputs.name }}" in token["repositories"]
+    caller = next(step for step in job["steps"] if step.get("id") == "caller")
+    assert caller["run"] == 'echo "name=${GITHUB_REPOSITORY#*/}" >> "$GITHUB_OUTPUT"'
+    assert "${{ inputs.repositories }}" in token["repositories"]
+    assert by_uses["./.perfbot-action"]["with"]["github-token"] == "${{ steps.token.outputs.token }}"
+    # perfbot's own checkout comes after the pin check, which refuses anything but a full SHA.
+    names = [step.get("name", step.get("uses")) for step in job["steps"]]
+    assert names.index("Check that perfbot is pinned") < names.index(
+        "Make the App's token for the snapshot's repositories"
+    )
+
+
+def test_the_example_caller_passes_what_the_reusable_workflow_requires() -> None:
+    called = load(REUSABLE)["on"]["workflow_call"]
+    required = {name for name, spec in called["inputs"].items() if spec.get("required")}
+    (job,) = load(CALLER)["jobs"].values()
+    assert job["uses"].split("@")[0].endswith("/.github/workflows/perfbot-reusable.yml")
+    assert required <= set(job["with"])
+    assert set(job["secrets"]) == set(called["secrets"])
+
+
+@pytest.mark.parametrize("path", [REUSABLE, CALLER], ids=lambda p: p.name)
+def test_the_organisations_workflows_pass_actionlint(path: Path) -> None:
+    from tests.e2e.test_adopt import lint_tool
+
+    linted = subprocess.run([lint_tool("actionlint"), str(path)], capture_output=True, text=True, check=False)
+    assert linted.returncode == 0, linted.stdout + linted.stderr

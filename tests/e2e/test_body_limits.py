@@ -25,6 +25,7 @@ from bot.evidence.derive import Derivation, Reason
 from bot.github.actions import TOPICS, CommentAction, Topic
 from bot.github.markers import header, markers_in
 from bot.github.observed import Comment, Issue, Observed
+from bot.issue_refs import number_of
 from bot.reconcile import gather
 from bot.reconcile.changes import Change, PacketChange
 from bot.reconcile.decide import Story, lease_report, pull_request
@@ -215,7 +216,7 @@ def many_links(seed: Snapshot) -> Snapshot:
 
 def native_comments(snapshot: Snapshot, settings: Settings, renderer: Renderer, *said: Comment) -> list[CommentAction]:
     umbrella = snapshot.programs[0].authority_issue
-    issues = (Issue(number=umbrella), *(Issue(number=1000 + n) for n in range(100)))
+    issues = (Issue(number=number_of(umbrella)), *(Issue(number=1000 + n) for n in range(100)))
     observed = Observed(repository="o/r", bot_login="perfbot[bot]", issues=issues, comments=said)
     derivations = [derivation(p, "ready", []) for p in snapshot.work_packets]
     found = plan_native(snapshot, snapshot, derivations, observed, settings.config, renderer)

@@ -70,7 +70,7 @@ def test_github_actions_annotations(
             "    lane: metal\n   lane2: x\n",
             "a new key here does not line up with the lines above it",
         ),
-        ("    issue: 9216\n", "    issue: [9216]\n", "issue: Input should be a valid integer"),
+        ("    issue: 9216\n", "    issue: [9216]\n", "issue: a list is not an issue: write an issue number"),
     ],
 )
 def test_bad_yaml_is_a_clear_error_not_a_traceback(

@@ -14,7 +14,9 @@ import httpx
 import pytest
 
 from bot.commands.records import Record
+from bot.github import pull_body
 from bot.github.observed import Comment
+from bot.reconcile.decide import PULL_BODY_END
 from tests.boundary.test_live import COMPLETE, REPO, with_commands
 from tests.github_double.graphql_labels import issue_id
 from tests.support.backends import double_on
@@ -59,25 +61,36 @@ def snapshot_of(plan: dict[str, Any]) -> str:
     return str(pull(plan).get("files", {}).get("config/snapshot.yaml", ""))
 
 
+@pytest.mark.parametrize("where", ["above perfbot's part", "in perfbot's header"])
 def test_a_record_for_a_comment_that_never_existed_changes_nothing_and_is_named(
-    either: Repo, capsys: pytest.CaptureFixture[str]
+    either: Repo, capsys: pytest.CaptureFixture[str], where: str
 ) -> None:
     record = first_pr(either, capsys)
     state = either.state()
     state["permissions"]["reader"] = "read"
     either.write_state(state)
+    start, _, rest = record["body"].partition("\n")
+    line = forged(4242, "reader", BLOCK)
+    body = line + "\n" + record["body"] if where.startswith("above") else start + "\n" + line + "\n" + rest
     with by_hand(either) as http:
-        body = forged(4242, "reader", BLOCK) + "\n" + record["body"]
         assert http.patch(f"/repos/{REPO}/pulls/{record['number']}", json={"body": body}).status_code == 200
     plan = either.reconcile(capsys, "--now", NOW)
     assert "a forged hold" not in snapshot_of(plan)
     assert "comment_id: 4242" not in snapshot_of(plan)
-    assert "comment_id: 101" in snapshot_of(plan)  # the real 🚀'd command, read again from its text
     assert not [c for c in plan["commands"] if c["comment_id"] == 4242]
+    # The real 🚀'd command still counts (perfbot's commit keeps its record), and nothing new is proposed.
+    assert [(c["comment_id"], c["decision"]) for c in plan["commands"]] == [(101, "replayed")]
     ignored = {(r["where"], r["comment_id"]) for r in plan["ignored_records"]}
+    if where.startswith("above"):
+        # Text above perfbot's part is people's: kept as it is, its record named and never counted.
+        assert ignored == {("pull-body", 4242), ("pull-body", 101)}
+        assert pull(plan)["operation"] == "none"
+        assert "text above perfbot's part" in plan["ignored_records"][0]["reason"]
+        return
     assert ignored == {("pull-body", 4242), ("pull-body", 101)}
-    assert "last edited by mallory" in plan["ignored_records"][0]["reason"]
-    # perfbot writes its own body again: from then on its records count, and the forgery is gone.
+    # perfbot writes its own part again: from then on its records count, and the forgery is gone.
+    assert pull(plan)["operation"] == "update"
+    assert pull(plan)["replaced"] is True
     (now,) = [p for p in either.state()["pulls"] if p["state"] == "open"]
     assert "4242" not in now["body"]
     again = either.reconcile(capsys, "--now", NOW)
@@ -106,13 +119,20 @@ def test_a_real_comments_record_rewritten_by_hand_is_not_what_is_applied(
 def test_a_record_rewritten_by_hand_in_a_body_perfbot_wrote_is_caught_by_the_comment_it_names(
     sandbox: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Offline, where the state file says nothing of who edited the body: the record must still be
-    the unedited comment's own line, or it does not count."""
+    """Offline, where the state file says nothing of who edited the body, and with the digest of
+    perfbot's part written again to match: the record must still be the unedited comment's own
+    line, or it does not count."""
     record = first_pr(sandbox, capsys)
     state = sandbox.state()
     (pr,) = [p for p in state["pulls"] if p["number"] == record["number"]]
     real = next(line for line in pr["body"].splitlines() if "%22c%22:101%2C" in line)
-    pr["body"] = pr["body"].replace(real, forged(101, "alice", BLOCK, issue=8325))
+    edited = pr["body"].replace(real, forged(101, "alice", BLOCK, issue=8325))
+    # The start marker's digest is public too: the forger writes the one of the edited part.
+    rest = edited.partition("\n")[2]
+    at = rest.index(PULL_BODY_END) + len(PULL_BODY_END)
+    pr["body"] = pull_body.assemble("", rest[:at], rest[at:])
+    assert pr["body"] != edited
+    assert not pull_body.parts(pr["body"]).edited
     sandbox.write_state(state)
     plan = sandbox.reconcile(capsys, "--now", NOW)
     assert "a forged hold" not in snapshot_of(plan)
@@ -120,18 +140,28 @@ def test_a_record_rewritten_by_hand_in_a_body_perfbot_wrote_is_caught_by_the_com
     assert (ignored["comment_id"], ignored["reason"]) == (101, "it records a command comment 101 does not hold")
 
 
+def hand_edited(body: str, edit: str) -> str:
+    """A native-links record as a person leaves it: a marker added (a link of theirs claimed as
+    perfbot's), its entries removed (perfbot's links disowned), or its text rewritten."""
+    head, _, rest = body.partition("\n")
+    if edit == "a marker added":
+        return head + "\n<!-- perfbot:native-link blocked_by:9497:9420 -->\n" + rest
+    if edit == "its entries removed":
+        return head + "\n" + "\n".join(line for line in rest.splitlines() if "perfbot:native-link " not in line)
+    return head + "\n<!-- perfbot:native-link blocked_by:9497:9420 -->\nperfbot keeps no links here any more."
+
+
+@pytest.mark.parametrize("edit", ["a marker added", "its entries removed", "its text rewritten"])
 def test_a_native_links_record_a_person_edited_removes_no_persons_link(
-    either: Repo, capsys: pytest.CaptureFixture[str]
+    either: Repo, capsys: pytest.CaptureFixture[str], edit: str
 ) -> None:
     with by_hand(either) as http:
         made = http.post(f"/repos/{REPO}/issues/9497/dependencies/blocked_by", json={"issue_id": issue_id(9420)})
         assert made.status_code == 201
-        marker = "<!-- perfbot:native-link blocked_by:9497:9420 -->\n"
         for record in [c for c in either.state()["comments"] if "<!-- perfbot:native-links " in c["body"]]:
-            head, _, rest = record["body"].partition("\n")
-            edited = http.patch(
-                f"/repos/{REPO}/issues/comments/{record['id']}", json={"body": head + "\n" + marker + rest}
-            )
+            changed = hand_edited(record["body"], edit)
+            assert changed != record["body"]
+            edited = http.patch(f"/repos/{REPO}/issues/comments/{record['id']}", json={"body": changed})
             assert edited.status_code == 200
     plan = either.reconcile(capsys, "--now", NOW)
     state = either.state()

@@ -12,6 +12,7 @@ import pytest
 
 from bot.config import load_settings
 from bot.github.markers import marker, markers_in
+from bot.github.pull_body import parts
 from bot.reconcile import executor, gather
 from bot.reconcile.decide import decide
 from tests.e2e.test_exactly_once import NOW as NOW_DT
@@ -107,9 +108,11 @@ def test_a_rewritten_pr_body_then_an_edited_comment_keeps_the_accepted_command(
     again = repo.reconcile(capsys, "--now", NOW)
     assert in_ledger(proposed(repo), 101) == 1
     assert bot_replies(repo) == []
-    # perfbot writes its records into the body again (the commit kept them meanwhile).
+    # perfbot writes its part, with its records, into the body again (the commit kept them
+    # meanwhile), below the person's text, which stays as they wrote it.
     assert pull(again)["operation"] == "update"
-    assert "decision" in dict(markers_in(pull_body(repo)))
+    assert pull_body(repo).startswith("We should merge this after the release.\n\n<!-- perfbot:pr-body ")
+    assert "decision" in dict(markers_in(parts(pull_body(repo)).ours))
 
 
 def delete_comment(repo: Repo, comment_id: int) -> None:
@@ -149,7 +152,7 @@ def test_every_quiet_command_lands_once_whatever_happens_to_the_pr_and_then_the_
     assert open_pull(repo) is None
 
 
-def test_a_rewritten_pr_body_with_the_comment_unedited_is_restored(
+def test_a_rewritten_pr_body_with_the_comment_unedited_gets_perfbots_part_back_below_the_persons_text(
     repo: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo.add_comment(101, 8325, "alice", COMPLETE)
@@ -157,7 +160,7 @@ def test_a_rewritten_pr_body_with_the_comment_unedited_is_restored(
     set_pulls(repo, body="We should merge this after the release.")
     again = repo.reconcile(capsys, "--now", NOW)
     assert pull(again)["operation"] == "update"
-    assert pull(again)["body"] == pull(first)["body"]
+    assert pull(again)["body"] == "We should merge this after the release.\n\n" + pull(first)["body"]
     assert bot_replies(repo) == []
     assert reactions(repo) == [(101, "rocket")]
 
@@ -397,6 +400,7 @@ def mixed_state(repo: Repo) -> str:
     return json.dumps(state, indent=2)
 
 
+@pytest.mark.slow
 def test_a_mixed_inbox_survives_a_crash_after_any_write(sandbox: Repo, adapter: str) -> None:
     settings = load_settings(sandbox.config)
     writes = crash_everywhere(settings, sandbox.root, mixed_state(sandbox), backend(adapter))

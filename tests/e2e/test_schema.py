@@ -96,7 +96,8 @@ def test_every_field_carries_a_description() -> None:
         (lambda d: d["constraints"][0].update(review_by="2026-8-28"), "does not match"),
         (lambda d: d["constraints"][0].update(observed_at="yesterday"), "does not match"),
         (lambda d: d.update(schema="fak-native-performance-current/3"), "is not one of"),
-        (lambda d: d["work_packets"][0].update(issue="9420"), "is not of type 'integer'"),
+        (lambda d: d["work_packets"][0].update(issue="kernel#12"), "is not valid under any of the given schemas"),
+        (lambda d: d["programs"][0].update(authority_issue=0), "is not valid under any of the given schemas"),
         (lambda d: d["work_packets"][0].pop("exit_when"), "'exit_when' is a required property"),
     ],
 )

@@ -22,21 +22,36 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bot.issue_refs import ForeignIssue, parse_issue
+
 
 def sidecar(state: Path | None) -> Path | None:
     return None if state is None else state.with_name(state.name + ".activity.json")
 
 
-def fingerprints(raw: dict[str, Any]) -> dict[int, str]:
+def key(issue: object, repository: object = None) -> str:
+    """An issue's key in the sidecar: its number in the state's own repository, `owner/repo#N` (case
+    folded) in another one the state holds issues of."""
+    found = parse_issue(issue)
+    if repository and isinstance(found, int):
+        found = ForeignIssue.of(str(repository), found)
+    return str(found).casefold()
+
+
+def record_key(record: dict[str, Any]) -> str:
+    return key(record["number"], record.get("repository"))
+
+
+def fingerprints(raw: dict[str, Any]) -> dict[str, str]:
     """A digest per issue of everything perfbot reads of it, reactions excepted."""
-    parts: dict[int, list[Any]] = {int(i["number"]): [i] for i in raw.get("issues", [])}
+    parts: dict[str, list[Any]] = {record_key(i): [i] for i in raw.get("issues", [])}
     for comment in sorted(raw.get("comments", []), key=lambda c: c["id"]):
-        parts.setdefault(int(comment["issue"]), []).append(comment)
+        parts.setdefault(key(comment["issue"]), []).append(comment)
     for event in raw.get("label_events", []):
-        parts.setdefault(int(event["issue"]), []).append(event)
+        parts.setdefault(key(event["issue"]), []).append(event)
     for issue in raw.get("issues", []):
         if issue.get("parent") is not None:
-            parts.setdefault(int(issue["parent"]), []).append({"sub_issue": issue["number"]})
+            parts.setdefault(key(issue["parent"]), []).append({"sub_issue": issue["number"]})
     return {n: _digest(found) for n, found in parts.items()}
 
 
@@ -47,15 +62,15 @@ def _digest(found: list[Any]) -> str:
 class Activity:
     def __init__(self, path: Path | None, clock: Callable[[], dt.datetime]) -> None:
         self.path, self.clock = path, clock
-        self.known: dict[int, tuple[str, str]] = {}  # number -> (fingerprint, updatedAt)
+        self.known: dict[str, tuple[str, str]] = {}  # key -> (fingerprint, updatedAt)
         if path is not None and path.is_file():
             found = json.loads(path.read_text(encoding="utf-8"))
-            self.known = {int(n): (str(v["seen"]), str(v["at"])) for n, v in found.items()}
+            self.known = {str(n): (str(v["seen"]), str(v["at"])) for n, v in found.items()}
 
     def notice(self, raw: dict[str, Any]) -> None:
         """Move `updatedAt` to now for every issue that changed since the last look."""
         now = self.clock().astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        given = {int(i["number"]): i.get("updated_at") for i in raw.get("issues", [])}
+        given = {record_key(i): i.get("updated_at") for i in raw.get("issues", [])}
         changed = False
         for number, seen in fingerprints(raw).items():
             before = self.known.get(number)
@@ -65,8 +80,8 @@ class Activity:
             self.known[number] = (seen, at)
             changed = True
         if changed and self.path is not None:
-            text = json.dumps({str(n): {"seen": s, "at": a} for n, (s, a) in sorted(self.known.items())}, indent=1)
+            text = json.dumps({n: {"seen": s, "at": a} for n, (s, a) in sorted(self.known.items())}, indent=1)
             self.path.write_text(text + "\n", encoding="utf-8")
 
-    def updated_at(self, number: int) -> str:
-        return self.known[number][1]
+    def updated_at(self, number: int, repository: str | None = None) -> str:
+        return self.known[key(number, repository)][1]

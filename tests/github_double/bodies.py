@@ -93,7 +93,13 @@ def repository(api: str, world: World, fork: str | None = None, *, full: bool = 
     """This repository, or the fork `fork` (`OWNER/NAME`) of it."""
     name = fork or world.repository
     number = user_id(name)
-    url, open_count = f"{api}/repos/{name}", sum(i["state"] == "open" for i in world.records("issues"))
+    url, open_count = (
+        f"{api}/repos/{name}",
+        sum(
+            i.get("state", "open") == "open" and world.other(i.get("repository")) is None
+            for i in world.records("issues")
+        ),
+    )
     body: dict[str, Any] = {
         "id": number,
         "node_id": node_id("R", number),

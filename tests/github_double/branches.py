@@ -183,8 +183,9 @@ def keep_message(world: World, pull: dict[str, Any]) -> None:
         world.save()
 
 
-def move(world: World, branch: str, oid: str) -> None:
+def move(world: World, branch: str, oid: str, actor: str | None = None) -> None:
     """Point `branch` at `oid` (creating it), then bring its PR records in line."""
+    force_pushed(world, branch, oid, actor)
     world.git.refs[branch] = oid
     world.pinned |= branch == world.default_branch
     listed = world.raw.get("branch_files") or {}
@@ -193,6 +194,19 @@ def move(world: World, branch: str, oid: str) -> None:
     world.git_changed()
     world.save()
     sync_pulls(world, branch)
+
+
+def force_pushed(world: World, branch: str, oid: str, actor: str | None) -> None:
+    """GitHub's `HeadRefForcePushedEvent` on each open PR from `branch` when it moves to a commit that
+    does not descend from its head: the PR's timeline keeps the commit the push took off ("before")."""
+    before = world.git.refs.get(branch)
+    if before is None or before == oid or world.git.is_ancestor(before, oid):
+        return
+    for pull in world.records("pulls"):
+        if pull["head"] == branch and pull["state"] == "open" and world.fork_of(pull) is None:
+            record = world.pull_git.setdefault(pull["number"], {"base": world.pull_base(pull["number"])})
+            event = {"before": before, "after": oid, "at": world.now(), "actor": actor}
+            record["force_pushes"] = [*(record.get("force_pushes") or ()), event]
 
 
 def push(

@@ -14,6 +14,8 @@ class Context:
     viewer: str
     request: Request
     api: str  # base URL the bodies' links start with, e.g. http://127.0.0.1:8765
+    # Another repository the path names, one the state holds issues of (None: the state's own).
+    repository: str | None = None
 
     def docs(self, page: str) -> str:
         return f"https://docs.github.com/rest/{page}"

@@ -9,9 +9,10 @@ from tests.github_double.branches import user_id
 from tests.github_double.world import World
 
 
-def issue_id(number: int) -> int:
-    """The issue's database id, as REST's issue bodies give it (`bodies.issue`)."""
-    return user_id(f"issue:{number}")
+def issue_id(number: int, repository: str | None = None) -> int:
+    """The issue's database id, as REST's issue bodies give it (`bodies.issue`); unique across the
+    repositories the double serves."""
+    return user_id(f"issue:{number}" if repository is None else f"issue:{repository.casefold()}#{number}")
 
 
 def label_node(world: World, name: str) -> dict[str, Any]:

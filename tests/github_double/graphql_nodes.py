@@ -16,6 +16,7 @@ from typing import Any
 from graphql import GraphQLError, GraphQLResolveInfo
 
 from tests.github_double import merging, pull_files
+from tests.github_double.activity import key, record_key
 from tests.github_double.gitstore import Person
 from tests.github_double.graphql_labels import issue_id, label_event, label_node, unassigned_event
 from tests.github_double.world import World
@@ -236,8 +237,24 @@ class IssueNode(NumberedNode):
     def state(self) -> str:
         return str(self.record.get("state", "open")).upper()
 
+    @property
+    def key(self) -> str:
+        return record_key(self.record)
+
+    @property
+    def elsewhere(self) -> str | None:
+        """The other repository this issue is in (None: the state's own)."""
+        return self.world.other(self.record.get("repository"))
+
     def updated_at(self, info: GraphQLResolveInfo[Any]) -> str:
-        return self.world.activity.updated_at(self.number)
+        return self.world.activity.updated_at(self.number, self.elsewhere)
+
+    def viewer_can_update(self, info: GraphQLResolveInfo[Any]) -> bool:
+        """In another repository, what the viewer may do there (`World.reach`); here, as before."""
+        return self.elsewhere is None or self.world.reach(self.elsewhere, self.viewer) == "write"
+
+    def viewer_can_label(self, info: GraphQLResolveInfo[Any]) -> bool:
+        return self.viewer_can_update(info)
 
     def state_reason(self, info: GraphQLResolveInfo[Any], enable_duplicate: bool = False) -> str | None:
         reason = self.record.get("state_reason")
@@ -258,26 +275,34 @@ class IssueNode(NumberedNode):
         return str(self.record.get("body", ""))
 
     def repository(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any]:
-        return {"nameWithOwner": self.world.repository, "name": self.world.repository.split("/")[1]}
+        where = str(self.record.get("repository") or self.world.repository)
+        return {"nameWithOwner": where, "name": where.split("/")[1]}
 
     def labels(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
         return connection(info, [label_node(self.world, name) for name in self.record.get("labels", [])], **page)
 
     def full_database_id(self, info: GraphQLResolveInfo[Any]) -> str:
-        return str(issue_id(self.number))
+        return str(issue_id(self.number, self.elsewhere))
 
     def blocked_by(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
-        found = [self.world.issue(int(n)) for n in self.record.get("blocked_by", [])]
+        found = [self.world.issue_by(self._from_here(n)) for n in self.record.get("blocked_by", [])]
         return connection(info, [IssueNode(self.world, self.viewer, r) for r in found if r is not None], **page)
 
     def parent(self, info: GraphQLResolveInfo[Any]) -> IssueNode | None:
-        number = self.record.get("parent")
-        found = None if number is None else self.world.issue(int(number))
+        value = self.record.get("parent")
+        found = None if value is None else self.world.issue_by(self._from_here(value))
         return None if found is None else IssueNode(self.world, self.viewer, found)
 
     def sub_issues(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
-        found = [r for r in self.world.records("issues") if r.get("parent") == self.number]
+        found = [r for r in self.world.records("issues") if r.get("parent") is not None and self._names_me(r["parent"])]
         return connection(info, [IssueNode(self.world, self.viewer, r) for r in found], **page)
+
+    def _from_here(self, value: object) -> object:
+        """A link's value as the state holds it: a bare number is in the state's own repository."""
+        return value
+
+    def _names_me(self, value: object) -> bool:
+        return key(value) == self.key
 
     def timeline_items(
         self, info: GraphQLResolveInfo[Any], item_types: list[str] | None = None, **page: Any
@@ -290,7 +315,7 @@ class IssueNode(NumberedNode):
             wanted = (
                 item_types is None or ("LABELED_EVENT" if kind == "LabeledEvent" else "UNLABELED_EVENT") in item_types
             )
-            if event["issue"] == self.number and wanted:
+            if key(event["issue"]) == self.key and wanted:
                 events.append(label_event(self.world, kind, index, event))
         if item_types is None or "UNASSIGNED_EVENT" in item_types:
             events += [unassigned_event(self.number, i, e) for i, e in enumerate(self.record.get("unassigned", []))]
@@ -298,7 +323,7 @@ class IssueNode(NumberedNode):
         return connection(info, events, **page)
 
     def comments(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
-        mine = sorted((c for c in self.world.listed("comments") if c["issue"] == self.number), key=lambda c: c["id"])
+        mine = sorted((c for c in self.world.listed("comments") if key(c["issue"]) == self.key), key=lambda c: c["id"])
         return connection(info, [CommentNode(self.world, self.viewer, c) for c in mine], **page)
 
 
@@ -366,6 +391,27 @@ class PullRequestNode(NumberedNode):
         found = self.world.git.only_in(head, base) if mine and head and base else []
         return connection(info, [{"commit": CommitNode(self.world, self.viewer, oid)} for oid in found], **page)
 
+    def timeline_items(
+        self, info: GraphQLResolveInfo[Any], item_types: list[str] | None = None, **page: Any
+    ) -> dict[str, Any]:
+        """The force-pushes of its branch while it was open (GitHub's `HeadRefForcePushedEvent`, whose
+        `beforeCommit` GitHub keeps): the double keeps no other timeline of a PR."""
+        if item_types is not None and "HEAD_REF_FORCE_PUSHED_EVENT" not in item_types:
+            return connection(info, [], **page)
+        pushes = self.world.pull_git.get(self.number, {}).get("force_pushes") or ()
+        events = [
+            {
+                "typename": "HeadRefForcePushedEvent",
+                "id": base64.b64encode(f"HeadRefForcePushedEvent:{self.number}:{index + 1}".encode()).decode(),
+                "createdAt": push["at"],
+                "actor": actor(str(push["actor"])) if push.get("actor") else None,
+                "beforeCommit": CommitNode(self.world, self.viewer, str(push["before"])),
+                "afterCommit": CommitNode(self.world, self.viewer, str(push["after"])),
+            }
+            for index, push in enumerate(pushes)
+        ]
+        return connection(info, events, **page)
+
     # --- what makes a person's PR a lease: its author, draft flag, changed files and closing references
     def author(self, info: GraphQLResolveInfo[Any]) -> dict[str, Any]:
         """Who opened it (the record's `user`, else the repository's owner); a Bot without `[bot]`."""
@@ -395,7 +441,7 @@ class PullRequestNode(NumberedNode):
     def closing_issues_references(
         self, info: GraphQLResolveInfo[Any], user_linked_only: bool = False, order_by: Any = None, **page: Any
     ) -> dict[str, Any]:
-        found = pull_files.closing(self.world, self.record, self.base_ref_name, user_linked_only)
+        found = pull_files.closing(self.world, self.record, self.base_ref_name, user_linked_only, self.viewer)
         return connection(info, [IssueNode(self.world, self.viewer, record) for record in found], **page)
 
 

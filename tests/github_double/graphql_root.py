@@ -47,8 +47,108 @@ def repository_id(repository: str) -> str:
     return "R_" + base64.b64encode(repository.lower().encode()).decode().rstrip("=")
 
 
+def repository_issues(
+    node: Node,
+    where: str | None,
+    info: GraphQLResolveInfo[Any],
+    filter_by: dict[str, Any] | None,
+    order_by: dict[str, Any] | None,
+    states: list[str] | None,
+    labels: list[str] | None,
+    **page: Any,
+) -> dict[str, Any]:
+    """`Repository.issues` of the state's own repository (`where` None) or of another one it holds."""
+    world = node.world
+    since = (filter_by or {}).get("since")
+    bound = dt.datetime.fromisoformat(str(since)) if since is not None else None
+    activity = world.activity
+
+    def updated(record: dict[str, Any]) -> str:
+        return activity.updated_at(record["number"], where)
+
+    found = [
+        record
+        for record in world.records("issues")
+        if world.other(record.get("repository")) == world.other(where)
+        and (states is None or str(record.get("state", "open")).upper() in states)
+        and (not labels or set(labels) & set(record.get("labels", [])))
+        and (bound is None or dt.datetime.fromisoformat(updated(record)) >= bound)
+    ]
+    order = order_by or {"field": "CREATED_AT", "direction": "ASC"}
+    keys: dict[str, Callable[[dict[str, Any]], Any]] = {
+        "CREATED_AT": lambda r: r["number"],
+        "UPDATED_AT": lambda r: (updated(r), r["number"]),
+        "COMMENTS": lambda r: sum(c["issue"] == r["number"] for c in world.records("comments")),
+    }
+    found.sort(key=keys[order["field"]], reverse=order["direction"] == "DESC")
+    return connection(info, [IssueNode(world, node.viewer, r) for r in found], **page)
+
+
 @dataclass(frozen=True)
-class RepositoryNode(Node):
+class IssuesNode(Node):
+    """A repository's issues: the state's own (`where` None) or another one's it holds."""
+
+    @property
+    def where(self) -> str | None:
+        return None
+
+    def issue(self, info: GraphQLResolveInfo[Any], number: int) -> IssueNode:
+        record = self.world.issue(number, self.where)
+        if record is None:
+            raise error("NOT_FOUND", f"Could not resolve to an Issue with the number of {number}.")
+        return IssueNode(self.world, self.viewer, record)
+
+    def issues(
+        self,
+        info: GraphQLResolveInfo[Any],
+        filter_by: dict[str, Any] | None = None,
+        order_by: dict[str, Any] | None = None,
+        states: list[str] | None = None,
+        labels: list[str] | None = None,
+        **page: Any,
+    ) -> dict[str, Any]:
+        """Issues (never PRs: the double's records are issues); `filterBy` only by `since`, which
+        GitHub documents as "updated at or after the given date"."""
+        return repository_issues(self, self.where, info, filter_by, order_by, states, labels, **page)
+
+
+@dataclass(frozen=True)
+class OtherRepositoryNode(IssuesNode):
+    """Another repository the state holds issues of (`repositories`): its name, issues and labels,
+    which is all perfbot reads there."""
+
+    named: str
+
+    @property
+    def id(self) -> str:
+        return repository_id(self.named)
+
+    @property
+    def name(self) -> str:
+        return self.named.split("/")[1]
+
+    @property
+    def name_with_owner(self) -> str:
+        return self.named
+
+    @property
+    def where(self) -> str | None:
+        return self.named
+
+    def label(self, info: GraphQLResolveInfo[Any], name: str) -> dict[str, Any] | None:
+        labels = (self.world.elsewhere(self.named) or {}).get("labels") or []
+        record = next((label for label in labels if str(label["name"]).casefold() == name.casefold()), None)
+        if record is None:
+            return None
+        return {
+            "name": record["name"],
+            "color": record.get("color", "ededed"),
+            "description": record.get("description"),
+        }
+
+
+@dataclass(frozen=True)
+class RepositoryNode(IssuesNode):
     @property
     def id(self) -> str:
         return repository_id(self.world.repository)
@@ -67,42 +167,6 @@ class RepositoryNode(Node):
     def ref(self, info: GraphQLResolveInfo[Any], qualified_name: str) -> RefNode | None:
         name = qualified_name.removeprefix("refs/heads/")
         return RefNode(self.world, self.viewer, name) if self.world.tip(name) else None
-
-    def issue(self, info: GraphQLResolveInfo[Any], number: int) -> IssueNode:
-        record = self.world.issue(number)
-        if record is None:
-            raise error("NOT_FOUND", f"Could not resolve to an Issue with the number of {number}.")
-        return IssueNode(self.world, self.viewer, record)
-
-    def issues(
-        self,
-        info: GraphQLResolveInfo[Any],
-        filter_by: dict[str, Any] | None = None,
-        order_by: dict[str, Any] | None = None,
-        states: list[str] | None = None,
-        labels: list[str] | None = None,
-        **page: Any,
-    ) -> dict[str, Any]:
-        """Issues (never PRs: the double's records are issues); `filterBy` only by `since`, which
-        GitHub documents as "updated at or after the given date"."""
-        since = (filter_by or {}).get("since")
-        bound = dt.datetime.fromisoformat(str(since)) if since is not None else None
-        activity = self.world.activity
-        found = [
-            record
-            for record in self.world.records("issues")
-            if (states is None or str(record.get("state", "open")).upper() in states)
-            and (not labels or set(labels) & set(record.get("labels", [])))
-            and (bound is None or dt.datetime.fromisoformat(activity.updated_at(record["number"])) >= bound)
-        ]
-        order = order_by or {"field": "CREATED_AT", "direction": "ASC"}
-        keys: dict[str, Callable[[dict[str, Any]], Any]] = {
-            "CREATED_AT": lambda r: r["number"],
-            "UPDATED_AT": lambda r: (activity.updated_at(r["number"]), r["number"]),
-            "COMMENTS": lambda r: sum(c["issue"] == r["number"] for c in self.world.records("comments")),
-        }
-        found.sort(key=keys[order["field"]], reverse=order["direction"] == "DESC")
-        return connection(info, [IssueNode(self.world, self.viewer, r) for r in found], **page)
 
     def labels(self, info: GraphQLResolveInfo[Any], query: str | None = None, **page: Any) -> dict[str, Any]:
         """GitHub's reference: `query`, "If provided, searches labels by name and description"."""
@@ -220,10 +284,13 @@ class Root:
 
     def repository(
         self, info: GraphQLResolveInfo[Any], owner: str, name: str, follow_renames: bool = True
-    ) -> RepositoryNode:
-        if f"{owner}/{name}".lower() != self.world.repository.lower():
-            raise error("NOT_FOUND", f"Could not resolve to a Repository with the name '{owner}/{name}'.")
-        return RepositoryNode(self.world, self.login)
+    ) -> RepositoryNode | OtherRepositoryNode:
+        named = f"{owner}/{name}"
+        if named.lower() == self.world.repository.lower():
+            return RepositoryNode(self.world, self.login)
+        if self.world.reach(named, self.login) != "none":
+            return OtherRepositoryNode(self.world, self.login, named)
+        raise error("NOT_FOUND", f"Could not resolve to a Repository with the name '{named}'.")
 
     def create_commit_on_branch(self, info: GraphQLResolveInfo[Any], input: dict[str, Any]) -> dict[str, Any]:
         world, target = self.world, input["branch"]
@@ -268,7 +335,7 @@ class Root:
                 world.git_changed()
                 world.save()
             else:
-                branches.move(world, branch, after)
+                branches.move(world, branch, after, self.login)
         return {"clientMutationId": input.get("clientMutationId")}
 
     def enable_pull_request_auto_merge(self, info: GraphQLResolveInfo[Any], input: dict[str, Any]) -> dict[str, Any]:

@@ -60,6 +60,14 @@ def on_request(request: Request) -> Operation | None:
     return operation
 
 
+def documents(request: Request, status: int) -> bool:
+    """Whether GitHub's description lists `status` for the request's operation (True when no
+    description is fetched: the double then answers as GitHub's documentation words it)."""
+    description = openapi.load()
+    operation = None if description is None else description.operation(request.method, _sent_path(request))
+    return operation is None or str(status) in operation.spec["responses"]
+
+
 def on_response(operation: Operation | None, response: Response) -> None:
     """Checks the double's own answer to the request that found `operation`."""
     description = openapi.load()

@@ -9,8 +9,10 @@ at most 3,000 of them ("Responses include a maximum of 3000 files", the REST ref
 Closing references (`PullRequest.closingIssuesReferences`): the issues linked by hand (the
 record's `closes`) and those a closing keyword in the body names ("Linking a pull request to an
 issue": close, closes, closed, fix, fixes, fixed, resolve, resolves, resolved, any case, an
-optional colon, then `#N`), the keywords only when the PR's base is the default branch; issues
-the repository does not have are left out. `userLinkedOnly` gives the hand-made links alone.
+optional colon, then `#N`, or `OWNER/REPOSITORY#N` for "an issue in a different repository"),
+the keywords only when the PR's base is the default branch; issues the double does not have, and
+those of a repository the viewer cannot read, are left out. `userLinkedOnly` gives the hand-made
+links alone.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from typing import Any
 from tests.github_double.world import World
 
 LISTED = 3000
-_KEYWORD = re.compile(r"(?<![\w/#])(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?):?[ \t]+#(\d+)\b", re.IGNORECASE)
+_KEYWORD = re.compile(
+    r"(?<![\w/#])(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?):?[ \t]+([A-Za-z0-9][\w.-]*/[\w.-]+)?#(\d+)\b", re.IGNORECASE
+)
 
 
 def changed(world: World, record: dict[str, Any], base: str) -> list[tuple[str, str]]:
@@ -47,12 +51,20 @@ def changed(world: World, record: dict[str, Any], base: str) -> list[tuple[str, 
     return found
 
 
-def closing(world: World, record: dict[str, Any], base: str, user_linked_only: bool) -> list[dict[str, Any]]:
-    numbers = [int(n) for n in record.get("closes", [])]
+def closing(
+    world: World, record: dict[str, Any], base: str, user_linked_only: bool, viewer: str
+) -> list[dict[str, Any]]:
+    written: list[object] = list(record.get("closes", []))
     if not user_linked_only and base == world.default_branch:
-        numbers += [int(m.group(1)) for m in _KEYWORD.finditer(str(record.get("body", "")))]
-    found = [world.issue(n) for n in dict.fromkeys(numbers)]
-    return [issue for issue in found if issue is not None]
+        body = str(record.get("body", ""))
+        written += [f"{m.group(1)}#{m.group(2)}" if m.group(1) else int(m.group(2)) for m in _KEYWORD.finditer(body)]
+    found = [world.issue_by(reference) for reference in dict.fromkeys(written)]
+    return [issue for issue in found if issue is not None and _readable(world, issue, viewer)]
+
+
+def _readable(world: World, issue: dict[str, Any], viewer: str) -> bool:
+    where = world.other(issue.get("repository"))
+    return where is None or world.reach(where, viewer) != "none"
 
 
 def order_key(field: str) -> Callable[[dict[str, Any]], Any]:

@@ -132,7 +132,7 @@ def update_ref(ctx: Context, ref: str) -> Response:
         raise invalid("Object does not exist", docs)
     if data.get("force") is not True and not ctx.world.git.is_ancestor(current, sha):
         raise invalid("Update is not a fast forward", docs)
-    branches.move(ctx.world, branch, sha)
+    branches.move(ctx.world, branch, sha, ctx.viewer)
     return Response(200, git_bodies.ref(ctx.api, ctx.world, branch))
 
 

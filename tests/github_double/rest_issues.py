@@ -11,6 +11,7 @@ from operator import methodcaller
 from typing import Any
 
 from bot.github.actions import AssignAction, CommentAction, EditCommentAction, ReactAction, Topic
+from bot.issue_refs import parse_issue, repository_of
 from tests.github_double import bodies
 from tests.github_double.context import Context
 from tests.github_double.protocol import HttpError, Response, error_body, not_found, page, required, validation_failed
@@ -25,7 +26,7 @@ TOPIC: Topic = "command-reply"
 
 
 def _issue(ctx: Context, number: str) -> dict[str, Any]:
-    issue = ctx.world.issue(int(number))
+    issue = ctx.world.issue(int(number), ctx.repository)
     if issue is None:
         raise not_found(ctx.docs("issues/issues#get-an-issue"))
     return issue
@@ -33,6 +34,10 @@ def _issue(ctx: Context, number: str) -> dict[str, Any]:
 
 def _comment(ctx: Context, comment_id: str) -> dict[str, Any]:
     found = ctx.world.comment(int(comment_id))
+    if found is not None and ctx.world.other(repository_of(parse_issue(found["issue"]))) != ctx.world.other(
+        ctx.repository
+    ):
+        found = None  # a comment id is global; the path names the repository it must be in
     if found is None:
         raise not_found(ctx.docs("issues/comments#get-an-issue-comment"))
     return found
@@ -55,7 +60,8 @@ def _body(ctx: Context, docs: str) -> str:
 
 def list_comments(ctx: Context, number: str) -> Response:
     issue = _issue(ctx, number)
-    found = sorted((c for c in ctx.world.listed("comments") if c["issue"] == issue["number"]), key=lambda c: c["id"])
+    mine = ctx.world.key(issue)
+    found = sorted((c for c in ctx.world.listed("comments") if parse_issue(c["issue"]) == mine), key=lambda c: c["id"])
     shown, headers = page(found, ctx.request, ctx.api)
     return Response(200, [bodies.comment(ctx.api, ctx.world, c) for c in shown], headers)
 
@@ -63,7 +69,7 @@ def list_comments(ctx: Context, number: str) -> Response:
 def create_comment(ctx: Context, number: str) -> Response:
     docs = ctx.docs("issues/comments#create-an-issue-comment")
     issue = _issue(ctx, number)
-    action = CommentAction(issue=issue["number"], topic=TOPIC, body=_body(ctx, docs))
+    action = CommentAction(issue=ctx.world.key(issue), topic=TOPIC, body=_body(ctx, docs))
     comment_id = ctx.world.apply(ctx.viewer, lambda offline: offline.comment(action))
     record = _comment(ctx, str(comment_id))
     if not ctx.viewer.endswith("[bot]"):
@@ -86,7 +92,11 @@ def update_comment(ctx: Context, comment_id: str) -> Response:
     docs = ctx.docs("issues/comments#update-an-issue-comment")
     record = _comment(ctx, comment_id)
     body = _body(ctx, docs)
-    if record["user"] != ctx.viewer and ctx.world.permission(ctx.viewer) not in ("write", "maintain", "admin"):
+    if record["user"] != ctx.viewer and ctx.world.permission(ctx.viewer, ctx.repository) not in (
+        "write",
+        "maintain",
+        "admin",
+    ):
         raise HttpError(403, error_body(403, "Resource not accessible by integration", docs))
     action = EditCommentAction(issue=record["issue"], comment_id=record["id"], topic=TOPIC, body=body)
     ctx.world.apply(ctx.viewer, lambda offline: offline.edit_comment(action))
@@ -149,7 +159,7 @@ def _assign(ctx: Context, number: str, *, add: bool) -> dict[str, Any]:
     logins = required(ctx.request.object(), "assignees", list, docs)
     for login in logins:
         if isinstance(login, str):
-            action = AssignAction(issue=issue["number"], login=login, add=add)
+            action = AssignAction(issue=ctx.world.key(issue), login=login, add=add)
             ctx.world.apply(ctx.viewer, methodcaller("assign", action))
     return bodies.issue(ctx.api, ctx.world, _issue(ctx, number))
 
@@ -168,7 +178,7 @@ def get_issue(ctx: Context, number: str) -> Response:
 
 def permission(ctx: Context, username: str) -> Response:
     """A login absent from the state's `permissions` has none (the offline rule)."""
-    return Response(200, bodies.permission(ctx.api, username, ctx.world.permission(username)))
+    return Response(200, bodies.permission(ctx.api, username, ctx.world.permission(username, ctx.repository)))
 
 
 def get_repository(ctx: Context) -> Response:

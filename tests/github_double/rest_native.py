@@ -13,6 +13,7 @@ from urllib.parse import unquote
 
 from bot.github.actions import CreateLabelAction, LabelAction, LinkAction
 from bot.github.port import NativeRefused
+from bot.issue_refs import parse_issue
 from tests.github_double import bodies
 from tests.github_double.context import Context
 from tests.github_double.graphql_labels import issue_id
@@ -23,7 +24,7 @@ SUB_ISSUES = "issues/sub-issues"
 
 
 def _issue(ctx: Context, number: str) -> dict[str, Any]:
-    issue = ctx.world.issue(int(number))
+    issue = ctx.world.issue(int(number), ctx.repository)
     if issue is None:
         raise not_found(ctx.docs("issues/issues#get-an-issue"))
     return issue
@@ -31,7 +32,12 @@ def _issue(ctx: Context, number: str) -> dict[str, Any]:
 
 def _by_id(ctx: Context, value: object, docs: str) -> dict[str, Any]:
     found = next(
-        (i for i in ctx.world.records("issues") if isinstance(value, int) and issue_id(i["number"]) == value), None
+        (
+            i
+            for i in ctx.world.records("issues")
+            if isinstance(value, int) and issue_id(i["number"], ctx.world.other(i.get("repository"))) == value
+        ),
+        None,
     )
     if found is None:
         raise not_found(ctx.docs(docs))
@@ -46,10 +52,16 @@ def create_label(ctx: Context) -> Response:
     docs = ctx.docs("issues/labels#create-a-label")
     data = ctx.request.object()
     name: str = required(data, "name", str, docs)
-    if any(label["name"].lower() == name.lower() for label in ctx.world.records("labels")):
+    labels = ((ctx.world.elsewhere(ctx.repository) or {}).get("labels") or []) if ctx.repository else None
+    if any(label["name"].lower() == name.lower() for label in ctx.world.records("labels") if labels is None) or any(
+        label["name"].lower() == name.lower() for label in labels or []
+    ):
         raise validation_failed(docs, {"resource": "Label", "code": "already_exists", "field": "name"})
     action = CreateLabelAction(
-        name=name, color=str(data.get("color") or "ededed"), description=str(data.get("description") or "")
+        name=name,
+        color=str(data.get("color") or "ededed"),
+        description=str(data.get("description") or ""),
+        repository=ctx.repository,
     )
     ctx.world.apply(ctx.viewer, methodcaller("create_label", action))
     return Response(201, bodies.label(ctx.api, ctx.world, name))
@@ -69,7 +81,7 @@ def add_labels(ctx: Context, number: str) -> Response:
         return Response(200, [bodies.label(ctx.api, ctx.world, name) for name in labels])
     issue = _issue(ctx, number)
     for name in names:
-        action = LabelAction(issue=issue["number"], name=name, add=True)
+        action = LabelAction(issue=ctx.world.key(issue), name=name, add=True)
         ctx.world.apply(ctx.viewer, methodcaller("label", action))
     return Response(200, _labels_of(ctx, number))
 
@@ -80,7 +92,7 @@ def remove_label(ctx: Context, number: str, name: str) -> Response:
         raise HttpError(
             404, error_body(404, "Label does not exist", ctx.docs("issues/labels#remove-a-label-from-an-issue"))
         )
-    action = LabelAction(issue=issue["number"], name=name, add=False)
+    action = LabelAction(issue=ctx.world.key(issue), name=name, add=False)
     ctx.world.apply(ctx.viewer, methodcaller("label", action))
     return Response(200, _labels_of(ctx, number))
 
@@ -96,7 +108,8 @@ def add_blocked_by(ctx: Context, number: str) -> Response:
     docs = f"{DEPENDENCIES}#add-a-dependency-an-issue-is-blocked-by"
     issue = _issue(ctx, number)
     blocker = _by_id(ctx, required(ctx.request.object(), "issue_id", int, ctx.docs(docs)), docs)
-    _link(ctx, LinkAction(relation="blocked_by", issue=issue["number"], target=blocker["number"], add=True), docs)
+    link = LinkAction(relation="blocked_by", issue=ctx.world.key(issue), target=ctx.world.key(blocker), add=True)
+    _link(ctx, link, docs)
     return Response(201, bodies.issue(ctx.api, ctx.world, blocker))
 
 
@@ -104,9 +117,10 @@ def remove_blocked_by(ctx: Context, number: str, issue_id: str) -> Response:
     docs = f"{DEPENDENCIES}#remove-dependency-an-issue-is-blocked-by"
     issue = _issue(ctx, number)
     blocker = _by_id(ctx, int(issue_id), docs)
-    if blocker["number"] not in issue.get("blocked_by", []):
+    if ctx.world.key(blocker) not in {parse_issue(n) for n in issue.get("blocked_by", [])}:
         raise not_found(ctx.docs(docs))
-    _link(ctx, LinkAction(relation="blocked_by", issue=issue["number"], target=blocker["number"], add=False), docs)
+    link = LinkAction(relation="blocked_by", issue=ctx.world.key(issue), target=ctx.world.key(blocker), add=False)
+    _link(ctx, link, docs)
     return Response(200, bodies.issue(ctx.api, ctx.world, blocker))
 
 
@@ -117,21 +131,27 @@ SUB_ISSUE_LIMIT = 100
 def add_sub_issue(ctx: Context, number: str) -> Response:
     docs = f"{SUB_ISSUES}#add-sub-issue"
     parent, child = _parent_and_child(ctx, number, docs)
-    held = sum(1 for issue in ctx.world.records("issues") if issue.get("parent") == parent["number"])
-    if held >= SUB_ISSUE_LIMIT and child.get("parent") != parent["number"]:
+    held = sum(1 for issue in ctx.world.records("issues") if _parent_is(ctx, issue, parent))
+    if held >= SUB_ISSUE_LIMIT and not _parent_is(ctx, child, parent):
         message = f"Parent issue cannot have more than {SUB_ISSUE_LIMIT} sub-issues"
         raise validation_failed(ctx.docs(docs), {"resource": "Issue", "code": "custom", "message": message})
-    _link(ctx, LinkAction(relation="sub_issue", issue=child["number"], target=parent["number"], add=True), docs)
+    link = LinkAction(relation="sub_issue", issue=ctx.world.key(child), target=ctx.world.key(parent), add=True)
+    _link(ctx, link, docs)
     return Response(201, bodies.issue(ctx.api, ctx.world, parent))
 
 
 def remove_sub_issue(ctx: Context, number: str) -> Response:
     docs = f"{SUB_ISSUES}#remove-sub-issue"
     parent, child = _parent_and_child(ctx, number, docs)
-    if child.get("parent") != parent["number"]:
+    if not _parent_is(ctx, child, parent):
         raise not_found(ctx.docs(docs))
-    _link(ctx, LinkAction(relation="sub_issue", issue=child["number"], target=parent["number"], add=False), docs)
+    link = LinkAction(relation="sub_issue", issue=ctx.world.key(child), target=ctx.world.key(parent), add=False)
+    _link(ctx, link, docs)
     return Response(200, bodies.issue(ctx.api, ctx.world, parent))
+
+
+def _parent_is(ctx: Context, child: dict[str, Any], parent: dict[str, Any]) -> bool:
+    return child.get("parent") is not None and ctx.world.issue_by(child["parent"]) is parent
 
 
 def _parent_and_child(ctx: Context, number: str, docs: str) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from urllib.parse import unquote
 
-from tests.github_double import rest_dashboard, rest_git, rest_issues, rest_native, rest_pulls
+from tests.github_double import openapi_check, rest_dashboard, rest_git, rest_issues, rest_native, rest_pulls
 from tests.github_double.context import Context
-from tests.github_double.protocol import Response, not_found
+from tests.github_double.protocol import HttpError, Response, error_body, not_found
 
 Handler = Callable[..., Response]
 REPO = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
@@ -80,6 +81,47 @@ LOCATIONS: dict[Handler, Callable[[Context, Response], str]] = {
 }
 
 
+# What the double serves in another repository the state holds issues of (`repositories`): the
+# issue, comment, label and link routes perfbot uses there.
+ELSEWHERE: frozenset[Handler] = frozenset(
+    {
+        rest_issues.get_issue,
+        rest_issues.list_comments,
+        rest_issues.create_comment,
+        rest_issues.get_comment,
+        rest_issues.update_comment,
+        rest_issues.list_reactions,
+        rest_issues.create_reaction,
+        rest_issues.add_assignees,
+        rest_issues.remove_assignees,
+        rest_issues.permission,
+        rest_native.create_label,
+        rest_native.add_labels,
+        rest_native.remove_label,
+        rest_native.add_blocked_by,
+        rest_native.remove_blocked_by,
+        rest_native.add_sub_issue,
+        rest_native.remove_sub_issue,
+    }
+)
+
+
+def _reachable(ctx: Context, named: str) -> str:
+    """Another repository, when the viewer may do there what the request does: a token that cannot see
+    it gets GitHub's 404; one that may only read it gets, for a write, 403 "Resource not accessible
+    by integration" (as GitHub answers an installation token outside its installation's reach) where
+    GitHub's description documents a 403 for the operation, and 404 where it documents none."""
+    reach = ctx.world.reach(named, ctx.viewer)
+    if reach == "none":
+        raise not_found()
+    if ctx.request.method != "GET" and reach != "write":
+        if not openapi_check.documents(ctx.request, 403):
+            raise not_found()
+        docs = "https://docs.github.com/rest/overview/permissions-required-for-github-apps"
+        raise HttpError(403, error_body(403, "Resource not accessible by integration", docs))
+    return named
+
+
 def dispatch(ctx: Context) -> Response:
     """The handler's answer; 404 with GitHub's body for any other path, method or repository."""
     path = unquote(ctx.request.path.rstrip("/"))
@@ -88,8 +130,11 @@ def dispatch(ctx: Context) -> Response:
         if match is None or method != ctx.request.method:
             continue
         params = match.groupdict()
-        if f"{params.pop('owner')}/{params.pop('repo')}".lower() != ctx.world.repository.lower():
-            break
+        named = f"{params.pop('owner')}/{params.pop('repo')}"
+        if named.lower() != ctx.world.repository.lower():
+            if handler not in ELSEWHERE:
+                break
+            ctx = replace(ctx, repository=_reachable(ctx, named))
         answer = handler(ctx, **params)
         if answer.status == 201 and handler in LOCATIONS:
             answer.headers.setdefault("location", LOCATIONS[handler](ctx, answer))

@@ -9,7 +9,7 @@ file"), read and written exactly as `bot/github/offline.py` does. The `git` key 
   "files": {"config/snapshot.yaml": "…", "docs/current-constraints.md": "…"},
   "derived": "<commit oid>",
   "refs": {"perfbot/update": "<commit oid>"},
-  "pulls": {"7": {"base": "main", "closed_head": null}},
+  "pulls": {"7": {"base": "main", "closed_head": null, "force_pushes": []}},
   "objects": {
     "<oid>": {"type": "blob", "text": "…"},
     "<oid>": {"type": "tree", "entries": {"config/snapshot.yaml": ["100644", "<blob oid>"]}},
@@ -26,8 +26,10 @@ file"), read and written exactly as `bot/github/offline.py` does. The `git` key 
   derived commit has the previous one as parent, as if someone had pushed to the default branch.
 - `refs` names branches. The default branch appears there only once a write moved it (a merge, a
   push, `update_ref`, `createCommitOnBranch`); from then on it no longer follows `files`/`--repo-dir`.
-- `pulls` holds what the offline `pulls` records lack: each PR's base branch, and the head a closed
-  PR had when it was closed (GitHub refuses to reopen it when its branch no longer descends from it).
+- `pulls` holds what the offline `pulls` records lack: each PR's base branch, the head a closed
+  PR had when it was closed (GitHub refuses to reopen it when its branch no longer descends from it),
+  and the force-pushes of its branch while it was open (`force_pushes`: before, after, at, actor),
+  GitHub's `HeadRefForcePushedEvent`s, whose commits stay reachable.
 - A branch of the state's `branch_files` (files on other branches, such as the published lease
   readback) without a ref gets one: a commit by the bot with no parent holding those files. When
   the branch moves, its `branch_files` entry follows it, so the offline adapter reads the same.
@@ -76,9 +78,20 @@ class CommitRecord(Strict):
     verified: bool = False
 
 
+class ForcePush(Strict):
+    """A push that moved an open PR's branch to a commit not descending from its head: GitHub's
+    `HeadRefForcePushedEvent` on the PR's timeline, which keeps the commit it took off (`before`)."""
+
+    before: str
+    after: str
+    at: str
+    actor: str | None = None
+
+
 class PullGit(Strict):
     base: str
     closed_head: str | None = None
+    force_pushes: tuple[ForcePush, ...] = ()
 
 
 GitObjectRecord = Annotated[BlobRecord | TreeRecord | CommitRecord, Field(discriminator="type")]

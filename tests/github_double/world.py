@@ -21,6 +21,7 @@ from bot.errors import InputError, Problem
 from bot.files import MAX_STATE_BYTES, read_text, write_atomic
 from bot.github.observed import Observed
 from bot.github.offline import OfflineGitHub, parse_state
+from bot.issue_refs import IssueKey, in_repository, number_of, parse_issue, repository_of
 from tests.github_double import branches
 from tests.github_double.activity import Activity, sidecar
 from tests.github_double.gitstore import GitStore
@@ -50,7 +51,7 @@ class World:
         self.default_branch = "main"
         self.pinned = False  # the default branch was moved by a write, so it no longer follows the files
         self.derived: str | None = None
-        self.pull_git: dict[int, dict[str, str | None]] = {}
+        self.pull_git: dict[int, dict[str, Any]] = {}
         self.source_files: dict[str, str] | None = None
         self.git_written = False
         self._stamp: tuple[int, int] | None = None
@@ -140,13 +141,14 @@ class World:
         refs = {b: oid for b, oid in self.git.refs.items() if b != self.default_branch or self.pinned}
         tips = [*refs.values(), *([self.derived] if self.derived else [])]
         tips += [str(p["closed_head"]) for p in self.pull_git.values() if p.get("closed_head")]
+        tips += [str(f["before"]) for p in self.pull_git.values() for f in p.get("force_pushes") or ()]
         section: dict[str, Any] = {"default_branch": self.default_branch}
         if self.source_files is not None:
             section["files"] = self.source_files
         if self.derived:
             section["derived"] = self.derived
         section["refs"] = dict(sorted(refs.items()))
-        section["pulls"] = {str(n): self.pull_git[n] for n in sorted(self.pull_git)}
+        section["pulls"] = {str(n): _written(self.pull_git[n]) for n in sorted(self.pull_git)}
         section["objects"] = self.git.reachable(tips).dump_objects()
         self.raw["git"] = section
 
@@ -180,8 +182,49 @@ class World:
         """The records a list shows (`comments`, `pulls`): without those made too recently (`lag`)."""
         return self.lag.shown(key, self.records(key))
 
-    def issue(self, number: int) -> dict[str, Any] | None:
-        return next((i for i in self.records("issues") if i["number"] == number), None)
+    def issue(self, number: int, repository: str | None = None) -> dict[str, Any] | None:
+        """Issue `number` of the state's own repository, or of another one it holds issues of."""
+        where = self.other(repository)
+        return next(
+            (i for i in self.records("issues") if i["number"] == number and self.other(i.get("repository")) == where),
+            None,
+        )
+
+    def issue_by(self, reference: object) -> dict[str, Any] | None:
+        """The issue a state value names: a number here, `owner/repo#N` elsewhere."""
+        try:
+            found = parse_issue(reference)
+        except ValueError:
+            return None
+        return self.issue(number_of(found), repository_of(found))
+
+    def key(self, record: dict[str, Any]) -> IssueKey:
+        """How perfbot names an issue record: its number here, `owner/repo#N` elsewhere."""
+        where = self.other(record.get("repository"))
+        return in_repository(None if where is None else str(record["repository"]), int(record["number"]))
+
+    def other(self, repository: object) -> str | None:
+        """Another repository's name as the state spells it (case folded); None for the state's own."""
+        if not repository or str(repository).casefold() == self.repository.casefold():
+            return None
+        return str(repository).casefold()
+
+    def elsewhere(self, repository: str) -> dict[str, Any] | None:
+        """Another repository the state holds (`repositories`): what the bot's token may do there
+        (`token`: write, read or none), each login's permission there, its labels."""
+        found = self.raw.get("repositories") or {}
+        return next((v for k, v in found.items() if k.casefold() == repository.casefold()), None)
+
+    def reach(self, repository: str, viewer: str) -> str:
+        """What `viewer` may do in another repository: the bot by its token's access; a person by
+        their permission there (read or more reads; triage or more writes issues)."""
+        found = self.elsewhere(repository)
+        if found is None:
+            return "none"
+        if viewer == self.bot_login:
+            return str(found.get("token", "write"))
+        role = str((found.get("permissions") or {}).get(viewer, "none"))
+        return "write" if role in ("triage", "write", "maintain", "admin") else "read" if role == "read" else "none"
 
     def comment(self, comment_id: int) -> dict[str, Any] | None:
         return next((c for c in self.records("comments") if c["id"] == comment_id), None)
@@ -189,7 +232,9 @@ class World:
     def pull(self, number: int) -> dict[str, Any] | None:
         return next((p for p in self.records("pulls") if p["number"] == number), None)
 
-    def permission(self, login: str) -> str:
+    def permission(self, login: str, repository: str | None = None) -> str:
+        if repository is not None:
+            return str(((self.elsewhere(repository) or {}).get("permissions") or {}).get(login, "none"))
         return str(self.raw.get("permissions", {}).get(login, "none"))
 
     def tip(self, branch: str | None = None) -> str | None:
@@ -211,5 +256,10 @@ class World:
             return str(pull.get("head_oid") or hashlib.sha1(f"{fork}:{pull['number']}".encode()).hexdigest())
         closed = self.pull_git.get(pull["number"], {}).get("closed_head")
         if pull["state"] != "open" and closed:
-            return closed
+            return str(closed)
         return self.tip(pull["head"]) or self.tip()
+
+
+def _written(pull: dict[str, Any]) -> dict[str, Any]:
+    """A PR's git record as the state file keeps it: `force_pushes` only once there is one."""
+    return {key: value for key, value in pull.items() if key != "force_pushes" or value}

@@ -46,6 +46,7 @@ from bot.github.actions import (
 from bot.github.events import Trigger
 from bot.github.markers import header, marker
 from bot.github.observed import Comment, Issue, LabelEvent, Observed, PullRequest
+from bot.issue_refs import number_of
 from bot.reconcile import dashboard
 from bot.reconcile.changes import Change, snapshot_changes
 from bot.reconcile.dashboard import content
@@ -53,6 +54,7 @@ from bot.reconcile.decide import lease_report
 from bot.reconcile.executor import Report
 from bot.reconcile.labels_and_links import LINK_TOPIC, RECORD_TOPIC, NativePlan, plan_native
 from bot.reconcile.plan import Plan
+from bot.reconcile.reach import Unreachable
 from bot.reconcile.status import status
 from bot.reconcile.summary import RunResult, failure_summary, job_summary
 from bot.reconcile.view import evidence_for
@@ -110,7 +112,7 @@ class World:
 
     def _observed(self) -> Observed:
         h = self.hostile
-        numbers = sorted({p.issue for p in self.snapshot.work_packets})
+        numbers = sorted({number_of(p.issue) for p in self.snapshot.work_packets})
         issues = [Issue(number=n, title=h, assignees=(h,) if i % 2 else (), labels=(h,)) for i, n in enumerate(numbers)]
         issues[0] = issues[0].model_copy(update={"state": "closed"})
         pull = PullRequest(number=3, head=self.config.pull_request.branch, title=h, body=h)
@@ -123,10 +125,10 @@ class World:
         h, bot, s = self.hostile, self.observed.bot_login, self.snapshot
         packets = [p for p in s.work_packets if p.state != "complete"]
         person = ("blocked_by", packets[0].issue, next(p.issue for p in packets if p.issue != packets[0].issue))
-        issues = {i.number: i for i in self.observed.issues}
+        issues = {i.key: i for i in self.observed.issues}
         issues[person[1]] = issues[person[1]].model_copy(update={"blocked_by": (person[2],)})
         for program in s.programs:
-            issues.setdefault(program.authority_issue, Issue(number=program.authority_issue, title=h))
+            issues.setdefault(program.authority_issue, Issue(number=number_of(program.authority_issue), title=h))
         moves: tuple[tuple[Literal["labeled", "unlabeled"], str, int], ...] = (("labeled", bot, 2), ("unlabeled", h, 1))
         label, ago = self.config.labels.prefix, dt.timedelta(hours=1)
         taken = tuple(
@@ -259,6 +261,10 @@ class World:
             pending={h: "complete", self.snapshot.work_packets[0].id: "ready"},
             changes=tuple(self.pr_changes()),
             dashboard=DashboardReport(status="closed", issue=8, chars=9, omitted={"waiting packets": 2}, others=(9,)),
+            unreachable=(
+                Unreachable(repository=h, access="none", reason=h, withheld=2, unobserved=1),
+                Unreachable(repository=h, access="read", reason=h, withheld=1),
+            ),
         )
 
     def dashboards(self) -> list[str]:

@@ -26,6 +26,7 @@ from bot.evidence import packet_graph
 from bot.evidence.explain import explain
 from bot.github.markers import markers_in
 from bot.github.observed import Observed
+from bot.issue_refs import IssueKey, number_of
 from bot.reconcile import gather
 from bot.reconcile.decide import decide
 from bot.reconcile.status import status
@@ -243,9 +244,10 @@ def _hold_explanation(packet_id: str, state: str, seen: Seen) -> None:
         assert not CLAIM.search(text), (packet_id, text)
 
 
-def _hold_label(number: int, packet_id: str, seen: Seen) -> None:
+def _hold_label(key: IssueKey, packet_id: str, seen: Seen) -> None:
     """A packet alone on its open issue shows its state there; a closed issue keeps only
     `complete`, and only when all of its packets are; an issue of several shows only their states."""
+    number = number_of(key)
     issue = seen.issues.get(number)
     if issue is None:
         return

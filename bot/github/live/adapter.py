@@ -23,6 +23,7 @@ from bot.github.live.observe import BranchState, Reader
 from bot.github.live.writes import DashboardWrites, IssueWrites, LiveMerger, NativeWrites, PullWriter
 from bot.github.observed import Observed
 from bot.github.port import GitHubError, ReadScope
+from bot.issue_refs import IssueKey, sorted_issues
 
 
 @dataclass(frozen=True)
@@ -42,11 +43,11 @@ class LiveGitHub(IssueWrites, NativeWrites, DashboardWrites):
     def __init__(self, session: Session, scope: ReadScope) -> None:
         self.session, self.scope = session, scope
         self.branch: BranchState | None = None
-        self.ids: dict[int, int] = {}
+        self.ids: dict[IssueKey, int] = {}
         self.keeper = cache.Keeper(scope.cache)
         self.bot_login = scope.bot_login or ""
-        self.commenting: list[int] = []
-        self.posted: dict[int, list[frozenset[tuple[str, str]]]] = {}
+        self.commenting: list[IssueKey] = []
+        self.posted: dict[IssueKey, list[frozenset[tuple[str, str]]]] = {}
         self.head: str | None = None  # the PR branch's head after this run's create or update
         self.pull_api: dict[str, int] = {}
 
@@ -59,7 +60,7 @@ class LiveGitHub(IssueWrites, NativeWrites, DashboardWrites):
         self.bot_login = observed.bot_login
         self.keeper.keep(reader.renewed())
         self.pull_api = reader.pull_reads.api() if self.scope.pull_leases else {}
-        self.ids = {i.number: i.database_id for i in observed.issues if i.database_id is not None}
+        self.ids = {i.key: i.database_id for i in observed.issues if i.database_id is not None}
         return observed
 
     def remember_commandless(self, comments: Sequence[int]) -> None:
@@ -70,7 +71,7 @@ class LiveGitHub(IssueWrites, NativeWrites, DashboardWrites):
 
     def before_writes(self, actions: Sequence[Action]) -> None:
         self.keeper.touch_for(*actions)
-        self.commenting = sorted({a.issue for a in actions if isinstance(a, CommentAction)})
+        self.commenting = sorted_issues({a.issue for a in actions if isinstance(a, CommentAction)})
 
     def pull_request(self, action: PullRequestAction) -> int | None:
         if self.branch is None:

@@ -32,12 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, assert_never
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from bot.errors import BotError, InputError
 from bot.files import read_text, write_atomic
 from bot.github import actions as planned
 from bot.github.observed import Comment, Issue, LabelEvent, Reaction
+from bot.issue_refs import GitHubIssueRef, IssueKey, in_repository, number_of, repository_of
 from bot.json_input import parse_object
 from bot.untrusted import log_safe, neutral
 
@@ -59,7 +60,7 @@ class CachedIssue(_Strict):
     comments: tuple[Comment, ...] = ()
     reactions: tuple[Reaction, ...] = ()  # the bot's own, on this issue's comments
     label_events: tuple[LabelEvent, ...] = ()
-    sub_issues: tuple[int, ...] = ()
+    sub_issues: tuple[GitHubIssueRef, ...] = ()
     # Its comments a run read and found to hold no command, each with the fingerprint of the text
     # read (`fingerprint`): not read again while it is the same. Their text is not kept: 150
     # comments of 64 KiB would make every run load and write 10 MB for nothing.
@@ -89,6 +90,26 @@ class ObservationCache(_Strict):
     issues: dict[int, CachedIssue]
     # Pull requests' paths that took more than one page to read, by PR number (`observe.PullReads`).
     pulls: dict[int, CachedPull] = {}
+    # Other repositories' issues (the snapshot's `owner/repo#N`), by repository, then number.
+    elsewhere: dict[str, dict[int, CachedIssue]] = Field(default={}, exclude_if=lambda value: not value)
+
+    def table(self, repository: str | None) -> dict[int, CachedIssue]:
+        """The entries of the bot's own repository (None), or of another one."""
+        if repository is None:
+            return self.issues
+        return next((v for k, v in self.elsewhere.items() if k.casefold() == repository.casefold()), {})
+
+    def every(self) -> list[CachedIssue]:
+        return [*self.issues.values(), *(entry for table in self.elsewhere.values() for entry in table.values())]
+
+    def with_table(self, repository: str | None, table: dict[int, CachedIssue]) -> ObservationCache:
+        if repository is None:
+            return self.model_copy(update={"issues": table})
+        kept = {k: v for k, v in self.elsewhere.items() if k.casefold() != repository.casefold()}
+        return self.model_copy(update={"elsewhere": kept | {repository: table}})
+
+    def repositories(self) -> list[str | None]:
+        return [None, *self.elsewhere]
 
 
 @dataclass(frozen=True)
@@ -148,7 +169,7 @@ def _mismatch(cache: ObservationCache, expected: Expected) -> str:
     return ""
 
 
-def written_issues(action: planned.Action) -> tuple[int, ...]:
+def written_issues(action: planned.Action) -> tuple[IssueKey, ...]:
     """The issues a write changes, whose next read must not come from the cache: a link changes
     both ends; a new label and the PR change no tracked issue's observed fields."""
     if isinstance(action, planned.LinkAction):
@@ -176,7 +197,7 @@ class Keeper:
 
     path: Path | None
     cache: ObservationCache | None = None
-    marked: set[int] = field(default_factory=set)
+    marked: set[IssueKey] = field(default_factory=set)
 
     def keep(self, cache: ObservationCache | None) -> None:
         """The cache of this run's read; None (no server time to date it) removes the old one."""
@@ -188,11 +209,15 @@ class Keeper:
 
     def wrote(self, comment: Comment) -> None:
         """Record a comment perfbot posted, which a list may not show for a while."""
-        entry = self.cache.issues.get(comment.issue) if self.cache is not None else None
-        if self.cache is None or entry is None:
+        if self.cache is None:
+            return
+        where, number = repository_of(comment.issue), number_of(comment.issue)
+        table = self.cache.table(where)
+        entry = table.get(number)
+        if entry is None:
             return
         entry = entry.model_copy(update={"written": (*entry.written, comment), "stale": True})
-        self.cache = self.cache.model_copy(update={"issues": self.cache.issues | {comment.issue: entry}})
+        self.cache = self.cache.with_table(where, table | {number: entry})
         self._save()
 
     def remember(self, comments: Sequence[int]) -> None:
@@ -200,31 +225,35 @@ class Keeper:
         ids, cache = set(comments), self.cache
         if cache is None or not ids:
             return
-        issues = {}
-        for number, entry in cache.issues.items():
-            found = {c.id: fingerprint(c) for c in entry.comments if c.id in ids and c.id not in entry.commandless}
-            known = entry.commandless | found
-            issues[number] = entry.model_copy(
-                update={"commandless": known, "comments": without_text(entry.comments, known)}
-            )
-        if issues != cache.issues:
-            self.cache = cache.model_copy(update={"issues": issues})
+        renewed = cache
+        for where in cache.repositories():
+            table = {}
+            for number, entry in cache.table(where).items():
+                found = {c.id: fingerprint(c) for c in entry.comments if c.id in ids and c.id not in entry.commandless}
+                known = entry.commandless | found
+                table[number] = entry.model_copy(
+                    update={"commandless": known, "comments": without_text(entry.comments, known)}
+                )
+            renewed = renewed.with_table(where, table)
+        if renewed != cache:
+            self.cache = renewed
             self._save()
 
     def touch_for(self, *actions: planned.Action) -> None:
         """Mark stale every issue `actions` write to (one save for all those not marked yet)."""
         self.touch(*(number for action in actions for number in written_issues(action)))
 
-    def touch(self, *numbers: int) -> None:
+    def touch(self, *numbers: IssueKey) -> None:
         fresh = set(numbers) - self.marked
         if self.cache is None or not fresh:
             return
         self.marked |= fresh
-        issues = {
-            n: entry.model_copy(update={"stale": True}) if n in fresh else entry
-            for n, entry in self.cache.issues.items()
-        }
-        self.cache = self.cache.model_copy(update={"issues": issues})
+        for where in self.cache.repositories():
+            table = {
+                n: entry.model_copy(update={"stale": True}) if in_repository(where, n) in fresh else entry
+                for n, entry in self.cache.table(where).items()
+            }
+            self.cache = self.cache.with_table(where, table)
         self._save()
 
     def _save(self) -> None:

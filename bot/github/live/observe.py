@@ -28,15 +28,31 @@ takes them from there.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from githubkit.exception import GitHubException, RequestFailed
 
 from bot.github.live import cache
-from bot.github.live.cache import FORMAT, CachedIssue, CachedPull, ObservationCache
+from bot.github.live.cache import CachedPull
 from bot.github.live.client import Session, blob_text, failure, found_or_none, parsed
+from bot.github.live.elsewhere import Elsewhere
+from bot.github.live.nodes import (
+    Collected,
+    Where,
+    dashboard_issue,
+    ended_numbers,
+    fork_pull,
+    linked,
+    login_of,
+    made_by,
+    next_cursor,
+    own_commit,
+    own_commit_of_ended,
+    own_commit_pushed_off,
+    repository_labels,
+)
 from bot.github.live.query import (
     CLOSED_ALIAS,
     DASHBOARD_ALIAS,
@@ -45,23 +61,25 @@ from bot.github.live.query import (
     ISSUES_PER_QUERY,
     LINK_FIELDS,
     OPEN_ALIAS,
-    PAGED_LINKS,
     PULLS_ALIAS,
     PULLS_PER_QUERY,
     UPDATED_ALIAS,
     FieldsRefused,
     Native,
+    Refusals,
     branch_file_alias,
     comments_query,
     dashboards_query,
     file_alias,
     first_query,
+    force_pushes_query,
     issue_alias,
     issues_query,
     links_alias,
     links_query,
     more_pull_leases_query,
     pages_alias,
+    pull_alias,
     pull_pages_query,
     pulls_query,
     query,
@@ -76,320 +94,13 @@ from bot.github.observed import (
     Comment,
     DefaultBranch,
     Issue,
-    LabelEvent,
     Observed,
     OwnCommit,
     Permission,
     PullRequest,
-    Reaction,
-    RepositoryLabel,
-    Unassignment,
 )
 from bot.github.port import GitHubError, ReadScope
-
-# GraphQL's ReactionContent names in REST's (and the offline state's) spelling.
-REACTIONS = {
-    "THUMBS_UP": "+1",
-    "THUMBS_DOWN": "-1",
-    "LAUGH": "laugh",
-    "HOORAY": "hooray",
-    "CONFUSED": "confused",
-    "HEART": "heart",
-    "ROCKET": "rocket",
-    "EYES": "eyes",
-}
-GHOST = "ghost"  # GitHub's name for a deleted account
-
-
-def login_of(author: dict[str, Any] | None) -> tuple[str, str]:
-    """(login, user type). GraphQL gives a Bot's login without the `[bot]` REST shows."""
-    if not author:
-        return GHOST, "User"
-    login, kind = str(author.get("login") or GHOST), author.get("__typename")
-    if kind == "Bot":
-        return (login if login.endswith("[bot]") else f"{login}[bot]"), "Bot"
-    return login, "Organization" if kind == "Organization" else "User"
-
-
-def numbers(connection: dict[str, Any] | None) -> tuple[int, ...]:
-    return tuple(int(n["number"]) for n in (connection or {}).get("nodes") or [] if n)
-
-
-def issue_of(node: dict[str, Any]) -> Issue:
-    """An issue; its labels and links when the query read them (`IssueLabels`, `IssueLinks`)."""
-    reason = node.get("stateReason")
-    parent = node.get("parent") or {}
-    database_id = node.get("fullDatabaseId")
-    return Issue(
-        number=node["number"],
-        title=node.get("title") or "",
-        state="closed" if node.get("state") == "CLOSED" else "open",
-        state_reason=reason.lower() if isinstance(reason, str) else None,
-        assignees=tuple(a["login"] for a in (node.get("assignees") or {}).get("nodes") or [] if a),
-        labels=tuple(str(n["name"]) for n in (node.get("labels") or {}).get("nodes") or [] if n),
-        blocked_by=numbers(node.get("blockedBy")),
-        parent=int(parent["number"]) if parent.get("number") is not None else None,
-        database_id=int(database_id) if database_id is not None else None,  # a BigInt, sent as a string
-        unassigned=unassigned_of(node),
-    )
-
-
-def unassigned_of(node: dict[str, Any]) -> tuple[Unassignment, ...]:
-    """The issue's latest `UnassignedEvent`s, oldest first; one whose assignee is gone is skipped."""
-    found = []
-    for event in (node.get("unassignedEvents") or {}).get("nodes") or []:
-        if (event or {}).get("__typename") != "UnassignedEvent" or not (event.get("assignee") or {}).get("login"):
-            continue
-        login = login_of(event["assignee"])[0]
-        found.append(Unassignment(login=login, actor=login_of(event.get("actor"))[0], created_at=event["createdAt"]))
-    return tuple(found)
-
-
-def sub_issues(node: dict[str, Any]) -> tuple[int, ...]:
-    return numbers(node.get("subIssues"))
-
-
-def label_events_of(number: int, node: dict[str, Any]) -> list[LabelEvent]:
-    """The label events of an issue's timeline, oldest first, with a Bot's login as REST spells it."""
-    found = []
-    for event in (node.get("timelineItems") or {}).get("nodes") or []:
-        kind = (event or {}).get("__typename")
-        if kind not in ("LabeledEvent", "UnlabeledEvent") or not (event.get("label") or {}).get("name"):
-            continue
-        found.append(
-            LabelEvent(
-                issue=number,
-                label=event["label"]["name"],
-                action="labeled" if kind == "LabeledEvent" else "unlabeled",
-                actor=login_of(event.get("actor"))[0],
-                created_at=event["createdAt"],
-            )
-        )
-    return found
-
-
-def repository_labels(repo: dict[str, Any]) -> tuple[RepositoryLabel, ...]:
-    """The state labels the repository has, each read by its name (`stateLabel0`..; null when absent)."""
-    nodes = [value for key, value in repo.items() if key.startswith("stateLabel") and key[10:].isdigit()]
-    return tuple(
-        RepositoryLabel(name=n["name"], color=n.get("color") or "ededed", description=n.get("description"))
-        for n in nodes
-        if isinstance(n, dict) and n.get("name")
-    )
-
-
-def comments_of(number: int, page: dict[str, Any], bot_login: str) -> tuple[list[Comment], list[Reaction]]:
-    """One page of an issue's comments, and the reactions the viewer (the bot) left on them."""
-    found, reactions = [], []
-    for node in page.get("nodes") or []:
-        if not node:
-            continue
-        login, kind = login_of(node.get("author"))
-        comment_id = int(node["fullDatabaseId"])  # a BigInt, sent as a string
-        found.append(
-            Comment(
-                id=comment_id,
-                issue=number,
-                user=login,
-                user_type=kind,  # type: ignore[arg-type]
-                created_at=node["createdAt"],
-                body=node.get("body") or "",
-                edited=node.get("lastEditedAt") is not None,
-                # A null editor of an edited comment is a deleted account: `ghost`, who is not perfbot.
-                editor=login_of(node.get("editor"))[0] if node.get("lastEditedAt") is not None else None,
-            )
-        )
-        reactions += [
-            Reaction(comment_id=comment_id, user=bot_login, content=REACTIONS[group["content"]])
-            for group in node.get("reactionGroups") or []
-            if group.get("viewerHasReacted") and group.get("content") in REACTIONS
-        ]
-    return found, reactions
-
-
-def next_cursor(page: dict[str, Any]) -> str | None:
-    info = page.get("pageInfo") or {}
-    return str(info["endCursor"]) if info.get("hasNextPage") and info.get("endCursor") else None
-
-
-def made_by(commit: dict[str, Any] | None, bot_login: str) -> bool:
-    """Whether perfbot made the commit: GitHub signed it, as it signs a commit a bot makes through
-    the API with no author, committer or signature of its own ("Signature verification for bots"),
-    and its author is the bot (no user account; its name is its login). Anyone can write any
-    author's name in a commit they push; GitHub signs a person's commit only as theirs."""
-    commit = commit or {}
-    author, signature = commit.get("author") or {}, commit.get("signature") or {}
-    return (
-        signature.get("isValid") is True
-        and signature.get("wasSignedByGitHub") is True
-        and author.get("user") is None
-        and author.get("name") == bot_login
-    )
-
-
-def own_commit(head: dict[str, Any], bot_login: str) -> OwnCommit | None:
-    """perfbot's newest commit among the first of the branch's history, with its message."""
-    return _first_own((head.get("history") or {}).get("nodes") or [], bot_login)
-
-
-def own_commit_of_ended(page: dict[str, Any] | None, bot_login: str) -> OwnCommit | None:
-    """perfbot's newest commit in the newest merged or closed PR from its branch that has one: the
-    branch may be deleted, or started again by a person, while the PR keeps its commits."""
-    for pull in reversed((page or {}).get("nodes") or []):
-        if not pull or pull.get("isCrossRepository"):
-            continue
-        commits = [n.get("commit") for n in reversed((pull.get("commits") or {}).get("nodes") or []) if n]
-        found = _first_own(commits, bot_login)
-        if found is not None:
-            return found
-    return None
-
-
-def _first_own(commits: list[dict[str, Any] | None], bot_login: str) -> OwnCommit | None:
-    for node in commits:
-        if node and made_by(node, bot_login):
-            return OwnCommit(oid=str(node["oid"]), message=str(node.get("message") or ""))
-    return None
-
-
-def fork_pull(node: dict[str, Any], branch: str) -> PullRequest:
-    """An open PR from a fork's branch that has perfbot's branch name (its repository may be gone)."""
-    fork = (node.get("headRepository") or {}).get("nameWithOwner") or "a deleted fork"
-    return PullRequest(
-        number=int(node["number"]), head=branch, head_repository=str(fork), title=node.get("title") or ""
-    )
-
-
-def dashboard_issue(node: dict[str, Any]) -> Issue:
-    """An issue read for the dashboard: its state, author, body and labels."""
-    return Issue(
-        number=int(node["number"]),
-        title=node.get("title") or "",
-        state="closed" if node.get("state") == "CLOSED" else "open",
-        user=login_of(node.get("author"))[0],
-        body=node.get("body") or "",
-        labels=tuple(str(n["name"]) for n in (node.get("labels") or {}).get("nodes") or [] if n),
-    )
-
-
-@dataclass
-class Collected:
-    issues: dict[int, Issue] = field(default_factory=dict)
-    comments: list[Comment] = field(default_factory=list)
-    reactions: list[Reaction] = field(default_factory=list)
-    cursors: dict[int, str] = field(default_factory=dict)
-    label_events: list[LabelEvent] = field(default_factory=list)
-    # (parent, child) from each issue's sub-issues.
-    children: list[tuple[int, int]] = field(default_factory=list)
-    # GitHub's `updatedAt` of each issue, as read or as the cache recorded it.
-    updated: dict[int, dt.datetime] = field(default_factory=dict)
-    # (issue, link field) -> the cursor of its next page of links, while there is one.
-    link_cursors: dict[tuple[int, str], str] = field(default_factory=dict)
-    # The comments restored from the cache: GitHub reports no change to their issue since.
-    restored: set[int] = field(default_factory=set)
-
-    def node(self, node: dict[str, Any]) -> int | None:
-        """Take an issue node (its first page of comments too); None when it was taken already
-        (an issue both changed and asked for by number comes twice in one answer)."""
-        found = issue_of(node)
-        if found.number in self.issues:
-            return None
-        self.issues[found.number] = found
-        self.label_events += label_events_of(found.number, node)
-        self.children += [(found.number, child) for child in sub_issues(node)]
-        self._link_cursors(found.number, node)
-        stamp = node.get("updatedAt")
-        if isinstance(stamp, str):
-            self.updated[found.number] = dt.datetime.fromisoformat(stamp)
-        return found.number
-
-    def _link_cursors(self, number: int, node: dict[str, Any]) -> None:
-        for name in PAGED_LINKS:
-            cursor = next_cursor(node.get(name) or {})
-            if cursor is None:
-                self.link_cursors.pop((number, name), None)
-            else:
-                self.link_cursors[(number, name)] = cursor
-
-    def links_page(self, number: int, name: str, page: dict[str, Any]) -> None:
-        """A further page of an issue's blocked-by issues or sub-issues."""
-        found = numbers(page)
-        if name == "subIssues":
-            self.children += [(number, child) for child in found]
-        else:
-            issue = self.issues[number]
-            self.issues[number] = issue.model_copy(update={"blocked_by": (*issue.blocked_by, *found)})
-        self._link_cursors(number, {name: page})
-
-    def page(self, number: int, page: dict[str, Any], bot_login: str) -> None:
-        comments, reactions = comments_of(number, page, bot_login)
-        self.comments += comments
-        self.reactions += reactions
-        cursor = next_cursor(page)
-        if cursor is None:
-            self.cursors.pop(number, None)
-        else:
-            self.cursors[number] = cursor
-
-    def restore(self, entry: CachedIssue) -> None:
-        """An issue as the cache recorded it (GitHub reports no change since)."""
-        number = entry.issue.number
-        self.issues[number] = entry.issue
-        self.comments += entry.comments
-        self.restored |= {c.id for c in entry.comments}
-        self.reactions += entry.reactions
-        self.label_events += entry.label_events
-        self.children += [(number, child) for child in entry.sub_issues]
-        self.updated[number] = entry.updated_at
-
-    def entries(
-        self, commandless: Mapping[int, str] | None = None, unlisted: Sequence[Comment] = ()
-    ) -> dict[int, CachedIssue] | None:
-        """Each issue found as a cache entry, with the comments known to hold no command; None when
-        one came without `updatedAt`."""
-        if not set(self.issues) <= set(self.updated):
-            return None
-        comments: dict[int, list[Comment]] = {}
-        for comment in self.comments:
-            comments.setdefault(comment.issue, []).append(comment)
-        on_issue = {c.id: c.issue for c in self.comments}
-        known = commandless or {}
-        reactions: dict[int, list[Reaction]] = {}
-        for reaction in self.reactions:
-            if reaction.comment_id in on_issue:
-                reactions.setdefault(on_issue[reaction.comment_id], []).append(reaction)
-        return {
-            n: CachedIssue(
-                issue=issue,
-                updated_at=self.updated[n],
-                comments=cache.without_text(sorted(comments.get(n, ()), key=lambda c: c.id), known),
-                reactions=tuple(reactions.get(n, ())),
-                label_events=tuple(e for e in self.label_events if e.issue == n),
-                sub_issues=tuple(child for parent, child in self.children if parent == n),
-                commandless={c.id: known[c.id] for c in comments.get(n, ()) if c.id in known},
-                written=tuple(c for c in unlisted if c.issue == n),
-            )
-            for n, issue in sorted(self.issues.items())
-        }
-
-    def cache(
-        self,
-        repository: str,
-        bot_login: str,
-        reads: str,
-        watermark: dt.datetime | None,
-        commandless: Mapping[int, str] | None = None,
-        unlisted: Sequence[Comment] = (),
-    ) -> ObservationCache | None:
-        """The observation cache of what was found (with perfbot's comments no list showed yet);
-        None without a watermark or an issue's date."""
-        entries = self.entries(commandless, unlisted)
-        if watermark is None or entries is None:
-            return None
-        return ObservationCache(
-            format=FORMAT, repository=repository, bot_login=bot_login, reads=reads, watermark=watermark, issues=entries
-        )
-
+from bot.issue_refs import ForeignIssue, IssueKey, issue_order, owner_and_name, sorted_issues
 
 FIRST = "reading the repository"
 ROLES: frozenset[str] = frozenset({"none", "read", "triage", "write", "maintain", "admin"})
@@ -434,6 +145,11 @@ def _lease_fields(pull: PullRequest) -> dict[str, Any]:
     return {name: getattr(pull, name) for name in fields}
 
 
+def _here(issues: Iterable[IssueKey]) -> set[int]:
+    """The issues of the bot's own repository among `issues`."""
+    return {issue for issue in issues if isinstance(issue, int)}
+
+
 def batches(numbers: Iterable[int], size: int = ISSUES_PER_QUERY) -> list[list[int]]:
     ordered = sorted(set(numbers))
     return [ordered[i : i + size] for i in range(0, len(ordered), size)]
@@ -443,7 +159,7 @@ def batches(numbers: Iterable[int], size: int = ISSUES_PER_QUERY) -> list[list[i
 class _Reading:
     node: dict[str, Any]
     paths: list[str] = field(default_factory=list)
-    closes: list[int] = field(default_factory=list)
+    closes: list[IssueKey] = field(default_factory=list)
     files_after: str | None = None
     closing_after: str | None = None
 
@@ -484,10 +200,9 @@ class PullReads:
         reading.files_after = next_cursor(page)
 
     def _closing(self, reading: _Reading, page: dict[str, Any]) -> None:
-        for node in page.get("nodes") or []:
-            where = ((node or {}).get("repository") or {}).get("nameWithOwner")
-            if node and node.get("number") is not None and str(where or "").casefold() == self.repository.casefold():
-                reading.closes.append(int(node["number"]))
+        # An issue of another repository a PR closes (`Fixes owner/repo#N`) may be a packet's there.
+        here = Where(None, self.repository)
+        reading.closes += [linked(node, here) for node in page.get("nodes") or [] if node and node.get("number")]
         reading.closing_after = next_cursor(page)
 
     def pending(self) -> dict[int, tuple[str | None, str | None]]:
@@ -571,7 +286,9 @@ class Reader:
     def __init__(self, session: Session, scope: ReadScope, cached: cache.ObservationCache | None = None) -> None:
         self.session, self.scope, self.cached = session, scope, cached
         self.bot_login = scope.bot_login or ""
-        self.found = Collected()
+        # The bot's own repository's issues: a link read with its repository (as when the run reads
+        # other repositories too) that names this one is a plain number, as a link read without it.
+        self.found = Collected(Where(None, session.conn.repository))
         self.native = Native(labels=bool(scope.label_prefix), links=scope.links, label_names=len(scope.label_names))
         self.links_refused = ""
         self.forks: list[PullRequest] = []  # open PRs from forks' branches of perfbot's branch name
@@ -580,29 +297,30 @@ class Reader:
         self.unlisted: list[Comment] = []
         self.watermark: dt.datetime | None = None
         self.pull_reads = PullReads(session.conn.repository, dict(cached.pulls) if cached else {})
+        self.elsewhere = Elsewhere.of(scope.issues)
 
     def observe(self) -> tuple[Observed, BranchState]:
         usable = {n for n, entry in self.cached.issues.items() if not entry.stale} if self.cached else set()
         usable -= self.scope.fresh
         self.since = self.cached.watermark - cache.MARGIN if self.cached else None
-        groups = batches(set(self.scope.issues) - usable) or [[]]
+        self.elsewhere.use_cache(self.cached)
+        groups = batches(_here(self.scope.issues) - usable) or [[]]
         dates = len(self.session.traffic.graphql_dates)
         repo, branch, tip_files = self._first(groups[0])
         self.watermark = next(iter(self.session.traffic.graphql_dates[dates:]), None)
-        tracked = set(self.scope.issues)
+        tracked = _here(self.scope.issues)
         snapshot = tip_files.get(self.scope.snapshot_file)
         if snapshot is not None:
-            tracked |= set(self.scope.issues_in(snapshot))
+            tracked |= _here(self.scope.issues_in(snapshot))
+            self.elsewhere.add(self.scope.issues_in(snapshot))
         self._updated(repo.get(UPDATED_ALIAS), tracked)
-        for number in sorted(tracked - set(self.found.issues)) if self._cache_fits() else ():
-            entry = self.cached.issues.get(number) if self.cached else None
-            if entry is not None and not entry.stale:
-                self.found.restore(entry)
+        self._restore(tracked)
         for group in batches(tracked - set(self.found.issues)):
             found = query(self.session, issues_query(group, self.native), {}, "reading issues")
             self._issues(found.get("repository") or {})
         self._more_comments()
         self._more_links()
+        self.elsewhere.read_rest(self.session, self.native, self.bot_login, self.cached, self.since)
         self.commandless = self._commandless()
         self.unlisted = self._unlisted_writes()
         self._more_pulls(repo)
@@ -611,11 +329,18 @@ class Reader:
             bot_login=self.bot_login,
             issues=(*self._with_parents(), *self._dashboards(repo)),
             labels=repository_labels(repo),
-            label_events=tuple(sorted(self.found.label_events, key=lambda e: (e.issue, e.created_at))),
+            label_events=tuple(
+                sorted(
+                    (*self.found.label_events, *self.elsewhere.label_events()),
+                    key=lambda e: (issue_order(e.issue), e.created_at),
+                )
+            ),
             links_unavailable=self.links_refused,
-            comments=tuple(sorted((*self.found.comments, *self.unlisted), key=lambda c: c.id)),
+            comments=tuple(
+                sorted((*self.found.comments, *self.elsewhere.comments(), *self.unlisted), key=lambda c: c.id)
+            ),
             commandless=tuple(sorted(self.commandless)),
-            reactions=tuple(self.found.reactions),
+            reactions=(*self.found.reactions, *self.elsewhere.reactions()),
             pulls=self._with_leases(self._pulls(branch)),
             branches={self.scope.branch: BranchHead(oid=branch.head, ours=branch.head_is_ours)} if branch.head else {},
             default_branch=DefaultBranch(oid=branch.tip, files=tip_files),
@@ -623,8 +348,21 @@ class Reader:
             own_commit=branch.own,
             branch_files=self._branch_files(repo),
         )
-        permissions = {login: self._permission(login) for login in sorted(self.scope.pending_authors(observed))}
-        return observed.model_copy(update={"permissions": permissions}), branch
+        return observed.model_copy(update=self._permissions(observed)), branch
+
+    def _permissions(self, observed: Observed) -> dict[str, Any]:
+        """The permission of each author of a command not answered yet, in the repository of the
+        issue they wrote it on (one REST read each), and what the token may do in each other one."""
+        pending = self.scope.pending_authors(observed)
+        here = {author.login for author in pending if author.repository is None}
+        there: dict[str, set[str]] = {}
+        for author in pending:
+            if author.repository is not None:
+                there.setdefault(author.repository, set()).add(author.login)
+        return {
+            "permissions": {login: self._permission(login) for login in sorted(here)},
+            "repositories": self.elsewhere.access(self.elsewhere.permissions(self.session, there)),
+        }
 
     def _first(self, numbers: list[int]) -> tuple[dict[str, Any], BranchState, dict[str, str]]:
         files, name = self.scope.files, self.scope.branch
@@ -639,10 +377,12 @@ class Reader:
             variables |= {state_label_alias(i): name for i, name in enumerate(self.scope.label_names)}
         if self.scope.dashboard_label:
             variables["dashboardLabel"] = self.scope.dashboard_label
-        data = self._read_first(len(files), numbers, variables)
+        refusals = self.elsewhere.refusals()
+        data = self._read_first(len(files), numbers, variables | self.elsewhere.variables(), refusals)
         self.bot_login = self.bot_login or str((data.get("viewer") or {}).get("login") or "")
         if not self.bot_login:
             raise GitHubError(f"{FIRST}: GitHub's answer names no login for the token; set bot_login in the config")
+        self.elsewhere.take(data, refusals, self.session.conn.repository, self.bot_login)
         repo = data.get("repository") or {}
         branch = default_branch(repo, self.session.conn.repository)
         tip_files = self._files(repo, "tip")
@@ -651,11 +391,21 @@ class Reader:
             branch.head, branch.head_is_ours = str(head["oid"]), made_by(head, self.bot_login)
             branch.head_files = self._files(repo, "head")
             branch.own = own_commit(head, self.bot_login)
+        self._read_pulls(repo.get(PULLS_ALIAS), branch)
         if branch.own is None:
             branch.own = own_commit_of_ended(repo.get(ENDED_ALIAS), self.bot_login)
-        self._read_pulls(repo.get(PULLS_ALIAS), branch)
+        if branch.own is None:
+            numbers = ([branch.pull] if branch.pull is not None else []) + ended_numbers(repo.get(ENDED_ALIAS))
+            branch.own = self._pushed_off(numbers)
         self._issues(repo)
         return repo, branch, tip_files
+
+    def _restore(self, tracked: set[int]) -> None:
+        """The tracked issues GitHub reports unchanged, as the cache has them, when it fits this run."""
+        for number in sorted(tracked - set(self.found.issues)) if self._cache_fits() else ():
+            entry = self.cached.issues.get(number) if self.cached else None
+            if entry is not None and not entry.stale:
+                self.found.restore(entry)
 
     def renewed(self) -> cache.ObservationCache | None:
         """The cache of this read: what was found, dated by GitHub's time of the first answer."""
@@ -663,7 +413,10 @@ class Reader:
         found = self.found.cache(
             where, self.bot_login, self.native.spreads(), self.watermark, self.commandless, self.unlisted
         )
-        return None if found is None else found.model_copy(update={"pulls": self.pull_reads.renewed()})
+        elsewhere = self.elsewhere.cached(self.commandless, self.unlisted)
+        if found is None or elsewhere is None:
+            return None
+        return found.model_copy(update={"pulls": self.pull_reads.renewed(), "elsewhere": elsewhere})
 
     def _unlisted_writes(self) -> list[Comment]:
         """perfbot's comments an earlier run posted that the lists still do not show, each read by
@@ -672,16 +425,17 @@ class Reader:
         since is gone; one a list shows is read from the list."""
         if self.cached is None:
             return []
-        listed = {c.id for c in self.found.comments}
-        pending = [c for entry in self.cached.issues.values() for c in entry.written if c.id not in listed]
+        listed = {c.id for c in (*self.found.comments, *self.elsewhere.comments())}
+        pending = [c for entry in self.cached.every() for c in entry.written if c.id not in listed]
         return [found for c in pending if (found := self._comment_by_id(c)) is not None]
 
     def _comment_by_id(self, written: Comment) -> Comment | None:
-        conn, issues = self.session.conn, self.session.github.rest.issues
+        issues = self.session.github.rest.issues
+        owner, name = self.session.conn.owner, self.session.conn.name
+        if isinstance(written.issue, ForeignIssue):
+            owner, name = owner_and_name(written.issue.repository)
         made = found_or_none(
-            self.session,
-            f"reading comment {written.id}",
-            lambda: issues.get_comment(conn.owner, conn.name, written.id),
+            self.session, f"reading comment {written.id}", lambda: issues.get_comment(owner, name, written.id)
         )
         if made is None:
             return None
@@ -693,11 +447,11 @@ class Reader:
         fingerprints. One restored from the cache is unchanged by definition: its text is not kept."""
         if self.cached is None:
             return {}
-        remembered = {i: known for entry in self.cached.issues.values() for i, known in entry.commandless.items()}
-        restored = self.found.restored
+        remembered = {i: known for entry in self.cached.every() for i, known in entry.commandless.items()}
+        restored = {*self.found.restored, *(i for found in self.elsewhere.collected() for i in found.restored)}
         return {
             c.id: known
-            for c in self.found.comments
+            for c in (*self.found.comments, *self.elsewhere.comments())
             if (known := remembered.get(c.id)) is not None and (c.id in restored or cache.fingerprint(c) == known)
         }
 
@@ -754,7 +508,9 @@ class Reader:
             data = query(self.session, updated_query(self.native), variables, "reading changed issues")
             page = (data.get("repository") or {}).get(UPDATED_ALIAS)
 
-    def _read_first(self, head_files: int, numbers: list[int], variables: dict[str, Any]) -> dict[str, Any]:
+    def _read_first(
+        self, head_files: int, numbers: list[int], variables: dict[str, Any], refusals: Refusals
+    ) -> dict[str, Any]:
         """The first query; again without the link fields when GitHub does not know them."""
         if self.since is not None:
             variables = variables | {"since": self.since.isoformat()}
@@ -768,16 +524,17 @@ class Reader:
                 since=self.since is not None,
                 dashboard=bool(self.scope.dashboard_label),
                 pull_leases=self.scope.pull_leases,
+                elsewhere=self.elsewhere.first(),
             )
 
         try:
-            return query(self.session, document(), variables, FIRST)
+            return query(self.session, document(), variables, FIRST, refusals)
         except FieldsRefused as refused:
             if not self.native.links or not refused.fields <= set(LINK_FIELDS):
                 raise
             self.links_refused = str(refused)
             self.native = Native(labels=self.native.labels, label_names=self.native.label_names)
-            return query(self.session, document(), variables, FIRST)
+            return query(self.session, document(), variables, FIRST, refusals)
 
     def _dashboards(self, repo: dict[str, Any]) -> tuple[Issue, ...]:
         """The issues carrying the dashboard's label that are not tracked issues (read apart, with
@@ -800,14 +557,17 @@ class Reader:
         return issue.user == self.bot_login and DASHBOARD_MARKER in markers_in(issue.body)
 
     def _with_parents(self) -> tuple[Issue, ...]:
-        """The issues, each with its parent as either side of the sub-issue link shows it."""
-        parents = {child: parent for parent, child in self.found.children}
+        """The issues (the bot's repository's, then each other's), each with its parent as either side
+        of the sub-issue link shows it."""
+        links = [*self.found.children, *self.elsewhere.children()]
+        parents = {child: parent for parent, child in links}
         issues = []
-        for number in sorted(self.found.issues):
-            issue = self.found.issues[number]
-            if issue.parent is None and number in parents:
-                issue = issue.model_copy(update={"parent": parents[number]})
-            children = tuple(sorted({child for parent, child in self.found.children if parent == number}))
+        for found in (*sorted(self.found.issues.values(), key=lambda i: i.number), *self.elsewhere.issues()):
+            key = found.key
+            issue = found
+            if issue.parent is None and key in parents:
+                issue = issue.model_copy(update={"parent": parents[key]})
+            children = tuple(sorted_issues({child for parent, child in links if parent == key}))
             if children:
                 issue = issue.model_copy(update={"sub_issues": children})
             issues.append(issue)
@@ -839,6 +599,16 @@ class Reader:
         branch.head_is_ours = branch.head_is_ours and ours and node.get("headRefOid") == branch.head
         branch.pull_user = login_of(node.get("author"))[0]
         branch.pull_editor = login_of(node["editor"])[0] if node.get("editor") else None
+
+    def _pushed_off(self, numbers: list[int]) -> OwnCommit | None:
+        """perfbot's newest commit a person's force-push took off the branch of one of these PRs
+        (the open one first, then the newest ended), read only when none is found elsewhere."""
+        if not numbers:
+            return None
+        data = query(self.session, force_pushes_query(numbers), {}, "reading the PRs' force-pushes")
+        repo = data.get("repository") or {}
+        found = (own_commit_pushed_off(repo.get(pull_alias(n)) or {}, self.bot_login) for n in numbers)
+        return next((own for own in found if own is not None), None)
 
     def _pulls(self, branch: BranchState) -> tuple[PullRequest, ...]:
         forks = tuple(self.forks)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from githubkit.exception import GitHubException, GraphQLFailed, RateLimitExceeded
@@ -38,6 +38,8 @@ COMMENTS_PER_PAGE = 100
 PULLS_PER_BRANCH = 20
 # How far down its branch's history a run looks for perfbot's newest own commit (under people's).
 OWN_COMMIT_DEPTH = 10
+# The newest force-pushes of a PR's branch read for the commits they took off it (GitHub keeps them).
+FORCE_PUSHES = 3
 
 _FRAGMENTS = """
 fragment BlobText on Blob { oid text isTruncated }
@@ -89,6 +91,21 @@ fragment IssueFields on Issue {
 
 # Labels and links: kept apart from the fields above so that each can be left out (links on a
 # GitHub Enterprise Server that lacks them, labels when state labels are off).
+# The commits force-pushes took off a PR's branch (GitHub's `HeadRefForcePushedEvent` keeps each
+# one as `beforeCommit`): perfbot's commit among them still holds its records.
+FORCE_PUSH_FRAGMENT = f"""
+fragment ForcePushes on PullRequest {{
+  forcePushes: timelineItems(itemTypes: [HEAD_REF_FORCE_PUSHED_EVENT], last: {FORCE_PUSHES}) {{
+    nodes {{
+      __typename
+      ... on HeadRefForcePushedEvent {{
+        beforeCommit {{ history(first: {OWN_COMMIT_DEPTH}) {{ nodes {{ oid message ...CommitAuthor }} }} }}
+      }}
+    }}
+  }}
+}}
+"""
+
 _NATIVE_FRAGMENTS = """
 fragment IssueLabels on Issue {
   labels(first: 100) { nodes { name } }
@@ -217,7 +234,7 @@ ENDED_PULLS = 5
 def _ended_pulls() -> str:
     return (
         f"    {ENDED_ALIAS}: pullRequests(headRefName: $branch, states: [CLOSED, MERGED], last: {ENDED_PULLS}) {{\n"
-        f"      nodes {{ isCrossRepository commits(last: {OWN_COMMIT_DEPTH}) {{ nodes {{ commit {{ oid message "
+        f"      nodes {{ number isCrossRepository commits(last: {OWN_COMMIT_DEPTH}) {{ nodes {{ commit {{ oid message "
         "...CommitAuthor } } } }\n    }"
     )
 
@@ -227,6 +244,22 @@ def pulls_query() -> str:
     document = f"""query MorePulls($owner: String!, $name: String!, $branch: String!, $after: String!) {{
 {RATE_LIMIT}  repository(owner: $owner, name: $name) {{
 {_pulls(after=True)}
+  }}
+}}"""
+    return _with_fragments(document)
+
+
+def pull_alias(number: int) -> str:
+    return f"pull{int(number)}"
+
+
+def force_pushes_query(numbers: Iterable[int]) -> str:
+    """The newest force-pushes of each PR in `numbers`, with the commits they took off its branch:
+    read only when no commit of perfbot's is found on its branch or in its PRs' commits."""
+    pulls = "\n".join(f"    {pull_alias(n)}: pullRequest(number: {int(n)}) {{ ...ForcePushes }}" for n in numbers)
+    document = f"""query ForcePushes($owner: String!, $name: String!) {{
+{RATE_LIMIT}  repository(owner: $owner, name: $name) {{
+{pulls}
   }}
 }}"""
     return _with_fragments(document)
@@ -269,7 +302,7 @@ def branch_file_fields(count: int) -> tuple[str, list[str]]:
 
 
 def _with_fragments(document: str) -> str:
-    return _used(document, _FRAGMENTS + _NATIVE_FRAGMENTS + PULL_FRAGMENTS)
+    return _used(document, _FRAGMENTS + FORCE_PUSH_FRAGMENT + _NATIVE_FRAGMENTS + PULL_FRAGMENTS)
 
 
 def first_query(
@@ -282,10 +315,12 @@ def first_query(
     since: bool = False,
     dashboard: bool = False,
     pull_leases: bool = False,
+    elsewhere: Sequence[Sequence[int]] = (),
 ) -> str:
     """Variables: owner, name, branch, branchRef, tip0.., head0.. and branchFile0.. (`REF:PATH`
     expressions), labelPrefix when state labels are read, since (a DateTime) with `since`,
-    dashboardLabel with `dashboard`. `pull_leases` reads the open and recently closed PRs."""
+    dashboardLabel with `dashboard`. `pull_leases` reads the open and recently closed PRs.
+    `elsewhere`: the issues of each other repository (variables r0Owner, r0Name, ...)."""
     label_var, state_labels = native.repository_labels()
     dashboard_var, dashboards = _dashboard(dashboard)
     wanted = [("tip", i) for i in range(tip_files)] + [("head", i) for i in range(head_files)]
@@ -304,7 +339,7 @@ def first_query(
     since_var, updated = (", $since: DateTime!", _updated(native, after=False) + "\n") if since else ("", "")
     variables = (
         f"$owner: String!, $name: String!, $branch: String!, $branchRef: String!{tip_vars}{branch_vars}{label_var}"
-        f"{since_var}{dashboard_var}"
+        f"{since_var}{dashboard_var}{elsewhere_variables(len(elsewhere))}"
     )
     document = f"""query Observe({variables}) {{
 {RATE_LIMIT}{viewer}  repository(owner: $owner, name: $name) {{
@@ -322,8 +357,63 @@ def first_query(
 {_ended_pulls()}
 {state_labels}{dashboards}{pull_selection() if pull_leases else ""}{updated}{_issues(numbers, native)}
   }}
-}}"""
-    return _with_fragments(document)
+{elsewhere_fields(elsewhere, native, label_names=True, since=since)}}}"""
+    return qualified(_with_fragments(document)) if elsewhere else _with_fragments(document)
+
+
+# --- other repositories: the issues a snapshot names as `owner/repo#N` ------------------------
+# Each repository is one more aliased `repository` field of the same first query (`r0`, `r1`, ...),
+# its owner and name as variables, with its issues aliased as in the bot's own repository. Beside
+# the issue fields, each issue says what the token may do on it (`viewerCanUpdate`,
+# `viewerCanLabel`: GitHub answers both for a GitHub App's token as for a person's, where
+# `Repository.viewerPermission` is null for an App), so a run knows before it writes which
+# repositories it cannot write.
+ELSEWHERE_FIELDS = "viewerCanUpdate viewerCanLabel"
+
+
+def qualified(document: str) -> str:
+    """The document with each linked issue's repository read too: across repositories a number alone
+    does not say which issue it is."""
+    return document.replace("nodes { number } }", "nodes { number repository { nameWithOwner } } }").replace(
+        "parent { number }", "parent { number repository { nameWithOwner } }"
+    )
+
+
+def elsewhere_alias(index: int) -> str:
+    return f"r{index}"
+
+
+def elsewhere_variables(count: int) -> str:
+    return "".join(f", ${elsewhere_alias(i)}Owner: String!, ${elsewhere_alias(i)}Name: String!" for i in range(count))
+
+
+def elsewhere_fields(
+    numbers: Sequence[Sequence[int]], native: Native = NONE, label_names: bool = False, since: bool = False
+) -> str:
+    """One aliased `repository` per other repository, with its issues (and, with state labels on, its
+    state labels by name, the same variables as the bot's own repository's; with `since`, as in the
+    bot's own repository, its issues changed since the observation cache's watermark)."""
+    _, labels = native.repository_labels() if label_names else ("", "")
+    if since:
+        labels += _updated(native, after=False) + "\n"
+    fields = "...IssueFields" + native.spreads() + " " + ELSEWHERE_FIELDS
+    blocks = []
+    for index, group in enumerate(numbers):
+        alias = elsewhere_alias(index)
+        issues = "\n".join(f"    {issue_alias(n)}: issue(number: {int(n)}) {{ {fields} }}" for n in group)
+        blocks.append(
+            f"  {alias}: repository(owner: ${alias}Owner, name: ${alias}Name) {{\n    nameWithOwner\n"
+            f"{labels}{issues}\n  }}\n"
+        )
+    return "".join(blocks)
+
+
+def elsewhere_query(numbers: Sequence[int], native: Native = NONE) -> str:
+    """Further issues of one other repository (past the first query's `ISSUES_PER_QUERY`); variables
+    `r0Owner`, `r0Name`."""
+    document = f"""query MoreIssuesElsewhere({elsewhere_variables(1)[2:]}) {{
+{RATE_LIMIT}{elsewhere_fields([numbers], native)}}}"""
+    return qualified(_with_fragments(document))
 
 
 def updated_query(native: Native = NONE) -> str:
@@ -409,11 +499,21 @@ class FieldsRefused(GitHubError):
         self.fields = fields
 
 
-def query(session: Session, document: str, variables: dict[str, Any], what: str) -> dict[str, Any]:
+def query(
+    session: Session,
+    document: str,
+    variables: dict[str, Any],
+    what: str,
+    refused: Refusals | None = None,
+) -> dict[str, Any]:
     """The `data` of a query. GitHub reports a primary limit as a 200 with an error, which the
     retry policy never sees: it is waited out here once, within the run's budget for limits. A
     secondary limit answered with 200 is raised inside the client's retry loop instead
-    (`client.GraphQLSecondaryLimit`) and waited out there; here it only becomes the run's error."""
+    (`client.GraphQLSecondaryLimit`) and waited out there; here it only becomes the run's error.
+
+    `refused`: the top-level aliases (other repositories) whose refusal is an answer, not a
+    failure: when every error is about one of them, what GitHub said of each is put there and the
+    rest of the data is returned."""
     for attempt in range(2):
         try:
             data = session.github.graphql.request(
@@ -422,7 +522,12 @@ def query(session: Session, document: str, variables: dict[str, Any], what: str)
             session.traffic.cost((data.get("rateLimit") or {}).get("cost"))
             return data
         except GraphQLFailed as exc:
-            raise _errors(exc.response, session.conn.repository, what) from exc
+            partial = _refused_aliases(exc.response, refused)
+            if partial is not None:
+                session.traffic.cost(((exc.response.data or {}).get("rateLimit") or {}).get("cost"))
+                return partial
+            names = refused.names if refused is not None else {}
+            raise _errors(exc.response, session.conn.repository, what, names) from exc
         except GraphQLSecondaryLimit as exc:  # the retry policy waited as long as the budget allows
             raise failure(exc, what, session) from exc
         except RateLimitExceeded as exc:
@@ -453,6 +558,30 @@ class MutationRefused(GitHubError):
     """GitHub answered a mutation with errors: nothing of it was applied."""
 
 
+@dataclass
+class Refusals:
+    """The aliases of other repositories in a query (alias -> `owner/name`), and what GitHub said
+    of each it refused (the token cannot see it)."""
+
+    names: dict[str, str]
+    said: dict[str, str] = field(default_factory=dict)
+
+
+def _refused_aliases(response: GraphQLResponse, refused: Refusals | None) -> dict[str, Any] | None:
+    """The data of an answer whose every error is about a whole other repository, each error's
+    words put into `refused`; None when any other error is there."""
+    if refused is None or response.data is None:
+        return None
+    said: dict[str, str] = {}
+    for error in response.errors or []:
+        path = [str(p) for p in error.path or []]
+        if len(path) != 1 or path[0] not in refused.names:
+            return None
+        said[path[0]] = neutral(f"{error.type or 'error'}: {error.message}", 300)
+    refused.said.update(said)
+    return response.data
+
+
 def _unknown_fields(response: GraphQLResponse) -> frozenset[str]:
     """The fields GitHub says do not exist, when that is all its errors say."""
     found = set()
@@ -464,7 +593,7 @@ def _unknown_fields(response: GraphQLResponse) -> frozenset[str]:
     return frozenset(found)
 
 
-def _errors(response: GraphQLResponse, repository: str, what: str) -> GitHubError:
+def _errors(response: GraphQLResponse, repository: str, what: str, names: dict[str, str]) -> GitHubError:
     unknown = _unknown_fields(response)
     if unknown:
         return FieldsRefused(f"{what}: GitHub does not know the fields {', '.join(sorted(unknown))}", unknown)
@@ -476,8 +605,10 @@ def _errors(response: GraphQLResponse, repository: str, what: str) -> GitHubErro
                 f"repository {repository} not found, or the token cannot see it; check GITHUB_REPOSITORY or --repo"
             )
         if error.type == "NOT_FOUND" and len(path) == 2 and path[1][1:].isdigit():
+            where = names.get(path[0], repository)
+            shown = f"#{path[1][1:]}" if where == repository else f"{where}#{path[1][1:]}"
             return GitHubError(
-                f"issue #{path[1][1:]}, named by the snapshot, is not an issue of {repository} "
+                f"issue {shown}, named by the snapshot, is not an issue of {where} "
                 "(missing, transferred, or a pull request)"
             )
         messages.append(neutral(f"{error.type or 'error'}: {error.message}", 300))

@@ -76,7 +76,7 @@ from bot.github.actions import (
     allowed_methods,
     choose,
 )
-from bot.github.live import observe
+from bot.github.live import nodes
 from bot.github.live.cache import Keeper
 from bot.github.live.client import Session, error_body, failure, found_or_none, github_details, github_message, parsed
 from bot.github.live.observe import BranchState
@@ -84,10 +84,18 @@ from bot.github.live.query import ISSUES_PER_QUERY, MutationRefused, issue_alias
 from bot.github.markers import markers_in
 from bot.github.observed import NO_BRANCH, Comment
 from bot.github.port import GitHubError, NativeRefused
+from bot.issue_refs import IssueKey, issue_text, number_of, owner_and_name, repository_of
 from bot.untrusted import neutral
 
 # Pages of a comment's reactions of one content read to find perfbot's own (100 to a page).
 REACTION_PAGES = 10
+
+
+def located(session: Session, issue: IssueKey) -> tuple[str, str, int]:
+    """Owner, name and number of the issue a write goes to: in its own repository, wherever it is."""
+    if isinstance(issue, int):
+        return session.conn.owner, session.conn.name, issue
+    return (*owner_and_name(issue.repository), issue.number)
 
 
 class IssueWrites:
@@ -99,45 +107,49 @@ class IssueWrites:
     bot_login: str
     # The issues this run will comment on, and the marker header of each of the bot's comments
     # on those it re-read, oldest first (with the comments it has posted since).
-    commenting: list[int]
-    posted: dict[int, list[frozenset[tuple[str, str]]]]
+    commenting: list[IssueKey]
+    posted: dict[IssueKey, list[frozenset[tuple[str, str]]]]
 
-    def headers_now(self, issue: int) -> list[frozenset[tuple[str, str]]]:
-        """The bot's marker headers on `issue`: re-read once per run, then kept up with its own comments."""
+    def headers_now(self, issue: IssueKey) -> list[frozenset[tuple[str, str]]]:
+        """The bot's marker headers on `issue`: re-read once per run, then kept up with its own comments
+        (one query for the issues of its repository this run comments on)."""
         if issue not in self.posted:
-            self._reread([issue, *(n for n in self.commenting if n not in self.posted and n != issue)])
+            where = repository_of(issue)
+            others = (n for n in self.commenting if n not in self.posted and n != issue and repository_of(n) == where)
+            self._reread([issue, *others])
         return list(self.posted[issue])
 
-    def _reread(self, numbers: list[int]) -> None:
-        batch = numbers[:ISSUES_PER_QUERY]
-        data = query(self.session, newest_comments_query(batch), {}, "re-reading comments before commenting")
+    def _reread(self, keys: list[IssueKey]) -> None:
+        batch = keys[:ISSUES_PER_QUERY]
+        owner, name, _ = located(self.session, batch[0])
+        numbers = [number_of(key) for key in batch]
+        variables = {"owner": owner, "name": name}
+        data = query(self.session, newest_comments_query(numbers), variables, "re-reading comments before commenting")
         repo = data.get("repository") or {}
-        for number in batch:
+        for key, number in zip(batch, numbers, strict=True):
             found = (repo.get(issue_alias(number)) or {}).get("comments") or {}
-            self.posted[number] = [
+            self.posted[key] = [
                 frozenset(markers_in(node.get("body") or ""))
                 for node in found.get("nodes") or []
-                if node
-                and observe.login_of(node.get("author"))[0] == self.bot_login
-                and not self._edited_by_others(node)
+                if node and nodes.login_of(node.get("author"))[0] == self.bot_login and not self._edited_by_others(node)
             ]
 
     def _edited_by_others(self, node: dict[str, Any]) -> bool:
         """A comment of perfbot's someone else edited carries no marker that counts (`Observed.bot_comments`)."""
         if node.get("lastEditedAt") is None:
             return False
-        return observe.login_of(node.get("editor"))[0] != self.bot_login
+        return nodes.login_of(node.get("editor"))[0] != self.bot_login
 
     def comment(self, action: CommentAction) -> int:
         """A comment is not repeatable: a lost answer stops the run (the next run finds its marker)."""
         self.keeper.touch_for(action)
         session = self.session
-        conn = session.conn
+        owner, name, number = located(session, action.issue)
         try:
             issues = session.github.rest.issues
-            made = parsed(issues.create_comment(conn.owner, conn.name, action.issue, body=action.body))
+            made = parsed(issues.create_comment(owner, name, number, body=action.body))
         except GitHubException as exc:
-            raise failure(exc, f"commenting on #{action.issue}", session, repeatable=False) from exc
+            raise failure(exc, f"commenting on {issue_text(action.issue)}", session, repeatable=False) from exc
         self.posted.setdefault(action.issue, []).append(frozenset(markers_in(action.body)))
         mine = Comment(
             id=made.id,
@@ -154,24 +166,25 @@ class IssueWrites:
         """An edit is repeatable: the same body sent twice leaves the comment as one edit would."""
         self.keeper.touch_for(action)
         session = self.session
-        conn = session.conn
+        owner, name, _ = located(session, action.issue)
         try:
             issues = session.github.rest.issues
-            parsed(issues.update_comment(conn.owner, conn.name, action.comment_id, body=action.body))
+            parsed(issues.update_comment(owner, name, action.comment_id, body=action.body))
         except GitHubException as exc:
-            raise failure(exc, f"editing comment {action.comment_id} on #{action.issue}", session) from exc
+            what = f"editing comment {action.comment_id} on {issue_text(action.issue)}"
+            raise failure(exc, what, session) from exc
 
     def react(self, action: ReactAction) -> None:
         """A repeated reaction is harmless: GitHub answers 200 with the existing one."""
         self.keeper.touch_for(action)
         session = self.session
-        conn = session.conn
         if action.remove:
             self._take_back(action)
             return
+        owner, name, _ = located(session, action.issue)
         try:
             session.github.rest.reactions.create_for_issue_comment(
-                conn.owner, conn.name, action.comment_id, content=action.content
+                owner, name, action.comment_id, content=action.content
             )
         except GitHubException as exc:
             raise failure(exc, f"reacting {action.content} to comment {action.comment_id}", session) from exc
@@ -180,19 +193,20 @@ class IssueWrites:
         """perfbot's own reaction off the comment: found by its content and its user in the
         comment's reactions (REST names each reaction's id), then deleted by that id. One already
         gone is nothing to do, as a repeated reaction is."""
-        session, conn = self.session, self.session.conn
+        session = self.session
+        owner, name, _ = located(session, action.issue)
         reactions = session.github.rest.reactions
         what = f"taking back {action.content} on comment {action.comment_id}"
         try:
             for page in range(1, REACTION_PAGES + 1):
                 found = parsed(
                     reactions.list_for_issue_comment(
-                        conn.owner, conn.name, action.comment_id, content=action.content, per_page=100, page=page
+                        owner, name, action.comment_id, content=action.content, per_page=100, page=page
                     )
                 )
                 mine = next((r.id for r in found if r.user is not None and r.user.login == self.bot_login), None)
                 if mine is not None:
-                    reactions.delete_for_issue_comment(conn.owner, conn.name, action.comment_id, mine)
+                    reactions.delete_for_issue_comment(owner, name, action.comment_id, mine)
                     return
                 if len(found) < 100:
                     return
@@ -202,17 +216,15 @@ class IssueWrites:
     def assign(self, action: AssignAction) -> None:
         self.keeper.touch_for(action)
         session = self.session
-        conn = session.conn
+        owner, name, number = located(session, action.issue)
         verb = "assigning" if action.add else "unassigning"
         try:
             if action.add:
-                session.github.rest.issues.add_assignees(conn.owner, conn.name, action.issue, assignees=[action.login])
+                session.github.rest.issues.add_assignees(owner, name, number, assignees=[action.login])
             else:
-                session.github.rest.issues.remove_assignees(
-                    conn.owner, conn.name, action.issue, assignees=[action.login]
-                )
+                session.github.rest.issues.remove_assignees(owner, name, number, assignees=[action.login])
         except GitHubException as exc:
-            raise failure(exc, f"{verb} {action.login} on #{action.issue}", session) from exc
+            raise failure(exc, f"{verb} {action.login} on {issue_text(action.issue)}", session) from exc
 
 
 REFUSALS = frozenset({403, 404, 410, 422})
@@ -232,30 +244,32 @@ class NativeWrites:
     database ids (REST names the other issue of a link by it)."""
 
     session: Session
-    ids: Mapping[int, int]
+    ids: Mapping[IssueKey, int]
     keeper: Keeper
 
     def add_labels(self, actions: Sequence[LabelAction]) -> None:
         """Labels added to one issue in one request (`actions.joins`)."""
         self.keeper.touch_for(*actions)
         session, issue = self.session, actions[0].issue
+        owner, name, number = located(session, issue)
         names = [action.name for action in actions]
         try:
-            session.github.rest.issues.add_labels(session.conn.owner, session.conn.name, issue, labels=names)
+            session.github.rest.issues.add_labels(owner, name, number, labels=names)
         except GitHubException as exc:
-            raise _failure(exc, f"adding labels {', '.join(names)} on #{issue}", session) from exc
+            raise _failure(exc, f"adding labels {', '.join(names)} on {issue_text(issue)}", session) from exc
 
     def label(self, action: LabelAction) -> None:
         self.keeper.touch_for(action)
         session = self.session
-        conn, issues = session.conn, session.github.rest.issues
-        what = f"{'adding' if action.add else 'removing'} label {action.name} on #{action.issue}"
+        issues = session.github.rest.issues
+        owner, name, number = located(session, action.issue)
+        what = f"{'adding' if action.add else 'removing'} label {action.name} on {issue_text(action.issue)}"
         try:
             if action.add:
-                issues.add_labels(conn.owner, conn.name, action.issue, labels=[action.name])
+                issues.add_labels(owner, name, number, labels=[action.name])
             else:
                 # GitHub's path takes the name encoded: state labels carry a slash.
-                issues.remove_label(conn.owner, conn.name, action.issue, quote(action.name, safe=""))
+                issues.remove_label(owner, name, number, quote(action.name, safe=""))
         except GitHubException as exc:
             if not action.add and _status(exc) == 404:
                 return  # already gone
@@ -263,11 +277,13 @@ class NativeWrites:
 
     def create_label(self, action: CreateLabelAction) -> None:
         session = self.session
-        conn = session.conn
-        what = f"creating label {action.name}"
+        owner, name = (session.conn.owner, session.conn.name)
+        if action.repository is not None:
+            owner, name = action.repository.split("/", 1)
+        what = f"creating label {action.name}" + (f" in {action.repository}" if action.repository else "")
         try:
             session.github.rest.issues.create_label(
-                conn.owner, conn.name, name=action.name, color=action.color, description=action.description
+                owner, name, name=action.name, color=action.color, description=action.description
             )
         except GitHubException as exc:
             if (
@@ -281,33 +297,36 @@ class NativeWrites:
     def link(self, action: LinkAction) -> None:
         self.keeper.touch_for(action)
         session = self.session
-        conn, issues = session.conn, session.github.rest.issues
+        issues = session.github.rest.issues
         verb = "adding" if action.add else "removing"
+        shown, target = issue_text(action.issue), issue_text(action.target)
         if action.relation == "blocked_by":
-            what = f"{verb} the native link #{action.issue} blocked by #{action.target}"
+            what = f"{verb} the native link {shown} blocked by {target}"
             other = _database_id(self.ids, action.target, what)
+            owner, name, number = located(session, action.issue)
         else:
-            what = f"{verb} the native link #{action.issue} sub-issue of #{action.target}"
+            what = f"{verb} the native link {shown} sub-issue of {target}"
             other = _database_id(self.ids, action.issue, what)
+            owner, name, number = located(session, action.target)
         try:
             if action.relation == "blocked_by" and action.add:
-                issues.add_blocked_by_dependency(conn.owner, conn.name, action.issue, issue_id=other)
+                issues.add_blocked_by_dependency(owner, name, number, issue_id=other)
             elif action.relation == "blocked_by":
-                issues.remove_dependency_blocked_by(conn.owner, conn.name, action.issue, other)
+                issues.remove_dependency_blocked_by(owner, name, number, other)
             elif action.add:
-                issues.add_sub_issue(conn.owner, conn.name, action.target, sub_issue_id=other)
+                issues.add_sub_issue(owner, name, number, sub_issue_id=other)
             else:
-                issues.remove_sub_issue(conn.owner, conn.name, action.target, sub_issue_id=other)
+                issues.remove_sub_issue(owner, name, number, sub_issue_id=other)
         except GitHubException as exc:
             if not action.add and _status(exc) == 404:
                 return  # already gone
             raise _failure(exc, what, session) from exc
 
 
-def _database_id(ids: Mapping[int, int], number: int, what: str) -> int:
+def _database_id(ids: Mapping[IssueKey, int], number: IssueKey, what: str) -> int:
     found = ids.get(number)
     if found is None:
-        raise NativeRefused(f"{what} (GitHub gave no database id for #{number})")
+        raise NativeRefused(f"{what} (GitHub gave no database id for {issue_text(number)})")
     return found
 
 

@@ -24,6 +24,7 @@ from bot.commands.grammar import (
 )
 from bot.commands.reading import parse
 from bot.commands.registry import Verb, spec
+from bot.issue_refs import ForeignIssue, IssueKey
 
 S = TypeVar("S", bound=Args)
 
@@ -113,9 +114,11 @@ def test_text_after_a_single_id_is_quoted_back() -> None:
         ("m1 result: x receipt: #9482", "x", 9482),
         ("m1 result: x  Receipt:#1  ", "x", 1),
         ("m1 result: receipt: #12 is in", "receipt: #12 is in", None),
+        ("m1 result: x receipt: acme/bench#3", "x", ForeignIssue.of("acme/bench", 3)),
+        ("m1 result: x receipt: https://github.com/acme/bench/issues/3", "x", ForeignIssue.of("acme/bench", 3)),
     ],
 )
-def test_complete(args: str, result: str, receipt: int | None) -> None:
+def test_complete(args: str, result: str, receipt: IssueKey | None) -> None:
     command = read("complete", args, Completion)
     assert (command.target, command.result, command.receipt) == ("m1", result, receipt)
 
@@ -128,9 +131,12 @@ def test_complete(args: str, result: str, receipt: int | None) -> None:
         ("m1 result:", "result is empty"),
         ('m1 result: ""', "result is empty"),
         ('m1 result: "  "', "result is empty"),
-        ("m1 result: x receipt: #0", "receipt must be an issue reference like #123, not `#0`"),
-        ("m1 result: x receipt: 12", "receipt must be an issue reference like #123, not `12`"),
-        ("m1 result: x receipt: #1234567890", "receipt must be an issue reference like #123, not `#1234567890`"),
+        ("m1 result: x receipt: #0", "receipt must be an issue reference like #123 or owner/repo#123, not `#0`"),
+        ("m1 result: x receipt: 12", "receipt must be an issue reference like #123 or owner/repo#123, not `12`"),
+        (
+            "m1 result: x receipt: #12345678901",
+            "receipt must be an issue reference like #123 or owner/repo#123, not `#12345678901`",
+        ),
     ],
 )
 def test_complete_refused(args: str, message: str) -> None:
@@ -139,7 +145,7 @@ def test_complete_refused(args: str, message: str) -> None:
 
 def test_a_long_receipt_is_cut_in_the_message() -> None:
     message = refused("complete", "m1 result: x receipt: " + "y" * 60)
-    assert message == "receipt must be an issue reference like #123, not `" + "y" * 39 + "…`"
+    assert message == "receipt must be an issue reference like #123 or owner/repo#123, not `" + "y" * 39 + "…`"
 
 
 @pytest.mark.parametrize(

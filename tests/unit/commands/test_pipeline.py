@@ -13,6 +13,7 @@ from bot.commands.records import Record
 from bot.config import BotConfig
 from bot.github.actions import Action, AssignAction, CommentAction, ReactAction
 from bot.github.observed import Comment, Issue, Observed, PullRequest, Reaction
+from bot.issue_refs import IssueKey, number_of
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 from tests.unit.snapshot.values import edited, valid
@@ -79,7 +80,7 @@ def after(seen: Observed, actions: list[Action]) -> Observed:
     comments, reactions = list(seen.comments), list(seen.reactions)
     for number, action in enumerate(actions, start=900):
         if isinstance(action, CommentAction):
-            comments.append(said(number, BOT, action.body, action.issue))
+            comments.append(said(number, BOT, action.body, number_of(action.issue)))
         elif isinstance(action, ReactAction):
             reactions.append(Reaction(comment_id=action.comment_id, user=BOT, content=action.content))
     return seen.model_copy(update={"comments": tuple(comments), "reactions": tuple(reactions)})
@@ -388,7 +389,7 @@ def test_the_bots_own_login_is_never_read_for_commands_even_without_a_bot_suffix
     assert unanswered(fresh, 0, config) == []
 
 
-def _explain(snapshot: Snapshot, target: str, assignees: Mapping[int, tuple[str, ...]]) -> str:
+def _explain(snapshot: Snapshot, target: str, assignees: Mapping[IssueKey, tuple[str, ...]]) -> str:
     packet = snapshot.packet(target)
     assert packet is not None
     return f"{target} held by {packet.blocked_by_condition or 'nothing'}; {len(assignees)} issues seen"

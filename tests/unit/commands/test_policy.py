@@ -7,11 +7,12 @@ import pytest
 from bot.commands.reading import parse
 from bot.commands.replay import authorise, dropped
 from bot.github.observed import Permission
+from bot.issue_refs import IssueKey
 from bot.snapshot.model import Snapshot
 from tests.unit.commands.values import CUDA, M1, comment, fresh, recalled
 
 PERMISSIONS: dict[str, Permission] = {"alice": "write", "root": "admin", "bob": "maintain", "carol": "triage"}
-ASSIGNED = {9497: ("carol",)}
+ASSIGNED: dict[IssueKey, tuple[str, ...]] = {9497: ("carol",)}
 
 
 def verdict(line: str, user: str, seed: Snapshot) -> str | None:

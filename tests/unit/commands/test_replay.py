@@ -16,6 +16,7 @@ from bot.commands.selection import Fresh, Recalled, Work
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
 from bot.github.observed import Permission
+from bot.issue_refs import IssueKey
 from bot.render import Renderer
 from bot.snapshot.model import Snapshot
 from tests.unit.commands.values import CUDA, M1, comment, fresh, recalled
@@ -275,7 +276,7 @@ def fold_from(
     config: BotConfig,
     renderer: Renderer,
     seed: Snapshot,
-    assignees: Mapping[int, tuple[str, ...]],
+    assignees: Mapping[IssueKey, tuple[str, ...]],
     *queue: Work,
     seen: Seen = Seen(),
     explain: Explainer | None = None,
@@ -337,7 +338,7 @@ def test_a_why_is_answered_by_the_runs_explainer(config: BotConfig, renderer: Re
     work = fresh(101, "alice", f"/perf why {CUDA}")
     (command,) = work.parsed.commands
 
-    def explain(snapshot: Snapshot, packet: str, assignees: Mapping[int, tuple[str, ...]]) -> str:
+    def explain(snapshot: Snapshot, packet: str, assignees: Mapping[IssueKey, tuple[str, ...]]) -> str:
         return f"{packet}: {snapshot is seed}, {dict(assignees)}"
 
     _, handled = fold_from(config, renderer, seed, {9497: ("bob",)}, work, explain=explain)

@@ -8,6 +8,7 @@ from bot.config import LeaseRules, OwnerWording
 from bot.evidence.derive import Derivation, PacketEvidence, derive_all
 from bot.evidence.leases import Lease
 from bot.github.observed import Issue
+from bot.issue_refs import IssueKey, number_of
 from bot.snapshot.model import Snapshot
 
 SEED_LEASES = (
@@ -16,8 +17,8 @@ SEED_LEASES = (
 )
 
 
-def issues(snapshot: Snapshot, **assigned: tuple[str, ...]) -> dict[int, Issue]:
-    numbers = {p.issue for p in snapshot.work_packets}
+def issues(snapshot: Snapshot, **assigned: tuple[str, ...]) -> dict[IssueKey, Issue]:
+    numbers = {number_of(p.issue) for p in snapshot.work_packets}
     return {n: Issue(number=n, assignees=assigned.get(f"i{n}", ())) for n in numbers}
 
 

@@ -10,6 +10,7 @@ from bot.config import LeaseRules, OwnerWording
 from bot.evidence.derive import Derivation, PacketEvidence, Reason, derive_all
 from bot.evidence.leases import Lease
 from bot.github.observed import Issue
+from bot.issue_refs import IssueKey, number_of
 from bot.snapshot.model import SCHEMA_ID, Snapshot, WorkPacket
 
 
@@ -26,14 +27,15 @@ def derive(
     *packets: WorkPacket,
     leases: tuple[Lease, ...] = (),
     released: tuple[Lease, ...] = (),
-    assigned: dict[int, tuple[str, ...]] | None = None,
+    assigned: dict[IssueKey, tuple[str, ...]] | None = None,
     rules: LeaseRules | None = None,
     owner: OwnerWording | None = None,
 ) -> dict[str, Derivation]:
     """Each packet's derivation; every packet's issue is observed, with the given assignees."""
     snapshot = Snapshot.model_validate({"schema": SCHEMA_ID, "as_of": "2026-08-27", "definition": "d"})
     snapshot = snapshot.model_copy(update={"work_packets": packets})
-    issues = {p.issue: Issue(number=p.issue, assignees=(assigned or {}).get(p.issue, ())) for p in packets}
+    given = assigned or {}
+    issues = {p.issue: Issue(number=number_of(p.issue), assignees=given.get(p.issue, ())) for p in packets}
     evidence = PacketEvidence(
         leases=leases, released=released, issues=issues, rules=rules or LeaseRules(), owner=owner or OwnerWording()
     )

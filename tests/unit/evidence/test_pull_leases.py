@@ -12,6 +12,7 @@ from bot.config import BotConfig, LeaseSettings, PullRequestLeases, Settings
 from bot.evidence.derive import Derivation, PacketEvidence, derive_all
 from bot.evidence.leases import EVERYWHERE, LeaseReadback, with_pull_leases
 from bot.github.observed import Issue, Observed, PullRequest
+from bot.issue_refs import number_of
 from bot.snapshot.model import Snapshot
 
 NOW = dt.datetime(2026, 8, 27, 23, tzinfo=dt.UTC)
@@ -36,7 +37,7 @@ def readback(config: BotConfig, *pulls: PullRequest) -> LeaseReadback:
 
 
 def derive(seed: Snapshot, found: LeaseReadback, **assigned: tuple[str, ...]) -> dict[str, Derivation]:
-    numbers = {p.issue for p in seed.work_packets}
+    numbers = {number_of(p.issue) for p in seed.work_packets}
     evidence = PacketEvidence(
         leases=found.live,
         released=found.released,

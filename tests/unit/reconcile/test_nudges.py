@@ -15,6 +15,7 @@ from bot.evidence.derive import Derivation
 from bot.github.actions import CommentAction, OverdueReview
 from bot.github.markers import marker, markers_in
 from bot.github.observed import Comment, Issue, Observed
+from bot.issue_refs import IssueKey
 from bot.reconcile.inputs import Told
 from bot.reconcile.nudges import Nudges, overdue_reviews, ready_episode
 from bot.render import Renderer
@@ -49,7 +50,7 @@ def derived(snapshot: Snapshot, **states: Any) -> list[Derivation]:
     return [derivation(p, states.get(p.id, p.state)) for p in snapshot.work_packets]
 
 
-def said(actions: list[CommentAction]) -> list[tuple[int, str, set[tuple[str, str]]]]:
+def said(actions: list[CommentAction]) -> list[tuple[IssueKey, str, set[tuple[str, str]]]]:
     return [(a.issue, a.topic, markers_in(a.body)) for a in actions]
 
 

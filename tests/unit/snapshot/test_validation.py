@@ -358,7 +358,7 @@ CASES = [
         "load-wrong-type",
         "    issue: 9420\n",
         "    issue: nine\n",
-        "issue: Input should be a valid integer",
+        "issue: 'nine' is not an issue: write an issue number",
         "issue: nine",
     ),
     (
