@@ -26,7 +26,7 @@ cost at the last step with the baseline's (`benchmarks.growth`); the exit status
 over the limit. `--plant KIND` adds, beside each case, a twin whose children burn extra CPU
 (`benchmarks/planted.py`), to see the judge fail a slowdown. `--sizes` replaces the sizes of the
 cases measured at 1×, 10×, 50× and 100× (the suite's check of the judge measures `validate` at
-1×, 2×, 5× and 10× with `--plant double-at-10`: the same proof on a tenth of the work).
+1×, 2×, 3× and 4× with `--plant double-at-4`: the same proof on a 25th of the work).
 
 Run: python -m benchmarks [--repeat N] [--quick] [--case NAME]… [--sizes A,B,C,D] [--plant KIND] [--json]
 """

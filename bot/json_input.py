@@ -98,18 +98,24 @@ def _within_bounds(value: Any) -> bool:
     limit = 10**MAX_INTEGER_DIGITS
     if type(value) is int and not -limit < value < limit:
         return False
-    pending: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, dict | list) else []
+    pending: list[tuple[Any, int]] = [(value, 1)] if type(value) in _CONTAINERS else []
     while pending:
         node, depth = pending.pop()
-        items = node.values() if isinstance(node, dict) else node
+        items = node.values() if type(node) is dict else node
         if depth > MAX_DEPTH:
             return False
         for item in items:
-            if isinstance(item, dict | list):
+            kind = type(item)
+            if kind is int:
+                if not -limit < item < limit:
+                    return False
+            elif kind in _CONTAINERS:
                 pending.append((item, depth + 1))
-            elif type(item) is int and not -limit < item < limit:
-                return False
     return True
+
+
+# What the C reader makes of an object and an array (exactly these types: no hook makes others).
+_CONTAINERS = frozenset({dict, list})
 
 
 def _walk_bounds(text: str) -> None:
@@ -131,7 +137,10 @@ def _walk_bounds(text: str) -> None:
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+    data = dict(pairs)
+    if len(data) == len(pairs):  # the usual object, built in C; else the first key that repeats is named
+        return data
+    data = {}
     for key, value in pairs:
         if key in data:
             raise _DuplicateKey(key)

@@ -116,10 +116,10 @@ class Command(NamedTuple):
         has always listed them.
         """
         out: dict[str, object] = {"verb": self.verb}
-        for field in fields(self.args):
-            value = getattr(self.args, field.name)
+        for name in _field_names(type(self.args)):
+            value = getattr(self.args, name)
             if value not in ("", None, (), False):
-                out[field.name] = _json_value(value)
+                out[name] = _json_value(value)
         return out
 
 
@@ -128,6 +128,16 @@ def _json_value(value: object) -> object:
     if isinstance(value, dt.date):
         return value.isoformat()
     return str(value) if isinstance(value, ForeignIssue) else value
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(shape: type) -> tuple[str, ...]:
+    """An argument shape's field names in order (`dataclasses.fields` walks the class each call)."""
+    if shape not in _FIELD_NAMES:
+        _FIELD_NAMES[shape] = tuple(field.name for field in fields(shape))
+    return _FIELD_NAMES[shape]
 
 
 class ArgumentError(Exception):

@@ -99,6 +99,8 @@ def has_raw_command_line(body: str, prefix: str) -> bool:
 
 def parse(body: str, prefix: str, max_comment: int, max_argument: int) -> Parsed:
     """Every command and every malformed command line of a comment."""
+    if prefix not in body:  # most comments: no line can start a command, however long (the result is the same)
+        return _NOTHING
     if len(body) > max_comment:
         return Parsed(too_long=has_raw_command_line(body, prefix))
     lines = command_lines(body, prefix)
@@ -113,6 +115,9 @@ def parse(body: str, prefix: str, max_comment: int, max_argument: int) -> Parsed
         else:
             commands.append(read)
     return Parsed(tuple(commands), tuple(errors))
+
+
+_NOTHING = Parsed()
 
 
 def _read_line(text: str, prefix: str, max_argument: int, number: int) -> Command | str:

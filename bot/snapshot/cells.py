@@ -41,21 +41,40 @@ def table_cells(s: Snapshot, clean: Snapshot | None = None) -> Iterator[Finding]
     of `s` that is one of its records (the same object, which a frozen record shares between the
     two) is passed over, so a run applying a thousand commands checks each changed record once
     rather than every record a thousand times."""
-    rest = s.model_dump(by_alias=True, exclude=set(_RECORD_LISTS))
+    # The other fields are read only when one of them is not `clean`'s (a command changes records).
+    unchanged = clean is not None and all(getattr(s, name) is getattr(clean, name) for name in _OTHER_FIELDS)
+    rest = {} if unchanged else s.model_dump(by_alias=True, exclude=set(_RECORD_LISTS))
     for name, field in Snapshot.model_fields.items():
         key = field.alias or name
         if name not in _RECORD_LISTS:
-            yield from _text_cells(_strings(rest[key], (key,)), lambda loc: _name(s, loc))
+            if not unchanged:
+                yield from _text_cells(_strings(rest[key], (key,)), lambda loc: _name(s, loc))
             continue
         records = getattr(s, name)
         before = getattr(clean, name) if clean is not None else ()
         if records is before:
             continue  # the list `clean` holds: none of its records is read again
-        # Identities compare only while both snapshots are alive, as they are for this whole call.
-        known = set(map(id, before))
-        for index, record in enumerate(records):
-            if id(record) not in known:
-                yield from _record_cells(key, index, record)
+        yield from _changed_cells(key, records, before)
+
+
+def _changed_cells(key: str, records: tuple[BaseModel, ...], before: tuple[BaseModel, ...]) -> Iterator[Finding]:
+    """The cells of each record that is not one of `before`'s. A record at its place in `before`
+    is told at once; the others are looked up among all of `before`'s (built only then).
+    Identities compare only while both snapshots are alive, as they are for the whole check.
+    A list that only grew (a ledger after each command) is told in one comparison in C: its
+    first records are `before`'s (the same objects, or equal ones, which have no finding either)."""
+    if len(records) > len(before) and records[: len(before)] == before:
+        for index in range(len(before), len(records)):
+            yield from _record_cells(key, index, records[index])
+        return
+    known: set[int] | None = None
+    for index, record in enumerate(records):
+        if index < len(before) and record is before[index]:
+            continue
+        if known is None:
+            known = set(map(id, before))
+        if id(record) not in known:
+            yield from _record_cells(key, index, record)
 
 
 def _record_lists() -> frozenset[str]:
@@ -71,6 +90,7 @@ def _record_lists() -> frozenset[str]:
 
 
 _RECORD_LISTS = _record_lists()
+_OTHER_FIELDS = tuple(name for name in Snapshot.model_fields if name not in _RECORD_LISTS)
 
 
 def _record_cells(key: str, index: int, record: BaseModel) -> tuple[Finding, ...]:

@@ -14,6 +14,7 @@ style it starts from (the section's, then the file's, then the store's own, `Sty
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.emitter import Emitter
+from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 
 from bot.snapshot.store import PlainDate, dump_tree, yaml_for
@@ -152,14 +154,19 @@ def _records_text(key: str, records: CommentedSeq, yaml: YAML, style: Style) -> 
     written as an item of its own, `- key: value`, in a list laid out as `key`'s is: an item's
     first line is a record's first line as it is, and with the dash turned into spaces any other
     line of the record (a mapping's keys all start at the item's content column, and a value
-    folds at the same column either way). None when the dump is not laid out as expected."""
+    folds at the same column either way). Values ruamel writes alike but for their own text (ints,
+    words: `_alike_shape`) are one pair for each key and shape (`_written_alike`). None when the dump is
+    not laid out as expected."""
     offset = style.offset
     dash = " " * offset + "-" + " " * (max(style.sequence, offset + 2) - offset - 1)
     index: dict[tuple[Any, ...], int] = {}
     batch = CommentedSeq()
+    shapes: dict[tuple[type, Any], tuple[Any, ...] | None] = {}
     for record in records:
         for name, value in record.items():
-            pair = (name, type(value), value)
+            if (type(value), value) not in shapes:
+                shapes[(type(value), value)] = _alike_shape(value, yaml.resolver)
+            pair = (name, type(value), shapes[(type(value), value)] or value)
             if pair not in index:
                 index[pair] = len(batch)
                 single = CommentedMap()
@@ -171,15 +178,60 @@ def _records_text(key: str, records: CommentedSeq, yaml: YAML, style: Style) -> 
     items = _items(body, dash)
     if head != f"{key}:" or items is None or len(items) != len(batch):
         return None
+    alike = _written_alike(batch, items, index)
+    if alike is None:
+        return None
+
+    def item(name: str, value: Any) -> str:
+        shape = shapes[(type(value), value)]
+        if shape is None:
+            return items[index[(name, type(value), value)]]
+        before, after = alike[(name, shape)]
+        return before + str(value) + after
+
     inner = " " * len(dash)
     written = [
-        items[index[(name, type(value), value)]]
-        if i == 0
-        else inner + items[index[(name, type(value), value)]][len(dash) :]
+        item(name, value) if i == 0 else inner + item(name, value)[len(dash) :]
         for record in records
         for i, (name, value) in enumerate(record.items())
     ]
     return head + "\n" + "".join(written)
+
+
+# Values ruamel writes alike but for their own text. An int is `str(value)` (`represent_int`); a
+# word (a letter, then letters, digits and `_`) that YAML reads back as a string has nothing the
+# emitter's analysis looks for, so its style (plain, or the file's quote when every string is
+# quoted) is the same for each. Neither has a space, so neither is folded: where it starts, on
+# the key's line or (too long for it) the next, depends only on its length. So one dump of a key
+# with a value of each shape gives the text around every other's.
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_STRING_TAG = "tag:yaml.org,2002:str"
+
+
+def _alike_shape(value: Any, resolver: Any) -> tuple[Any, ...] | None:
+    """What writing `value` depends on when it is an int or a word (None for any other value)."""
+    kind = type(value)
+    if kind is int:
+        return "int", len(str(value)), value < 0
+    if kind is str and _WORD.fullmatch(value) and resolver.resolve(ScalarNode, value, (True, False)) == _STRING_TAG:
+        return "word", len(value)
+    return None
+
+
+def _written_alike(
+    batch: CommentedSeq, items: list[str], index: dict[tuple[Any, ...], int]
+) -> dict[tuple[str, tuple[Any, ...]], tuple[str, str]] | None:
+    """The text before and after the value (a quote and the line break) for each key and shape,
+    from its one dumped item; None when an item does not end with its value as expected."""
+    alike: dict[tuple[str, tuple[Any, ...]], tuple[str, str]] = {}
+    for (name, _, shape), at in index.items():
+        if isinstance(shape, tuple):
+            value = str(batch[at][name])
+            after = next((end for end in ("\n", "'\n", '"\n') if items[at].endswith(value + end)), None)
+            if after is None:
+                return None
+            alike[(name, shape)] = (items[at][: -len(value) - len(after)], after)
+    return alike
 
 
 def _items(body: str, dash: str) -> list[str] | None:

@@ -14,7 +14,7 @@ from bot.issue_refs import ForeignIssue, IssueKey, first_issue, not_a_number
 from bot.snapshot.cells import table_cells
 from bot.snapshot.fields import Finding
 from bot.snapshot.levers import find_cycle, graph_findings, ready_by_envelope, ready_levers
-from bot.snapshot.model import Snapshot
+from bot.snapshot.model import LedgerEntry, Lever, Snapshot
 from bot.snapshot.upstream_rules import UPSTREAM_CHECKS, blank
 
 _LEDGER_KEY = attrgetter("comment_id", "line")  # `LedgerEntry.key`, read in C
@@ -119,10 +119,10 @@ def _collisions(s: Snapshot) -> Iterator[Finding]:
 
 def _ready_arms(s: Snapshot) -> Iterator[Finding]:
     """Ready arms are derived from the levers; hand-kept lists must agree with them."""
-    if any(True for _ in graph_findings(s.levers)):
+    derived = _ready_of(s.levers)
+    if derived is None:
         return
-    ready = set(ready_levers(s.levers))
-    grouped = {envelope: set(ids) for envelope, ids in ready_by_envelope(s.levers).items()}
+    ready, grouped = derived
     for i, c in enumerate(s.constraints):
         for j, lever in enumerate(c.ready_lever_ids):
             if lever not in ready:
@@ -146,6 +146,25 @@ def _ready_arms(s: Snapshot) -> Iterator[Finding]:
                 ("ready_waves", i, "ready_lever_ids"),
                 f'current ready wave "{wave.id}" must list every ready lever of envelope "{wave.envelope_id}"',
             )
+
+
+class _LastLevers:
+    """The last levers `_ready_of` read and what it found: commands change constraints and
+    packets, and a run validates after each one the same levers (the same object) again."""
+
+    levers: tuple[Lever, ...] | None = None
+    derived: tuple[frozenset[str], dict[str, frozenset[str]]] | None = None
+
+
+def _ready_of(levers: tuple[Lever, ...]) -> tuple[frozenset[str], dict[str, frozenset[str]]] | None:
+    """The dependency-ready levers, and those of each envelope; None when the lever graph has findings."""
+    if levers is not _LastLevers.levers:
+        derived = None
+        if not any(True for _ in graph_findings(levers)):
+            grouped = {envelope: frozenset(ids) for envelope, ids in ready_by_envelope(levers).items()}
+            derived = (frozenset(ready_levers(levers)), grouped)
+        _LastLevers.levers, _LastLevers.derived = levers, derived
+    return _LastLevers.derived
 
 
 def _program_orders(s: Snapshot) -> Iterator[Finding]:
@@ -175,8 +194,8 @@ def _records(s: Snapshot) -> Iterator[Finding]:
                 ("retired_constraints", i, "id"), f'retired constraint "{r.id}" is duplicate or still current'
             )
         retired.add(r.id)
-    if len(set(map(_LEDGER_KEY, s.ledger))) == len(s.ledger):
-        return  # the usual case, told in one pass (in C): validated after each command, the ledger only grows
+    if _distinct_keys(s.ledger):
+        return  # the usual case: validated after each command, the ledger only grows
     applied: set[tuple[int, int]] = set()
     for i, entry in enumerate(s.ledger):
         if entry.key in applied:
@@ -184,6 +203,28 @@ def _records(s: Snapshot) -> Iterator[Finding]:
                 ("ledger", i, "comment_id"), f"ledger records line {entry.line} of comment {entry.comment_id} twice"
             )
         applied.add(entry.key)
+
+
+class _LastLedger:
+    """The last ledger found with distinct keys, and its keys: a run validates after each command
+    a ledger that only grew by one entry, whose keys are then those and the new one's."""
+
+    entries: tuple[LedgerEntry, ...] = ()
+    keys: frozenset[tuple[int, int]] = frozenset()
+
+
+def _distinct_keys(ledger: tuple[LedgerEntry, ...]) -> bool:
+    """Whether no two entries record the same line of the same comment (keys read in C)."""
+    known = len(_LastLedger.entries)
+    if known and len(ledger) >= known and ledger[:known] == _LastLedger.entries:  # equal entries, equal keys
+        added = list(map(_LEDGER_KEY, ledger[known:]))
+        keys = _LastLedger.keys.union(added)
+    else:
+        keys = frozenset(map(_LEDGER_KEY, ledger))
+    if len(keys) != len(ledger):
+        return False
+    _LastLedger.entries, _LastLedger.keys = ledger, keys
+    return True
 
 
 Check = Callable[[Snapshot], Iterator[Finding]]

@@ -95,6 +95,7 @@ def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Fuzzed:
     return Fuzzed(root)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=malformed.json_breakers(malformed.base_state(), malformed.STATE_FIELDS))
 def test_the_state_reader(fuzzed: Fuzzed, data: str | bytes) -> None:

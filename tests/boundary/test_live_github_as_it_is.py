@@ -226,6 +226,7 @@ def test_a_refusal_that_is_not_a_limit_still_names_the_permissions(inproc: Run) 
 # --- 4. comment lists that lag: no marker twice, in one run or two in turn
 
 
+@pytest.mark.slow
 def test_with_comment_lists_lagging_no_two_runs_in_turn_post_a_comment_twice(
     sandbox: Repo, capsys: pytest.CaptureFixture[str], through: str
 ) -> None:

@@ -20,6 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.paths import ROOT
 
 # What the copy holds: everything the checks below read.
@@ -259,6 +261,7 @@ def named_in_the_recipes(paths: set[str]) -> set[str]:
     }
 
 
+@pytest.mark.slow
 def test_the_recipes_name_every_file_a_new_verb_and_a_new_topic_touch(tmp_path: Path) -> None:
     assert named_in_the_recipes(VERB_FILES | TOPIC_FILES) == set()
     root = copy_of_the_project(tmp_path)

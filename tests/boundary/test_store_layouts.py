@@ -335,6 +335,7 @@ def _examples(test: Any) -> Any:
     return test
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(400, bounded=25),
     deadline=None,

@@ -134,6 +134,7 @@ def _run(settings: Settings, local: Loaded[Snapshot], github: OfflineGitHub, bud
     return counted.writes
 
 
+@pytest.mark.slow
 def test_every_budget_from_3_to_40_converges_to_the_unbounded_run(sandbox: Repo) -> None:
     settings, local, initial = _start(sandbox)
     unbounded = OfflineGitHub(*parse_state(initial, "state"), NOW)

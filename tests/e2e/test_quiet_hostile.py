@@ -400,6 +400,7 @@ def mixed_state(repo: Repo) -> str:
     return json.dumps(state, indent=2)
 
 
+@pytest.mark.slow
 def test_a_mixed_inbox_survives_a_crash_after_any_write(sandbox: Repo, adapter: str) -> None:
     settings = load_settings(sandbox.config)
     writes = crash_everywhere(settings, sandbox.root, mixed_state(sandbox), backend(adapter))

@@ -47,6 +47,7 @@ def shell(folder: Path, line: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_five_commands_from_a_fresh_clone_comment_on_the_double_and_show_the_dashboard(clone: Path) -> None:
     first, then = section()
     assert len(first) == 5

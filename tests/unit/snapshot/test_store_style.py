@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -255,6 +256,41 @@ def test_a_list_of_records_of_scalars_is_written_as_ruamel_writes_it_whole(
 ) -> None:
     # Each distinct key and value is written once and the records put together from those texts.
     assert Writer().entry_lines("ledger", _records(rows), col, style) == _dumped("ledger", _records(rows), col, style)
+
+
+# Ints and words of a few lengths, each side of the narrow widths' limits, so that many share a
+# length; words YAML reads as other types among them (`yes` is a string in YAML 1.2, `True` is not).
+_INTS = st.one_of(st.integers(-99, 99), st.integers(10**7, 10**8), st.integers(-(10**8), -(10**7)))
+_WORDS = st.one_of(
+    st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,2}", fullmatch=True),
+    st.from_regex(r"[a-z][a-z0-9]{7,9}", fullmatch=True),
+    st.sampled_from(["True", "false", "NULL", "null", "yes", "No", "on", "y", "inf", "nan", "e1"]),
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    rows=st.lists(
+        st.dictionaries(st.sampled_from(["id", "issue_number", "author"]), st.one_of(_INTS, _WORDS), min_size=1),
+        min_size=2,
+    ),
+    style=_STYLES,
+    col=st.integers(0, 6),
+)
+def test_ints_and_words_of_one_key_and_length_are_written_from_one_dump_as_ruamel_writes_each(
+    rows: list[dict[str, Any]], style: Style, col: int
+) -> None:
+    # Where one starts (the key's line, or the next when it is too long for it) depends on its length.
+    assert Writer().entry_lines("ledger", _records(rows), col, style) == _dumped("ledger", _records(rows), col, style)
+
+
+@pytest.mark.parametrize("quote_all", [False, True])
+def test_a_word_yaml_reads_as_another_type_is_written_as_ruamel_writes_it_not_as_a_word_of_its_length(
+    quote_all: bool,
+) -> None:
+    rows = [{"author": word} for word in ("True", "abcd", "null", "wxyz", "NULL", "No", "ok", "yes", "abc", "inf")]
+    style = Style(quote_all=quote_all)
+    assert Writer().entry_lines("ledger", _records(rows), 2, style) == _dumped("ledger", _records(rows), 2, style)
 
 
 def test_a_ledger_s_records_are_put_together_from_their_distinct_values() -> None:

@@ -140,6 +140,21 @@ def test_a_ledger_entry_is_recorded_once() -> None:
     ]
 
 
+def test_a_ledger_that_grows_one_entry_at_a_time_is_told_each_entry_recorded_twice() -> None:
+    # As a run validates after each command: the entries so far, then one more, each time.
+    clean = valid()
+    entry = clean.ledger[0].model_copy(update={"comment_id": 999})
+    grown = clean.model_copy(update={"ledger": (*clean.ledger, entry)})
+    assert validate(grown, clean=clean) == []
+    again = grown.model_copy(update={"ledger": (*grown.ledger, entry.model_copy())})
+    assert validate(again, clean=grown) == [
+        Finding(("ledger", 3, "comment_id"), "ledger records line 1 of comment 999 twice")
+    ]
+    assert validate(grown.model_copy(update={"ledger": (*clean.ledger, clean.ledger[1])}), clean=clean) == [
+        Finding(("ledger", 2, "comment_id"), "ledger records line 2 of comment 101 twice")
+    ]
+
+
 PIPE = "'|' would break the table cell; rephrase it"
 HTML = "HTML markup would break the table; rephrase it"
 BREAK = "a line break would break the table cell; use one line"
@@ -367,7 +382,7 @@ def test_a_clean_snapshots_own_records_are_passed_over_and_a_changed_one_is_chec
     # A record the clean snapshot holds (the same object) is not read again, even if it were bad:
     # the caller vouches that `clean` has no finding.
     assert validate(changed, clean=changed) == []
-    # Texts outside the lists of records are checked whatever `clean` says.
+    # Texts outside the lists of records are checked when one of them is not `clean`'s.
     assert Finding(("schema",), f"schema: {PIPE}") in validate(
         changed.model_copy(update={"schema_": "x|y"}), clean=changed
     )
