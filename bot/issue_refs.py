@@ -145,6 +145,17 @@ def seen_from(issue: IssueKey, where: IssueKey) -> IssueKey:
     return issue
 
 
+_OWN_REFERENCE = re.compile(f"#{_NUMBER}")
+
+
+def ref_seen_from(text: str, where: IssueKey) -> str:
+    """A free-text reference (an evidence `ref`) as written on issue `where`: `#N` alone on another
+    repository's issue is `owner/repo#N`, the issue GitHub links it to there; other text is kept."""
+    if isinstance(where, ForeignIssue) and _OWN_REFERENCE.fullmatch(text):
+        return f"{where.repository}{text}"
+    return text
+
+
 def _serialised(issue: IssueKey) -> int | str:
     return issue if isinstance(issue, int) else str(issue)
 

@@ -45,7 +45,7 @@ from bot.commands.records import Key
 from bot.config import BotConfig
 from bot.github.actions import AssignAction
 from bot.github.observed import Comment
-from bot.issue_refs import IssueKey, issue_text
+from bot.issue_refs import IssueKey, issue_text, ref_seen_from
 from bot.render import Renderer
 from bot.snapshot.model import (
     DECIDED_STATES,
@@ -308,7 +308,8 @@ review = _on_constraint(Review, _review)
 
 
 def _evidence(situation: Situation, args: Evidence, comment: Comment, constraint: Constraint) -> Outcome:
-    item = EvidenceRef(class_=args.evidence_class, summary=args.summary, ref=args.ref)
+    ref = ref_seen_from(args.ref, comment.issue)
+    item = EvidenceRef(class_=args.evidence_class, summary=args.summary, ref=ref)
     return Applied(
         _with_constraint(situation.snapshot, constraint.id, {"evidence": (*constraint.evidence, item)}),
         f"evidence [{args.evidence_class}] added to `{constraint.id}`",
@@ -329,7 +330,10 @@ def _exit_met(situation: Situation, args: ExitMet, comment: Comment, constraint:
         more = f" and {len(users) - 5} more" if len(users) > 5 else ""
         return Refused(f"`{constraint.id}` is still referenced by {', '.join(users[:5])}{more}")
     retired = RetiredConstraint(
-        id=constraint.id, name=constraint.name, retired_on=comment.created_at.astimezone(dt.UTC).date(), ref=args.ref
+        id=constraint.id,
+        name=constraint.name,
+        retired_on=comment.created_at.astimezone(dt.UTC).date(),
+        ref=ref_seen_from(args.ref, comment.issue),
     )
     return Applied(
         snapshot.model_copy(

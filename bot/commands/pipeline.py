@@ -6,8 +6,9 @@ an answer) gets a reply whose header records each line; a comment whose commands
 accepted gets only 🚀, and the records of its changes go in the header of the regeneration PR's
 body, which is written before the 🚀 and carries them from run to run until they merge, and in
 the trailers of perfbot's commit on its branch, which keep them when a person rewrites the body or
-closes the PR. A 🚀'd comment whose records are nowhere (its branch deleted as well) is read again
-from its text while it is unedited, which is the text its records held.
+closes the PR. The commit keeps the records of every pending change a reply answered too: a person
+can delete a reply, never the commit. A 🚀'd comment whose records are nowhere (its branch deleted
+as well) is read again from its text while it is unedited, which is the text its records held.
 
 Each run rebuilds the working snapshot as the default branch's snapshot plus every accepted
 command not in that ledger, in comment order. The steps: `selection` (which comments), `replay`
@@ -60,10 +61,13 @@ from bot.snapshot.model import Snapshot
 
 
 class Answers(NamedTuple):
-    """What the outbox says, and the records the regeneration PR's body carries for quiet comments."""
+    """What the outbox says, the records the regeneration PR's body carries for quiet comments, and
+    those perfbot's commit carries: every pending accepted change's, answered quietly or with a
+    reply (a person can delete a reply, never perfbot's commit)."""
 
     actions: list[Action]
     pull_records: list[Record]
+    commit_records: Sequence[Record] = ()
 
 
 class Processed(NamedTuple):
@@ -117,7 +121,9 @@ class Processed(NamedTuple):
                 fresh += mine
             actions += outbox.actions(done, voice, quiet=quiet)
         records = [r for r in (*carried, *fresh) if r.comment.id > self.settled_through]
-        return Answers(actions, sorted(records, key=lambda r: (r.comment.id, r.line)))
+        pending = [done for done in self.handled if done.comment.id > self.settled_through]
+        every = {r.key(): r for done in pending for r in outbox.pull_records(done)}
+        return Answers(actions, sorted(records, key=Record.key), [every[key] for key in sorted(every)])
 
 
 class Recall(NamedTuple):
@@ -244,6 +250,11 @@ def _in_pull(
     in_body, ignored = _from_body(observed, pull) if pull is not None else ({}, [])
     own = observed.own_commit_on(branch)
     in_commit = records_in_commit(own.message) if own is not None else {}
+    for commit in observed.others_commits:
+        why = f"it is in commit {commit.oid[:12]} on {branch}, which perfbot did not make"
+        ignored += [
+            IgnoredRecord(where="commit", comment_id=cid, reason=why) for cid in records_in_commit(commit.message)
+        ]
     carried: dict[int, list[Record]] = {}
     sources: tuple[tuple[Literal["pull-body", "commit"], dict[int, list[Record]]], ...] = (
         ("pull-body", in_body),

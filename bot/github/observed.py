@@ -343,6 +343,12 @@ class Observed(Tolerant):
         "PR from its branch says it (`head_sha`, `message`).",
         exclude_if=lambda commit: commit is None,
     )
+    others_commits: tuple[OwnCommit, ...] = Field(
+        default=(),
+        description="Commits on perfbot's branch above its newest own one that perfbot did not make and whose "
+        "messages carry its record trailers: never counted, only named.",
+        exclude_if=lambda commits: not commits,
+    )
 
     def head_of(self, branch: str) -> str:
         """The head of perfbot's branch this run decides on: the PR branch moves only from there."""

@@ -25,6 +25,7 @@ and the body says what it left out.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, NamedTuple
@@ -597,6 +598,17 @@ def stamp(inputs: Inputs) -> Stamp:
 
 def limit_of(config: BotConfig) -> int:
     return min(config.commands.max_body_chars, GITHUB_BODY_LIMIT)
+
+
+# A PR this run opens has no number until the run opens it: the body names it between these two
+# comments (which no outside text can hold: `untrusted.neutral` breaks `<!--`), and the run puts
+# the number in their place before it writes the body, so the dashboard links the PR at once.
+_OPENING = re.compile(r"<!-- perfbot:pull -->.*?<!-- /perfbot:pull -->")
+
+
+def named_pull(body: str, number: int) -> str:
+    """`body` with the regeneration PR this run opened named as GitHub links it: `#number`."""
+    return _OPENING.sub(f"#{number}", body) if "<!-- perfbot:pull -->" in body else body
 
 
 def pull_of(proposal: PullRequestAction, observed: Observed, branch: str) -> tuple[int | None, bool]:

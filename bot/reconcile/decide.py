@@ -78,9 +78,8 @@ def decide(inputs: Inputs) -> Plan:
         *nudges.every(base, merged, snapshot, overdue, _pending(merged, derivations)),
     ]
     leases = lease_report(inputs)
-    story = Story(
-        snapshot_changes(base, following, derivations), processed.applied, native.proposals, answers.pull_records
-    )
+    changes = snapshot_changes(base, following, derivations)
+    story = Story(changes, processed.applied, native.proposals, answers.pull_records, answers.commit_records)
     proposal = _on_branch(pull_request(inputs, derivations, files, story, leases, refused), inputs, story)
     proposal = proposal if refused else with_branch_deleted(inputs, proposal)
     actions.append(_with_forks(proposal, observed, config.pull_request.branch))
@@ -274,12 +273,14 @@ def _count_state_changes(base: Snapshot, following: Snapshot) -> Snapshot:
 
 class Story(NamedTuple):
     """What the PR body tells: every change of the diff (read from the two snapshots), the commands
-    behind some of them, the proposals, and the records of the commands answered quietly."""
+    behind some of them, the proposals, and the records of the commands answered quietly; and the
+    records perfbot's commit keeps as trailers: every pending accepted change's."""
 
     changes: list[Change]
     applied: list[tuple[Comment, str]]
     proposals: list[Proposal]
     records: Sequence[Record] = ()
+    trailers: Sequence[Record] = ()
 
 
 def pull_request(
@@ -345,7 +346,7 @@ def _on_branch(proposal: PullRequestAction, inputs: Inputs, story: Story) -> Pul
     if proposal.operation == "none":
         return proposal
     observed, branch = inputs.observed, inputs.config.pull_request.branch
-    records = tuple(r.encode() for r in story.records)
+    records = tuple(r.encode() for r in story.trailers)
     proposal = proposal.model_copy(update={"expected_head": observed.head_of(branch), "records": records})
     if proposal.operation == "create" and (why := observed.left_behind(branch)):
         proposal = proposal.model_copy(update={"restarted": why})

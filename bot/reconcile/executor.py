@@ -23,6 +23,7 @@ from bot.github.actions import (
     CommentAction,
     CreateIssueAction,
     EditCommentAction,
+    EditIssueAction,
     LabelAction,
     LinkAction,
     MergeOutcome,
@@ -43,6 +44,7 @@ from bot.github.port import (
     PullMerger,
     WriteAnnouncer,
 )
+from bot.reconcile.dashboard import named_pull
 from bot.reconcile.labels_and_links import RECORD_TOPIC, REPOSTED_TOPICS
 from bot.reconcile.plan import Plan
 from bot.reconcile.schedule import is_write
@@ -159,7 +161,7 @@ def _refused(plan: Plan, carried: list[int], port: GitHubWriter, report: Report,
             port.add_labels([a for a in together if isinstance(a, LabelAction)])
             number = None
         else:
-            number = _perform(action, port)
+            number = _perform(_naming_pull(action, report.pull_request_number), port)
     except NativeRefused as refusal:
         refused.add(_family(action))
         report.refused.append(NativeNote(kind="refused", detail=str(refusal)))
@@ -176,6 +178,14 @@ def _refused(plan: Plan, carried: list[int], port: GitHubWriter, report: Report,
     if isinstance(action, CreateIssueAction):
         report.dashboard_number = number
     return False
+
+
+def _naming_pull(action: Action, number: int | None) -> Action:
+    """The dashboard's write with the PR this run opened named by its number (the plan could not
+    know it); every other write, and a dashboard write when no PR was written, as planned."""
+    if number is None or not isinstance(action, CreateIssueAction | EditIssueAction):
+        return action
+    return action.model_copy(update={"body": named_pull(action.body, number)})
 
 
 def _merged(action: PullRequestAction, number: int | None, port: GitHubWriter) -> MergeOutcome | None:

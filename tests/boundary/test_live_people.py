@@ -215,6 +215,14 @@ def test_a_commit_that_names_perfbot_as_its_author_is_a_persons_and_its_records_
     assert pull(plan)["held"] is True
     assert live.double.tip(BRANCH) == forged
     assert 777 not in [c["comment_id"] for c in plan["commands"]]
+    # ...and is named in the plan, with the commit that carries it.
+    assert plan["ignored_records"] == [
+        {
+            "where": "commit",
+            "comment_id": 777,
+            "reason": f"it is in commit {forged[:12]} on {BRANCH}, which perfbot did not make",
+        }
+    ]
     # Closed by a person: the next PR starts from the tip, without the forged command.
     live.double.close_pull(number)
     plan = live.plan()
@@ -446,6 +454,16 @@ def test_no_state_of_the_branch_the_pr_or_the_default_branch_wedges_the_runs_tha
         assert len(ids) == len(set(ids)), ids
 
 
+def comment_changed(state: dict[str, Any], comment_id: int, change: str) -> dict[str, Any]:
+    """The state with the comment edited by its author, or deleted."""
+    if change == "deleted":
+        return state | {"comments": [c for c in state["comments"] if c["id"] != comment_id]}
+    for comment in state["comments"]:
+        if comment["id"] == comment_id:
+            comment.update(body=comment["body"] + " (typo fixed)", edited=True)
+    return state
+
+
 @pytest.mark.parametrize("to_the_comment", ["edited", "deleted"])
 @pytest.mark.parametrize("then", ["merged", "closed"])
 def test_a_quiet_command_survives_a_person_force_pushing_perfbots_branch_and_rewriting_the_body(
@@ -458,14 +476,7 @@ def test_a_quiet_command_survives_a_person_force_pushing_perfbots_branch_and_rew
     (number,) = open_numbers(live)
     _force_push_branch(live)
     by_mallory(live, number, body="Our own description of this PR.")
-    state = live.sandbox.state()
-    if to_the_comment == "edited":
-        for comment in state["comments"]:
-            if comment["id"] == 101:
-                comment.update(body=COMPLETE + " (typo fixed)", edited=True)
-    else:
-        state["comments"] = [c for c in state["comments"] if c["id"] != 101]
-    live.sandbox.write_state(state)
+    live.sandbox.write_state(comment_changed(live.sandbox.state(), 101, to_the_comment))
     held = live.plan()
     assert pull(held)["held"] is True
     assert [c["decision"] for c in held["commands"] if c["comment_id"] == 101] == ["replayed"]
@@ -509,3 +520,27 @@ def test_a_body_people_filled_to_githubs_limit_never_wedges_a_run(live: Live, tm
     assert pull(live.plan())["operation"] == "update"
     body = next(p for p in live.sandbox.state()["pulls"] if p["number"] == number)["body"]
     assert body.startswith(text[:1_000] + "\n\n<!-- perfbot:pr-body ")
+
+
+@pytest.mark.parametrize("to_the_comment", ["edited", "deleted"])
+def test_an_accepted_command_survives_a_person_deleting_perfbots_reply_then_its_comment_changing(
+    live: Live, to_the_comment: str
+) -> None:
+    """A reply is a carrier people can delete; perfbot's commit keeps every pending change's record."""
+    live.sandbox.reply_to_all()
+    with_commands(live.sandbox, (101, 8325, "alice", COMPLETE))
+    assert live.run()[0] == 0
+    state = live.sandbox.state()
+    replies = [c for c in state["comments"] if "perfbot:command-reply 101" in c["body"]]
+    assert len(replies) == 1
+    state["comments"] = [c for c in state["comments"] if c not in replies]
+    live.sandbox.write_state(comment_changed(state, 101, to_the_comment))
+    plan = live.plan()
+    assert [c["decision"] for c in plan["commands"] if c["comment_id"] == 101] == ["replayed"]
+    (number,) = open_numbers(live)
+    record = next(p for p in live.sandbox.state()["pulls"] if p["number"] == number)
+    assert record["files"]["config/snapshot.yaml"].count("comment_id: 101\n") == 1
+    live.double.merge_pull(number)
+    assert live.run()[0] == 0
+    assert live.double.files()["config/snapshot.yaml"].count("comment_id: 101\n") == 1
+    assert open_numbers(live) == []

@@ -269,6 +269,21 @@ def test_a_receipt_is_the_issue_it_names_where_the_command_was_written(
     assert "owner: accepted receipt acme/bench#9" in prefill
 
 
+def test_an_evidence_ref_written_as_hash_n_on_another_repositorys_issue_is_that_repositorys(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The page lives in the bot's repository, where `#4` would link its own issue 4: evidence
+    given on acme/kernel#12 as `(#4)` is recorded as `acme/kernel#4`; other text is kept."""
+    three_repositories(sandbox)
+    command(sandbox, 5007, f"{KERNEL}#12", "alice", "/perf evidence cuda-cold-decode measurement hit rate 98% (#4)")
+    command(sandbox, 5008, f"{KERNEL}#12", "alice", "/perf evidence cuda-cold-decode measurement tail (acme/bench#5)")
+    plan, _, _ = run(sandbox, capsys)
+    assert {c["comment_id"]: c["decision"] for c in plan["commands"]} == {5007: "accepted", 5008: "accepted"}
+    body = next(a for a in plan["actions"] if a["kind"] == "pull_request")["files"]["config/snapshot.yaml"]
+    assert "ref: acme/kernel#4\n" in body
+    assert "ref: acme/bench#5\n" in body
+
+
 def test_a_recorded_command_whose_comment_is_gone_is_checked_in_its_issues_repository(
     sandbox: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -93,8 +93,8 @@ def test_the_first_run_opens_it_and_a_run_that_changes_nothing_writes_nothing(ru
 
 
 def test_a_lease_release_edits_it_once(runs: Runs) -> None:
-    """The release is one edit; the regeneration PR it opens (to record the states the evidence
-    moved) is named under *Waiting for merge*, by its number from the next run on (one more edit)."""
+    """The release is one edit; the regeneration PR the run opens (to record the states the evidence
+    moved) is named by its number in that same edit, and the next run writes nothing."""
     runs.run()
     (before,) = runs.dashboards()
     (runs.sandbox.root / "config" / "leases.json").write_text("[]\n", encoding="utf-8")
@@ -103,18 +103,16 @@ def test_a_lease_release_edits_it_once(runs: Runs) -> None:
     assert isinstance(plan, dict)
     assert writes == [f"PATCH /repos/{REPO}/issues/{before['number']} 200"]
     assert plan["dashboard"]["status"] == "edited"
+    (pull,) = [p for p in runs.sandbox.state()["pulls"] if p.get("state", "open") == "open"]
     (after,) = runs.dashboards()
     assert "`cuda.q8_1-numerical-gate`" in after["body"].split("### Running")[0]  # ready now
     assert "Nothing is running." in after["body"]
     waiting = after["body"].split("### Waiting for merge")[1].split("###")[0]
-    assert "The regeneration PR this run opens brings recorded states up to date" in waiting
+    assert f"#{pull['number']} brings recorded states up to date" in waiting
+    assert "this run opens" not in after["body"]
+    assert "perfbot:pull" not in after["body"]
     assert "- #8635 `cuda.q8_1-numerical-gate` recorded `waiting-coordination` → `ready`" in waiting
 
-    _, writes = runs.run()
-    (pull,) = [p for p in runs.sandbox.state()["pulls"] if p.get("state", "open") == "open"]
-    assert writes == [f"PATCH /repos/{REPO}/issues/{before['number']} 200"]
-    (named,) = runs.dashboards()
-    assert f"#{pull['number']} brings recorded states up to date" in named["body"]
     _, writes = runs.run()
     assert writes == []
 
@@ -234,27 +232,31 @@ def test_a_heartbeat_is_no_change_but_a_lease_that_comes_back_to_life_is(runs: R
 
 
 def test_a_command_pending_in_the_pr_is_shown_as_pending_with_the_pr(runs: Runs) -> None:
-    """The run that opens the PR lists the command as pending in the PR it opens; the next run names
-    the PR by its number (one edit), and the one after writes nothing; the sections keep the merged
-    state until the merge."""
+    """The run that opens the PR lists the command as pending in that PR, named by the number it got
+    (the plan could not know it: the run puts it in before it writes the body); the next run writes
+    nothing; the sections keep the merged state until the merge."""
     runs.sandbox.edit_state(permissions={"alice": "write"})
     runs.sandbox.add_comment(
         101, 8325, "alice", "/perf complete mac.m1-streamed-q4k-no-copy result: ok. receipt: #9482"
     )
-    runs.run()
+    plan, _ = runs.run()
+    (pull,) = [p for p in runs.sandbox.state()["pulls"] if p.get("state", "open") == "open"]
     (board,) = runs.dashboards()
+    number = pull["number"]
+    assert board["body"].startswith(f"{MARKER}\n**")
+    assert f"waiting for merge in #{number}\n" in board["body"]
     pending = board["body"].split("### Waiting for merge")[1].split("###")[0]
-    assert "The regeneration PR this run opens records these when it merges" in pending
+    assert f"#{number} records these when it merges" in pending
     assert "- #8325 `mac.m1-streamed-q4k-no-copy` `ready` → `complete`" in pending
     assert "`alice` on #8325 (comment 101)" in pending
+    assert f"`complete` when #{number} merges" in board["body"].split("\n### Waiting\n")[1]
+    # The plan (written before the PR had a number) names it as the one this run opens.
+    assert isinstance(plan, dict)
+    (planned,) = [a for a in plan["actions"] if a["kind"] in ("create_issue", "edit_issue")]
+    assert "<!-- perfbot:pull -->The regeneration PR this run opens<!-- /perfbot:pull -->" in planned["body"]
     # Finished work is not offered: the packet is waiting for the merge, not under *Ready now*.
     assert "`mac.m1-streamed-q4k-no-copy`" not in board["body"].split("### Running")[0]
 
-    _, writes = runs.run()
-    (pull,) = [p for p in runs.sandbox.state()["pulls"] if p.get("state", "open") == "open"]
-    assert writes == [f"PATCH /repos/{REPO}/issues/{board['number']} 200"]
-    (named,) = runs.dashboards()
-    assert f"#{pull['number']} records these when it merges" in named["body"]
     _, writes = runs.run()
     assert writes == []
 

@@ -116,8 +116,23 @@ def test_a_real_comments_record_rewritten_by_hand_is_not_what_is_applied(
     assert [(r["where"], r["comment_id"]) for r in plan["ignored_records"]] == [("pull-body", 101)]
 
 
+# A record of comment 101 (alice's, on #8325) as a forger writes it, and why it does not count.
+REWRITTEN = {
+    "another command": (("alice", BLOCK, 8325), "it records a command comment 101 does not hold"),
+    "copied from another issue": (
+        ("alice", COMPLETE, 9497),
+        "it names another author or issue than comment 101 (by alice on #8325)",
+    ),
+    "another author": (
+        ("bob", COMPLETE, 8325),
+        "it names another author or issue than comment 101 (by alice on #8325)",
+    ),
+}
+
+
+@pytest.mark.parametrize("how", list(REWRITTEN))
 def test_a_record_rewritten_by_hand_in_a_body_perfbot_wrote_is_caught_by_the_comment_it_names(
-    sandbox: Repo, capsys: pytest.CaptureFixture[str]
+    sandbox: Repo, capsys: pytest.CaptureFixture[str], how: str
 ) -> None:
     """Offline, where the state file says nothing of who edited the body, and with the digest of
     perfbot's part written again to match: the record must still be the unedited comment's own
@@ -126,7 +141,8 @@ def test_a_record_rewritten_by_hand_in_a_body_perfbot_wrote_is_caught_by_the_com
     state = sandbox.state()
     (pr,) = [p for p in state["pulls"] if p["number"] == record["number"]]
     real = next(line for line in pr["body"].splitlines() if "%22c%22:101%2C" in line)
-    edited = pr["body"].replace(real, forged(101, "alice", BLOCK, issue=8325))
+    (user, text, issue), reason = REWRITTEN[how]
+    edited = pr["body"].replace(real, forged(101, user, text, issue=issue))
     # The start marker's digest is public too: the forger writes the one of the edited part.
     rest = edited.partition("\n")[2]
     at = rest.index(PULL_BODY_END) + len(PULL_BODY_END)
@@ -137,7 +153,9 @@ def test_a_record_rewritten_by_hand_in_a_body_perfbot_wrote_is_caught_by_the_com
     plan = sandbox.reconcile(capsys, "--now", NOW)
     assert "a forged hold" not in snapshot_of(plan)
     (ignored,) = plan["ignored_records"]
-    assert (ignored["comment_id"], ignored["reason"]) == (101, "it records a command comment 101 does not hold")
+    assert (ignored["comment_id"], ignored["reason"]) == (101, reason)
+    # The comment is decided again from its own text: its real command, once.
+    assert [(c["comment_id"], c["decision"]) for c in plan["commands"]] == [(101, "replayed")]
 
 
 def hand_edited(body: str, edit: str) -> str:

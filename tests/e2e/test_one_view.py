@@ -68,10 +68,11 @@ def test_a_week_of_commands_before_and_after_the_merge(either: Repo, capsys: pyt
     assert f"`{M1}`" not in ready_now
     assert "claim" not in ready_now.split(f"`{GATE}`")[0]
     assert f"- #8325 `{M1}` `ready` → `complete`" in merging
-    assert "The regeneration PR this run opens records these when it merges" in merging
+    # The PR the run opened is named by its number from that run on.
+    number = open_pull(either)
+    assert f"#{number} records these when it merges" in merging
 
     second = either.reconcile(capsys, "--now", NOW)
-    number = open_pull(either)
     assert said(second, "packet-ready") == said(second, "lease-lost") == []
     merging = section(board(either), "Waiting for merge")
     assert f"#{number} records these when it merges" in merging
@@ -144,10 +145,11 @@ def test_a_wait_on_a_packet_the_pr_completes_is_marked_pending_in_the_pr(
     either.edit_state(permissions={"alice": "write"})
     either.add_comment(101, 8325, "alice", f"/perf complete {M1} result: kept. receipt: #9482")
     either.reconcile(capsys, "--now", NOW)
-    waiting = section(board(either), "Waiting")
-    assert f"`{M1}` (#8325, `ready`; `complete` when the regeneration PR this run opens merges)" in waiting
-    either.reconcile(capsys, "--now", NOW)
     number = open_pull(either)
+    waiting = section(board(either), "Waiting")
+    assert f"`{M1}` (#8325, `ready`; `complete` when #{number} merges)" in waiting
+    either.reconcile(capsys, "--now", NOW)
+    assert open_pull(either) == number
     waiting = section(board(either), "Waiting")
     assert f"`{M1}` (#8325, `ready`; `complete` when #{number} merges)" in waiting
     # M2 follows M1 when the PR merges; a dependency the PR does not change reads as before.

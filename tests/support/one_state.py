@@ -37,6 +37,7 @@ from bot.timestamps import parse_timestamp
 STATE_SAID = re.compile(
     r"`([^`]+)` \([^\n]*?, #\d+\) is recorded as `[a-z-]+`; the evidence (?:agrees: |says )`([a-z-]+)`"
 )
+OPENING_COMMENTS = re.compile(r"<!-- /?perfbot:pull -->")
 PENDING = re.compile(r"Pending: `([^`]+)` becomes `([a-z-]+)` when (#\d+|perfbot's pull request from `[^`]+`) merges")
 NODE = re.compile(r'^\s*(p\d+)\["([^"<]+)<br/>([a-z-]+) - #35;\d+', re.M)
 CLASSES = re.compile(r"^\s*class ([p\d,]+) ([a-z]+)$", re.M)
@@ -111,7 +112,8 @@ class Seen:
             self.status = json.loads(
                 status(plan, inputs.readback, observed, settings.config, inputs.now).model_dump_json()
             )
-            board = dashboard_preview(inputs, plan.pull_request(), plan.changes)
+            # As a reader sees it: the comments around the PR this run would open are not shown.
+            board = OPENING_COMMENTS.sub("", dashboard_preview(inputs, plan.pull_request(), plan.changes))
         self.board = board
         self.dashboard = dashboard_lines(board)
         own = observed.open_pull(settings.config.pull_request.branch)

@@ -17,6 +17,7 @@ from bot.issue_refs import (
     issue_text,
     localised,
     parse_issue,
+    ref_seen_from,
     seen_from,
     sorted_issues,
 )
@@ -128,3 +129,19 @@ def test_a_number_written_on_another_repositorys_issue_is_that_repositorys(
     written: IssueKey, where: IssueKey, meant: IssueKey
 ) -> None:
     assert seen_from(written, where) == meant
+
+
+@pytest.mark.parametrize(
+    ("written", "where", "kept"),
+    [
+        ("#4", ForeignIssue.of("acme/kernel", 12), "acme/kernel#4"),
+        ("#4", 9420, "#4"),
+        ("acme/bench#5", ForeignIssue.of("acme/kernel", 12), "acme/bench#5"),
+        ("see #4", ForeignIssue.of("acme/kernel", 12), "see #4"),
+        ("4", ForeignIssue.of("acme/kernel", 12), "4"),
+    ],
+)
+def test_a_free_text_reference_alone_is_the_issue_github_links_where_it_was_written(
+    written: str, where: IssueKey, kept: str
+) -> None:
+    assert ref_seen_from(written, where) == kept

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.github.actions import RECORD_TRAILER
 from bot.github.live import cache
 from bot.github.live.cache import FORMAT, CachedIssue, ObservationCache
 from bot.github.live.query import PAGED_LINKS
@@ -209,6 +210,18 @@ def own_commit_of_ended(page: dict[str, Any] | None, bot_login: str) -> OwnCommi
         if found is not None:
             return found
     return None
+
+
+def others_with_records(head: dict[str, Any], bot_login: str) -> tuple[OwnCommit, ...]:
+    """The commits above perfbot's newest own one on its branch that it did not make and whose
+    messages carry its record trailers (anyone can write any message): named, never counted."""
+    found = []
+    for node in (head.get("history") or {}).get("nodes") or []:
+        if not node or made_by(node, bot_login):
+            break
+        if f"\n{RECORD_TRAILER}: " in str(node.get("message") or ""):
+            found.append(OwnCommit(oid=str(node["oid"]), message=str(node["message"])))
+    return tuple(found)
 
 
 def ended_numbers(page: dict[str, Any] | None) -> list[int]:

@@ -48,6 +48,7 @@ from bot.github.live.nodes import (
     login_of,
     made_by,
     next_cursor,
+    others_with_records,
     own_commit,
     own_commit_of_ended,
     own_commit_pushed_off,
@@ -117,6 +118,7 @@ class BranchState:
     head: str | None = None  # the PR branch's commit, None when the branch does not exist
     head_is_ours: bool = True
     own: OwnCommit | None = None  # perfbot's newest commit on the PR branch
+    others: tuple[OwnCommit, ...] = ()  # commits above it perfbot did not make, carrying record trailers
     head_files: dict[str, str] = field(default_factory=dict)
     pull: int | None = None
     pull_title: str = ""
@@ -346,6 +348,7 @@ class Reader:
             default_branch=DefaultBranch(oid=branch.tip, files=tip_files),
             branch_head=branch.head or NO_BRANCH,
             own_commit=branch.own,
+            others_commits=branch.others,
             branch_files=self._branch_files(repo),
         )
         return observed.model_copy(update=self._permissions(observed)), branch
@@ -391,6 +394,7 @@ class Reader:
             branch.head, branch.head_is_ours = str(head["oid"]), made_by(head, self.bot_login)
             branch.head_files = self._files(repo, "head")
             branch.own = own_commit(head, self.bot_login)
+            branch.others = others_with_records(head, self.bot_login)
         self._read_pulls(repo.get(PULLS_ALIAS), branch)
         if branch.own is None:
             branch.own = own_commit_of_ended(repo.get(ENDED_ALIAS), self.bot_login)
