@@ -127,15 +127,13 @@ def decided_text(reply: Comment, comment_id: int) -> str:
 def records_in_pull(body: str) -> dict[int, list[Record]]:
     """Decision records by comment id, from the header of perfbot's part of the regeneration PR's
     body (never from people's text above or below it, which perfbot writes back as it is)."""
-    header = pull_body.parts(body).ours
-    return _accepted(Record.decode(key) for topic, key in sorted(markers_in(header)) if topic == DECISION_TOPIC)
+    return _accepted_in(pull_body.parts(body).ours)
 
 
 def records_above_pull(body: str) -> dict[int, list[Record]]:
     """Records in the header of people's text above perfbot's part of the PR's body: never counted
     (perfbot writes that text back as people left it), only named."""
-    above = pull_body.parts(body).above
-    return _accepted(Record.decode(key) for topic, key in sorted(markers_in(above)) if topic == DECISION_TOPIC)
+    return _accepted_in(pull_body.parts(body).above)
 
 
 def records_in_commit(message: str) -> dict[int, list[Record]]:
@@ -143,6 +141,11 @@ def records_in_commit(message: str) -> dict[int, list[Record]]:
     prefix = f"{RECORD_TRAILER}: "
     lines = sorted(line[len(prefix) :] for line in message.splitlines() if line.startswith(prefix))
     return _accepted(Record.decode(line) for line in lines)
+
+
+def _accepted_in(text: str) -> dict[int, list[Record]]:
+    """The accepted decision records of the markers in `text`, by comment id."""
+    return _accepted(Record.decode(key) for topic, key in sorted(markers_in(text)) if topic == DECISION_TOPIC)
 
 
 def _accepted(found: Iterable[Record | None]) -> dict[int, list[Record]]:

@@ -43,8 +43,6 @@ from bot.snapshot.model import Snapshot, WorkState
 from bot.snapshot.validation import unrouted_reviews, validate
 from bot.timestamps import parse_timestamp, utc_stamp
 
-# The end of perfbot's part of the PR's body: what people write below it (and above its start) is kept.
-PULL_BODY_END = pull_body.END
 # Said where the plan is printed; the job summary and the dashboard say what to do in their own words.
 HELD = (
     "the branch carries commits perfbot did not make, so perfbot leaves the PR as it is; merge or close it "
@@ -397,7 +395,7 @@ def _pull_body(
 
     # People's text below perfbot's part is theirs, and the whole stays under GitHub's limit.
     room = min(inputs.config.commands.max_body_chars, GITHUB_BODY_LIMIT - kept)
-    room -= pull_body.START_LINE + len(PULL_BODY_END) + 2
+    room -= pull_body.START_LINE + len(pull_body.END) + 2
     # Records carried from runs under a larger `max_body_chars` may not fit: the body holds those
     # that do, in half of it, and the commit's trailers hold every one (`pipeline` reads both).
     top = _fitting(records, room // 2)
@@ -406,4 +404,4 @@ def _pull_body(
     if len(body) > limit:
         graph = ""  # the graph goes first: `perfbot graph` draws it from the snapshot any time
         body = fitted(render, most, limit, inputs.renderer)
-    return top + body.rstrip("\n") + "\n\n" + PULL_BODY_END
+    return top + body.rstrip("\n") + "\n\n" + pull_body.END

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from bot.github.actions import RECORD_TRAILER
-from bot.reconcile.decide import PULL_BODY_END
+from bot.github.pull_body import END as PULL_BODY_END
 from tests.boundary.test_live import COMPLETE, REPO, Live, with_commands
 from tests.github_double import branches
 from tests.support.backends import live_environ

@@ -16,7 +16,7 @@ import pytest
 from bot.commands.records import Record
 from bot.github import pull_body
 from bot.github.observed import Comment
-from bot.reconcile.decide import PULL_BODY_END
+from bot.github.pull_body import END as PULL_BODY_END
 from tests.boundary.test_live import COMPLETE, REPO, with_commands
 from tests.github_double.graphql_labels import issue_id
 from tests.support.backends import double_on
