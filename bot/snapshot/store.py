@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
@@ -247,16 +247,24 @@ def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
     Text the C parser reads (`store.load_data`) is validated from its data, and its problems are
     located with the C parser's marks; the round-trip tree is built only for text it leaves to
     ruamel (to read it, or name where it is wrong), or later, when the file is rewritten."""
+    if model is Snapshot:
+        known = _snapshots_read.get(text)
+        if known is not None:
+            return cast(Loaded[T], Loaded(known[0], None, file, text, _copied(known[1])))
     if len(text) <= MAX_INPUT_BYTES and not _opener_run(text):
         seen: Seen = []
         read, data = load_data(text, max_depth=MAX_DEPTH, max_digits=MAX_INTEGER_DIGITS, date=PlainDate, seen=seen)
         if read and isinstance(data, Mapping):
             try:
-                return Loaded(model.model_validate(data), None, file, text, seen)
+                value = model.model_validate(data)
             except ValidationError as exc:
                 marked = _marked(text)  # the same data again, with where each key and item starts
                 if marked is not None:
                     raise _located(exc, file, *marked) from exc
+            else:
+                if isinstance(value, Snapshot):
+                    _snapshots_read.keep(text, value, _copied(seen))
+                return Loaded(value, None, file, text, seen)
     tree = parse_tree(text, file)
     if not isinstance(tree, Mapping):
         raise input_error(file, "expected a mapping at the top of the file", 1, 1)
@@ -268,6 +276,41 @@ def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
         )
         raise InputError(sorted(problems)) from exc
     return Loaded(value, tree, file, text)
+
+
+class _SnapshotsRead:
+    """The last few snapshot texts read quickly and the models they gave. A run reads the same text
+    more than once (the open PR's file, then the text it proposes, which is the PR's when nothing
+    changed), and reading is a pure function of the text: a snapshot is frozen through and through
+    (tuples of frozen records), so one model serves every reader. Only texts read without a
+    problem are kept (`file` names only where a problem is), each reader gets its own `Loaded`
+    (its round-trip tree is built for it alone), and its own copy of what loading saw."""
+
+    SIZE = 8
+
+    def __init__(self) -> None:
+        self._models: dict[str, tuple[Snapshot, Seen]] = {}
+
+    def get(self, text: str) -> tuple[Snapshot, Seen] | None:
+        found = self._models.pop(text, None)
+        if found is not None:
+            self._models[text] = found  # the newest again
+        return found
+
+    def keep(self, text: str, model: Snapshot, seen: Seen) -> None:
+        self._models[text] = (model, seen)
+        while len(self._models) > self.SIZE:
+            del self._models[next(iter(self._models))]
+
+
+_snapshots_read = _SnapshotsRead()
+
+
+def _copied(seen: Seen) -> Seen:
+    """A copy of what loading saw, down to its lists of items."""
+    return [
+        (key, line, column, dash, None if items is None else list(items)) for key, line, column, dash, items in seen
+    ]
 
 
 def _located(exc: ValidationError, file: str, data: Any, marks: Marks) -> InputError:
