@@ -34,16 +34,24 @@ Render = Callable[[int, Renderer], str]
 
 def fitted(render: Render, count: int, limit: int, renderer: Renderer) -> str:
     """The rendering that shows the most of `count` items and fits; `render(n, r)` shows the first
-    n with renderer `r`. A longer list (or a wider renderer) renders longer, so binary searches
-    find the most items, and the widest narrowing, in a logarithmic number of renders."""
+    n with renderer `r`. A longer list (or a wider renderer) renders longer, so searches find the
+    most items (`most_within`), and the widest narrowing (`most`), in a logarithmic number of renders."""
     limit = min(limit, GITHUB_BODY_LIMIT)
     whole = render(count, renderer)
     if len(whole) <= limit:
         return whole
-    fits = most(lambda n: len(render(n, renderer)) <= limit, count - 1)
-    after = len(render(fits + 1, renderer)) - len(render(fits, renderer))
+    texts = {count: whole}
+
+    def first(n: int) -> str:
+        """The rendering of the first n items, each rendered once (rendering is pure)."""
+        if n not in texts:
+            texts[n] = render(n, renderer)
+        return texts[n]
+
+    fits = most_within(lambda n: len(first(n)), limit, count - 1)
+    after = len(first(fits + 1)) - len(first(fits))
     if after <= limit * OVERSIZED:  # only many: the items after those that fit are counted, not shown
-        return capped(render(fits, renderer), limit, renderer)
+        return capped(first(fits), limit, renderer)
     # Texts cut to the widest that shows every item; when even that is too narrow to say anything,
     # to a share of the limit each, with as many items as then fit.
     width = most(lambda w: len(render(count, renderer.narrowed(w))) <= limit, limit)
@@ -63,6 +71,30 @@ def most(fits: Callable[[int], bool], high: int) -> int:
             low = middle
         else:
             high = middle - 1
+    return low
+
+
+def most_within(length: Callable[[int], int], limit: int, high: int) -> int:
+    """`most(lambda n: length(n) <= limit, high)` for a `length` that never falls as n grows, found
+    in fewer calls: a list's rendering grows about linearly with its items, so the guess is where
+    the line through the nearest lengths known below and above meets the limit. A guess that
+    leaves more than half of what was left is followed by a halving, so no `length` takes more
+    than twice the calls of halving alone."""
+    low, top = 0, high
+    below, above = (0, length(0)), (high + 1, length(high + 1))
+    halve = False
+    while low < top and below[1] <= limit:
+        middle = (low + top + 1) // 2
+        if not halve and above[1] > below[1]:
+            guess = below[0] + (limit - below[1]) * (above[0] - below[0]) // (above[1] - below[1])
+            middle = min(max(guess, low + 1), top)
+        left = top - low
+        measured = length(middle)
+        if measured <= limit:
+            low, below = middle, (middle, measured)
+        else:
+            top, above = middle - 1, (middle, measured)
+        halve = not halve and (top - low) * 2 > left
     return low
 
 

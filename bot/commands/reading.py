@@ -144,6 +144,8 @@ _SOURCE_POSITION = re.compile(' data-sourcepos="[^"]*"')
 _UNREADABLE = re.compile("[\x00\ud800-\udfff]")
 # First characters of a prefix that mean nothing more after a letter than at a line's start.
 SAFE_START = frozenset("/!$%&'(),.;?@\\^{}\"")
+# A prefix whose text Markdown reads as it is wherever it stands, at a line's start above all.
+_INERT_PREFIX = re.compile("/[A-Za-z0-9-]*")
 
 
 def starts_command(line: str, prefix: str) -> bool:
@@ -163,6 +165,8 @@ def paragraph_lines(body: str, prefix: str) -> list[tuple[int, str]] | None:
     candidates = _candidates(text, prefix)
     if not candidates:
         return []
+    if _one_plain_line(text, prefix):
+        return [(1, text.strip())]
     html = to_html(_with_marks(text, candidates, prefix))
     if prefix[:1] not in SAFE_START and _without_marks(html) != _without_marks(to_html(_unforgeable(text))):
         return []
@@ -170,6 +174,15 @@ def paragraph_lines(body: str, prefix: str) -> list[tuple[int, str]] | None:
     if shown is None:
         return None
     return [(line + 1, text[start:end].strip()) for i, (line, start, end) in enumerate(candidates) if i in shown]
+
+
+def _one_plain_line(text: str, prefix: str) -> bool:
+    """A comment of one line that starts with an inert prefix (a slash, then letters, digits and
+    dashes, as `/perf`) is one top-level paragraph whose line starts with the prefix, whatever
+    follows it: no block starts with a slash, a block that changes an earlier line needs a second
+    line (setext heading, table), and no inline construct opens at a slash or inside such a word.
+    It is read so without rendering it (most command comments are one line)."""
+    return "\n" not in text and text.startswith(prefix) and _INERT_PREFIX.fullmatch(prefix) is not None
 
 
 def _candidates(text: str, prefix: str) -> list[tuple[int, int, int]]:

@@ -45,6 +45,8 @@ LAPSED_TOPIC = "lapsed"
 FORMAT = 2
 _READABLE_FORMATS = (1, 2)
 _VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+# A record's JSON: `json.dumps(..., ensure_ascii=False, separators=(",", ":"))`, its encoder made once.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 class Record(NamedTuple):
@@ -74,7 +76,7 @@ class Record(NamedTuple):
             "at": c.created_at.isoformat(),
             "l": self.line,
         }
-        return json.dumps({**data, "v": self.verdict, "t": text}, ensure_ascii=False, separators=(",", ":"))
+        return _COMPACT.encode({**data, "v": self.verdict, "t": text})
 
     @classmethod
     def decode(cls, key: str) -> Record | None:

@@ -69,8 +69,8 @@ def take(
     comment an earlier run read and found `commandless`, unedited since, is not read again. A
     comment decided `again` (its author edited it after a decision that accepted nothing) is read
     from its text as it stands, whatever its reactions and earlier records say."""
-    read = [
-        (c, _parse(c.body, limits))
+    unread = [
+        c
         for c in comments
         if c.id > floor
         and not is_bot(c.user, c.user_type, bot_login)
@@ -78,8 +78,11 @@ def take(
             c.id in again or (c.id not in records and c.id not in finished and c.id not in commandless and not c.edited)
         )
     ]
-    empty = frozenset(c.id for c, p in read if p.empty)
-    fresh = [(c, p) for c, p in sorted(read, key=lambda item: _order(item[0])) if not p.empty]
+    # Most comments hold no prefix, so no command line: told in one test each, as `reading.parse` tells them.
+    prefix = limits.prefix
+    read = [(c, _parse(c.body, limits)) for c in unread if prefix in c.body]
+    empty = frozenset(c.id for c in unread if prefix not in c.body) | {c.id for c, p in read if p.empty}
+    fresh = sorted(((c, p) for c, p in read if not p.empty), key=lambda item: _order(item[0]))
     taken, waiting = _per_person(fresh, limits.max_comments_per_user)
     recalled = [
         Recalled(found[0].comment, tuple((r, recalled_command(r, limits)) for r in found))

@@ -18,9 +18,17 @@ _MARKER = re.compile(r"<!-- perfbot:([a-z-]+) ([^\s>]*) -->")
 DASHBOARD_MARKER = ("dashboard", "board")
 
 
+# What `quote(key, safe=KEPT)` writes for each ASCII character it escapes: `str.translate` writes
+# an ASCII key so in one pass in C (a reply's records are a few hundred characters each, and a run
+# with a thousand commands writes thousands of them).
+KEPT = "._:-"
+_ASCII_ESCAPES = {n: f"%{n:02X}" for n in range(128) if quote(chr(n), safe=KEPT) != chr(n)}
+
+
 def marker(topic: str, key: str) -> str:
     """`<!-- perfbot:topic key -->`; the key is percent-encoded so it can never close the comment."""
-    return f"<!-- perfbot:{topic} {quote(key, safe='._:-')} -->"
+    encoded = key.translate(_ASCII_ESCAPES) if key.isascii() else quote(key, safe=KEPT)
+    return f"<!-- perfbot:{topic} {encoded} -->"
 
 
 def header(*markers: tuple[str, str]) -> str:

@@ -72,6 +72,7 @@ from bot.github.observed import NO_BRANCH, UNASSIGNED_KEPT, Observed
 from bot.github.port import GitHubError, NativeRefused
 from bot.issue_refs import IssueKey, issue_json, issue_text, number_of, parse_issue, repository_of
 from bot.json_input import JsonProblem, loads, parse_object
+from bot.json_text import indented
 from bot.timestamps import utc_stamp
 
 
@@ -126,7 +127,7 @@ def branch_file_text(raw: dict[str, Any], where: BranchFile) -> str | None:
 
 def state_text(observed: Observed) -> str:
     """Observations in the state file's format: a live run's reading, replayable with --offline."""
-    return json.dumps(observed.model_dump(mode="json"), indent=2) + "\n"
+    return indented(observed.model_dump(mode="json")) + "\n"
 
 
 def _repeated(file: str, key: str, ids: Sequence[int | str], name: str) -> Iterator[Problem]:
@@ -354,8 +355,9 @@ class OfflineGitHub(OfflineNativeWrites):
         return {}
 
     def text(self) -> str:
-        """`json.dumps(raw, indent=2)`: ASCII escapes, as JSON may carry lone surrogates, which UTF-8 cannot encode."""
-        return json.dumps(self.raw, indent=2) + "\n"
+        """`json.dumps(raw, indent=2)` (written by `json_text`): ASCII escapes, as JSON may carry lone
+        surrogates, which UTF-8 cannot encode."""
+        return indented(self.raw) + "\n"
 
     def _save(self, *changed: tuple[str | int, ...]) -> None:
         if self.path is not None:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from bot.issue_refs import IssueKey, issue_text, not_a_number, parse_issue
 from bot.snapshot.fields import Finding
 from bot.snapshot.levers import graph_findings, ready_levers
-from bot.snapshot.model import REQUIRED_OSS_STATES, SCHEMA_ID, SCHEMA_ONE, Snapshot
+from bot.snapshot.model import REQUIRED_OSS_STATES, SCHEMA_ID, SCHEMA_ONE, Snapshot, WorkPacket
 
 # The constraint states of schema /1; /2 added `waiting-dependency` and `waiting-coordination`.
 SCHEMA_ONE_STATES = frozenset({"ready", "waiting-evidence", "held-correctness", "capacity-bound"})
@@ -115,6 +115,30 @@ def _issue_hint(written: str, s: Snapshot) -> str:
     return f"; a dependency names a packet id: the packet on {issue_text(issue)} is {' or '.join(on)}"
 
 
+def _packet_problems(w: WorkPacket, program_ids: set[str]) -> list[tuple[str, str]]:
+    """The fields of a packet that are blank, empty or unknown, and why, in the order upstream
+    checks them; each reason is worded only for a field that fails (a packet almost never does,
+    and a run validates the packets after every command it applies)."""
+    problems: list[tuple[str, str]] = []
+    if blank(w.name):
+        problems.append(("name", "name is blank"))
+    if w.program_id not in program_ids:
+        problems.append(("program_id", f'unknown program "{w.program_id}"'))
+    if not w.constraint_ids:
+        problems.append(("constraint_ids", "constraint_ids is empty"))
+    if not_a_number(w.issue):
+        problems.append(("issue", "issue must be > 0"))
+    if blank(w.owner):
+        problems.append(("owner", "owner is blank"))
+    if blank(w.lane):
+        problems.append(("lane", "lane is blank"))
+    if not w.paths or any(blank(p) for p in w.paths):
+        problems.append(("paths", "paths is empty"))
+    if blank(w.exit_when):
+        problems.append(("exit_when", "exit_when is blank"))
+    return problems
+
+
 def _packets(s: Snapshot) -> Iterator[Finding]:
     constraint_ids = {c.id for c in s.constraints}
     program_ids = {p.id for p in s.programs}
@@ -126,19 +150,8 @@ def _packets(s: Snapshot) -> Iterator[Finding]:
     states = {w.id: w.state for w in s.work_packets}
     for i, w in enumerate(s.work_packets):
         at = ("work_packets", i)
-        problems = [
-            ("name", "name is blank", blank(w.name)),
-            ("program_id", f'unknown program "{w.program_id}"', w.program_id not in program_ids),
-            ("constraint_ids", "constraint_ids is empty", not w.constraint_ids),
-            ("issue", "issue must be > 0", not_a_number(w.issue)),
-            ("owner", "owner is blank", blank(w.owner)),
-            ("lane", "lane is blank", blank(w.lane)),
-            ("paths", "paths is empty", not w.paths or any(blank(p) for p in w.paths)),
-            ("exit_when", "exit_when is blank", blank(w.exit_when)),
-        ]
-        for field, why, failed in problems:
-            if failed:
-                yield Finding((*at, field), f'invalid work packet "{w.id}": {why}')
+        for field, why in _packet_problems(w, program_ids):
+            yield Finding((*at, field), f'invalid work packet "{w.id}": {why}')
         for j, cid in enumerate(w.constraint_ids):
             if cid not in constraint_ids:
                 yield Finding((*at, "constraint_ids", j), f'work packet "{w.id}" references unknown constraint "{cid}"')
@@ -249,14 +262,15 @@ def _oss(s: Snapshot) -> Iterator[Finding]:
 # perfbot's own checks (not in upstream) follow.
 
 
-# Each check with the snapshot fields it reads (`validation.validate` lets it read no other, and
-# passes over it when none of them changed since a snapshot known to have no finding).
+# Each check with what it reads, a field or one attribute of its records (`validation.validate`
+# lets it read no other, and passes over it when none of them changed since a snapshot known to
+# have no finding).
 UPSTREAM_CHECKS: tuple[tuple[Callable[[Snapshot], Iterator[Finding]], frozenset[str]], ...] = (
     (_identity, frozenset({"schema_", "definition"})),
-    (_schema_one, frozenset({"schema_", "constraints", "programs", "work_packets"})),
+    (_schema_one, frozenset({"schema_", "constraints.id", "constraints.state", "programs.id", "work_packets.id"})),
     (_constraints, frozenset({"constraints", "as_of"})),
-    (_programs, frozenset({"constraints", "programs"})),
-    (_packets, frozenset({"constraints", "programs", "work_packets"})),
+    (_programs, frozenset({"constraints.id", "programs"})),
+    (_packets, frozenset({"constraints.id", "programs.id", "work_packets"})),
     (_waves, frozenset({"levers", "ready_waves"})),
-    (_oss, frozenset({"oss_states", "oss_walk", "oss_routes", "constraints"})),
+    (_oss, frozenset({"oss_states", "oss_walk", "oss_routes", "constraints.id"})),
 )

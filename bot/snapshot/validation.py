@@ -25,33 +25,86 @@ def validate(snapshot: Snapshot, clean: Snapshot | None = None) -> list[Finding]
 
     `clean` is a snapshot with no finding that `snapshot` was made from. A frozen snapshot's copy
     shares every field it does not change with the original (the same object), so a check none of
-    whose fields (`CHECKS`) is changed from `clean` would find there what it found in `clean`,
+    whose reads (`CHECKS`) changed from `clean` would find there what it found in `clean`,
     nothing, and is passed over: a run applying a thousand commands checks what each one changed
-    rather than the whole snapshot a thousand times. The table-cell check, the one that reads
-    every text, passes over the records of `clean` in the same way (`cells.table_cells`)."""
+    rather than the whole snapshot a thousand times. A check that reads only some attributes of a
+    list's records (`constraints.id`) is passed over while those are equal, record by record, to
+    `clean`'s: a new review date changes no constraint id. The table-cell check, the one that
+    reads every text, passes over the records of `clean` in the same way (`cells.table_cells`)."""
     findings: list[Finding] = []
+    changed = _Changes(snapshot, clean) if clean is not None else None
     for check, reads in CHECKS:
-        if clean is not None and all(getattr(snapshot, name) is getattr(clean, name) for name in reads):
+        if changed is not None and not any(map(changed.differs, reads)):
             continue
         findings.extend(check(cast(Snapshot, _Fields(snapshot, reads))))
     return findings + list(table_cells(snapshot, clean))
 
 
-class _Fields:
-    """A snapshot as one check sees it: only the fields the check declares it reads. Reading any
-    other is an error in every run, so a declaration cannot leave out a field whose change the
-    check must see (which would let `validate` pass the check over when that field changed)."""
+class _Changes:
+    """Which reads of a snapshot differ from a clean one's, each told once per validation."""
 
-    __slots__ = ("_names", "_snapshot")
+    def __init__(self, snapshot: Snapshot, clean: Snapshot) -> None:
+        self._snapshot, self._clean = snapshot, clean
+        self._told: dict[str, bool] = {}
+
+    def differs(self, read: str) -> bool:
+        told = self._told.get(read)
+        if told is None:
+            told = self._told[read] = self._differs(read)
+        return told
+
+    def _differs(self, read: str) -> bool:
+        field, _, attribute = read.partition(".")
+        now, before = getattr(self._snapshot, field), getattr(self._clean, field)
+        if now is before:
+            return False
+        if not attribute:
+            return True
+        return len(now) != len(before) or any(
+            a is not b and getattr(a, attribute) != getattr(b, attribute) for a, b in zip(now, before, strict=True)
+        )
+
+
+class _Fields:
+    """A snapshot as one check sees it: only the fields the check declares it reads, and of a
+    field declared by attributes (`constraints.id`), records that show only those. Reading any
+    other is an error in every run, so a declaration cannot leave out what the check must see
+    changed (which would let `validate` pass the check over when that changed)."""
+
+    __slots__ = ("_names", "_parts", "_snapshot")
 
     def __init__(self, snapshot: Snapshot, names: frozenset[str]) -> None:
         self._snapshot = snapshot
         self._names = names
+        parts: dict[str, set[str]] = {}
+        for read in names:
+            field, _, attribute = read.partition(".")
+            if attribute:
+                parts.setdefault(field, set()).add(attribute)
+        self._parts = parts
 
     def __getattr__(self, name: str) -> Any:
-        if name not in self._names:
-            raise AttributeError(f"a snapshot check reads {name!r} but does not declare it (validation.CHECKS)")
-        return getattr(self._snapshot, name)
+        if name in self._names:
+            return getattr(self._snapshot, name)
+        if name in self._parts:
+            return tuple(_Record(record, name, self._parts[name]) for record in getattr(self._snapshot, name))
+        raise AttributeError(f"a snapshot check reads {name!r} but does not declare it (validation.CHECKS)")
+
+
+class _Record:
+    """A record of a field a check declares by attributes: only those can be read."""
+
+    __slots__ = ("_attributes", "_field", "_record")
+
+    def __init__(self, record: object, field: str, attributes: set[str]) -> None:
+        self._record, self._field, self._attributes = record, field, attributes
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._attributes:
+            return getattr(self._record, name)
+        raise AttributeError(
+            f"a snapshot check reads {self._field}.{name!r} but does not declare it (validation.CHECKS)"
+        )
 
 
 def review_issue(constraint_review_issue: IssueKey | None, authority_owner: str) -> IssueKey | None:
@@ -148,23 +201,12 @@ def _ready_arms(s: Snapshot) -> Iterator[Finding]:
             )
 
 
-class _LastLevers:
-    """The last levers `_ready_of` read and what it found: commands change constraints and
-    packets, and a run validates after each one the same levers (the same object) again."""
-
-    levers: tuple[Lever, ...] | None = None
-    derived: tuple[frozenset[str], dict[str, frozenset[str]]] | None = None
-
-
 def _ready_of(levers: tuple[Lever, ...]) -> tuple[frozenset[str], dict[str, frozenset[str]]] | None:
     """The dependency-ready levers, and those of each envelope; None when the lever graph has findings."""
-    if levers is not _LastLevers.levers:
-        derived = None
-        if not any(True for _ in graph_findings(levers)):
-            grouped = {envelope: frozenset(ids) for envelope, ids in ready_by_envelope(levers).items()}
-            derived = (frozenset(ready_levers(levers)), grouped)
-        _LastLevers.levers, _LastLevers.derived = levers, derived
-    return _LastLevers.derived
+    if any(True for _ in graph_findings(levers)):
+        return None
+    grouped = {envelope: frozenset(ids) for envelope, ids in ready_by_envelope(levers).items()}
+    return frozenset(ready_levers(levers)), grouped
 
 
 def _program_orders(s: Snapshot) -> Iterator[Finding]:
@@ -228,13 +270,14 @@ def _distinct_keys(ledger: tuple[LedgerEntry, ...]) -> bool:
 
 
 Check = Callable[[Snapshot], Iterator[Finding]]
-# Each check with the snapshot fields it reads, upstream's first; `_Fields` holds each to its own.
+# Each check with what it reads, upstream's first: a field, or one attribute of a field's records
+# (`field.attribute`); `_Fields` holds each to its own.
 CHECKS: tuple[tuple[Check, frozenset[str]], ...] = (
     *UPSTREAM_CHECKS,
-    (_cycles, frozenset({"work_packets"})),
-    (_collisions, frozenset({"work_packets", "levers", "collisions"})),
-    (_ready_arms, frozenset({"levers", "constraints", "collisions", "ready_waves"})),
-    (_program_orders, frozenset({"work_packets"})),
-    (_review_issues, frozenset({"constraints"})),
-    (_records, frozenset({"constraints", "retired_constraints", "ledger"})),
+    (_cycles, frozenset({"work_packets.id", "work_packets.hard_dependency_ids"})),
+    (_collisions, frozenset({"work_packets.id", "levers.id", "collisions"})),
+    (_ready_arms, frozenset({"levers", "constraints.id", "constraints.ready_lever_ids", "collisions", "ready_waves"})),
+    (_program_orders, frozenset({"work_packets.id", "work_packets.program_id", "work_packets.program_order"})),
+    (_review_issues, frozenset({"constraints.id", "constraints.review_issue"})),
+    (_records, frozenset({"constraints.id", "retired_constraints", "ledger"})),
 )

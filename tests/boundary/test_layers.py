@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "bot.timestamps",
         "bot.files",
         "bot.json_input",
+        "bot.json_text",
         "bot.schema_kinds",
         "bot.issue_refs",
     ),

@@ -57,13 +57,27 @@ def test_an_offline_run_that_writes_imports_no_github_client(tmp_path: Path) -> 
 def test_a_comment_with_a_command_is_read_as_markdown(tmp_path: Path) -> None:
     state = json.loads(STATE.read_text(encoding="utf-8"))
     person = next(iter(state["permissions"]))
-    comment = dict(state["comments"][0], id=999_001, user=person, user_type="User", body="/perf help")
+    # Of two lines: a comment of one line that starts with the prefix is read without rendering it.
+    body = "thanks!\n/perf help"
+    comment = dict(state["comments"][0], id=999_001, user=person, user_type="User", body=body)
     state["comments"].append(comment)
     path = tmp_path / "state.json"
     path.write_text(json.dumps(state), encoding="utf-8")
     code, names = modules_after(["reconcile", "--offline", str(path), "--dry-run"])
     assert code == 0
     assert "cmarkgfm" in names  # the lazy import still happens when it must
+
+
+def test_a_one_line_command_is_read_without_markdown(tmp_path: Path) -> None:
+    state = json.loads(STATE.read_text(encoding="utf-8"))
+    person = next(iter(state["permissions"]))
+    comment = dict(state["comments"][0], id=999_001, user=person, user_type="User", body="/perf help")
+    state["comments"].append(comment)
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state), encoding="utf-8")
+    code, names = modules_after(["reconcile", "--offline", str(path), "--dry-run", "--json"])
+    assert code == 0
+    assert under(names, "cmarkgfm") == set()
 
 
 def test_validate_imports_no_github_client_renderer_markdown_reader_or_reconciler() -> None:

@@ -11,6 +11,7 @@ never a line the page does not show.
 from __future__ import annotations
 
 import re
+from unittest import mock
 
 import pytest
 from hypothesis import example, given, settings
@@ -305,3 +306,32 @@ def test_a_reference_to_a_mark_becomes_one_to_another_character_which_emphasis_r
     body = "&#xE000;_a\n/perf help\nb_"
     assert not shows(body, "/perf help")
     assert command_lines(body, P) == []
+
+
+def one_line_commands(draw: st.DrawFn) -> tuple[str, str]:
+    """An inert prefix (`reading._INERT_PREFIX`) and a one-line comment starting with it, the rest
+    of Markdown's most telling characters and fragments."""
+    prefix = draw(st.from_regex(r"/[A-Za-z0-9-]{0,6}", fullmatch=True))
+    alphabet = "`*_~|-:<>![]()#\\^ \t=x/@.&;\0\ue000\x0c"
+    rest = st.one_of(st.sampled_from(FRAGMENTS + BLOCK_HTML + TAILS), st.text(alphabet=alphabet, max_size=8))
+    parts = draw(st.lists(rest, max_size=6))
+    return prefix, prefix + draw(st.sampled_from(("", " ", "\t"))) + "".join(parts)
+
+
+@settings(max_examples=examples(600), deadline=None)
+@given(st.composite(one_line_commands)())
+@example(("/perf", "/perf why x"))
+@example(("/perf", "/perf  *a* `b` <!-- c"))
+@example(("/p", "/p"))
+def test_a_one_line_comment_read_without_rendering_reads_as_the_rendered_comment(case: tuple[str, str]) -> None:
+    prefix, body = case
+    with mock.patch.object(reading, "_one_plain_line", return_value=False):
+        rendered_lines = paragraph_lines(body, prefix)
+    assert paragraph_lines(body, prefix) == rendered_lines
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.composite(one_line_commands)())
+def test_a_one_line_command_is_shown_by_github_and_read(case: tuple[str, str]) -> None:
+    body = "/perf claim c001 " + case[1]
+    assert read_by_perfbot(body) == shown_by_github(body) == {1}

@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 import datetime as dt
+from urllib.parse import quote
 
-from bot.github.markers import header, marker, markers_in, markers_of, split_header
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from bot.github.markers import KEPT, header, marker, markers_in, markers_of, split_header
 from bot.github.observed import Comment
+from tests.support.property_budget import examples
 
 
 def test_a_marker_percent_encodes_its_key_so_it_cannot_close_the_comment() -> None:
     assert marker("packet-ready", "m1.x_2:3-4") == "<!-- perfbot:packet-ready m1.x_2:3-4 -->"
     assert marker("decision", 'a b/c-->{"x"}') == "<!-- perfbot:decision a%20b%2Fc--%3E%7B%22x%22%7D -->"
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8")))
+@example("".join(map(chr, range(128))))
+@example('{"f":2,"c":14,"t":"/perf why x"} é')
+def test_a_markers_key_is_written_as_urllib_quotes_it(key: str) -> None:
+    assert marker("decision", key) == f"<!-- perfbot:decision {quote(key, safe=KEPT)} -->"
 
 
 def test_a_header_is_one_marker_line_per_pair_in_order() -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.bodies import capped, fitted
+from bot.bodies import capped, fitted, most, most_within
 from bot.github.markers import header, markers_in
 from bot.render import Renderer
 from tests.support.property_budget import examples
@@ -96,3 +97,38 @@ def test_an_oversized_item_among_too_many_is_cut_to_a_share_of_the_limit() -> No
     assert "- huge-" in out
     assert "- packet-0-" in out  # the items after the huge one still show, as many as fit
     assert "… and " in out
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(
+    st.lists(st.integers(min_value=0, max_value=50), min_size=1, max_size=300),
+    st.integers(min_value=-5, max_value=3000),
+    st.integers(min_value=0, max_value=2000),
+)
+def test_most_within_finds_what_halving_finds_in_at_most_twice_its_calls(
+    steps: list[int], limit: int, base: int
+) -> None:
+    lengths = [base + sum(steps[: n + 1]) for n in range(len(steps))]  # never falling as n grows
+    calls: list[int] = []
+
+    def length(n: int) -> int:
+        calls.append(n)
+        return lengths[n]
+
+    high = len(lengths) - 2
+    if high < 0:
+        return
+    assert most_within(length, limit, high) == most(lambda n: lengths[n] <= limit, high)
+    assert all(0 <= n <= high + 1 for n in calls)
+    assert len(calls) <= 2 + 2 * math.ceil(math.log2(high + 2))
+
+
+def test_most_within_takes_few_calls_on_lengths_that_grow_evenly() -> None:
+    calls: list[int] = []
+
+    def length(n: int) -> int:
+        calls.append(n)
+        return 100 + 37 * n
+
+    assert most_within(length, 10_000, 499) == most(lambda n: 100 + 37 * n <= 10_000, 499) == 267
+    assert len(calls) <= 4

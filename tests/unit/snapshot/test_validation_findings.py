@@ -406,3 +406,25 @@ def test_a_check_may_read_only_the_fields_it_declares() -> None:
     assert fields.levers == valid().levers
     with pytest.raises(AttributeError, match="'constraints'"):
         _ = fields.constraints
+
+
+def test_a_check_declared_by_attributes_reads_only_those_of_each_record() -> None:
+    fields = _Fields(valid(), frozenset({"constraints.id", "constraints.state"}))
+    assert [(c.id, c.state) for c in fields.constraints] == [(c.id, c.state) for c in valid().constraints]
+    with pytest.raises(AttributeError, match=r"constraints\.'driver'"):
+        _ = fields.constraints[0].driver
+
+
+def test_a_check_whose_attributes_are_the_clean_snapshots_is_passed_over() -> None:
+    # The caller vouches that `clean` has no finding; here a packet has one. A constraint changed
+    # but for its id leaves what the packets check reads of the constraints as it was.
+    clean = edited("work_packets", 1, lane=" ")
+    constraint = clean.constraints[0].model_copy(update={"next_action": "another next action"})
+    changed = clean.model_copy(update={"constraints": (constraint, *clean.constraints[1:])})
+    assert any(f.loc[0] == "work_packets" for f in validate(changed))
+    assert not any(f.loc[0] == "work_packets" for f in validate(changed, clean=clean))
+    # A constraint renamed is read again by every check that reads constraint ids.
+    renamed = clean.model_copy(
+        update={"constraints": (constraint.model_copy(update={"id": "c-other"}), *clean.constraints[1:])}
+    )
+    assert any(f.loc[0] == "work_packets" for f in validate(renamed, clean=clean))
