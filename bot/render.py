@@ -144,6 +144,10 @@ OPTIONS: dict[str, Any] = {
 # One environment per set of templates for the whole process: an environment compiles each template
 # once and keeps it, so every renderer of a run (and of a test session) shares the compiled code.
 _ENVIRONMENTS: dict[frozenset[tuple[str, str]], Environment] = {}
+# The last pages rendered (`Renderer.page`), by the environment, the width, the snapshot and the
+# page's words.
+_PAGES_KEPT = 8
+_PAGES: dict[tuple[Environment, int | None, Snapshot, PageText], str] = {}
 
 # The shipped templates compiled ahead (`python -m bot.compiled_templates` writes the file).
 COMPILED = Path(__file__).with_name("compiled_templates.json")
@@ -286,10 +290,21 @@ class Renderer:
         return self._origins[frames[-1].filename], frames[-1].lineno or 0
 
     def page(self, snapshot: Snapshot, text: PageText) -> str:
-        """The page, in the layout of the snapshot's schema (upstream's /1 has no execution section)."""
-        graph = self.graph(packet_graph.build(snapshot), "mermaid") if text.dependency_graph else ""
-        layout = "page-schema-1.md.j2" if snapshot.schema_ == SCHEMA_ONE else "page.md.j2"
-        return self.render(layout, s=snapshot, text=text, graph=graph)
+        """The page, in the layout of the snapshot's schema (upstream's /1 has no execution section).
+
+        A page is a pure function of the templates, the snapshot and the page's words, and a run
+        renders the same page more than once (the PR's files, and `status` deciding what the run
+        decided): the last few pages are kept by all three (`_PAGES`)."""
+        key = (self._env, self._width, snapshot, text)
+        page = _PAGES.pop(key, None)
+        if page is None:
+            graph = self.graph(packet_graph.build(snapshot), "mermaid") if text.dependency_graph else ""
+            layout = "page-schema-1.md.j2" if snapshot.schema_ == SCHEMA_ONE else "page.md.j2"
+            page = self.render(layout, s=snapshot, text=text, graph=graph)
+        _PAGES[key] = page  # the newest
+        while len(_PAGES) > _PAGES_KEPT:
+            del _PAGES[next(iter(_PAGES))]
+        return page
 
     def graph(self, graph: packet_graph.Graph, fmt: str) -> str:
         """The graph as mermaid or DOT text (`fmt` names the template under `graph/`)."""

@@ -142,3 +142,21 @@ def test_the_stamp_changes_with_what_jinja2_passes_a_filter() -> None:
     assert render.compiled_stamp(render.OPTIONS, {"f": plain}) != render.compiled_stamp(
         render.OPTIONS, {"f": jinja2.pass_context(plain)}
     )
+
+
+def test_a_page_rendered_again_is_the_page_its_first_render_made(settings: Settings, seed: Snapshot) -> None:
+    text = settings.config.page_text
+    first = Renderer.from_directory(settings.templates_path).page(seed, text)
+    assert Renderer.from_directory(settings.templates_path).page(seed, text) is first
+    other = seed.model_copy(update={"as_of": "2026-08-28"})
+    assert "2026-08-28" in Renderer.from_directory(settings.templates_path).page(other, text)
+    worded = text.model_copy(update={"title": "Another title"})
+    assert "Another title" in Renderer.from_directory(settings.templates_path).page(seed, worded)
+
+
+def test_a_page_of_other_templates_is_rendered_from_them(settings: Settings, seed: Snapshot, tmp_path: Path) -> None:
+    text = settings.config.page_text
+    shipped = Renderer.from_directory(settings.templates_path).page(seed, text)
+    (tmp_path / "page.md.j2").write_text("our own page of {{ s.as_of }}\n", encoding="utf-8")
+    assert Renderer.from_directory(tmp_path).page(seed, text) == f"our own page of {seed.as_of}\n"
+    assert Renderer.from_directory(settings.templates_path).page(seed, text) == shipped
