@@ -181,6 +181,12 @@ def _reply(done: Handled, voice: Voice) -> CommentAction | EditCommentAction:
         *((DECISION_TOPIC, r.encode()) for r in records),
     ]
     refused = bool(errors or done.whole or any(line.verdict == "refused" for line in done.lines))
+    # What an edit can put right: a line not read, a comment too big, a refusal other than the
+    # author's permission; and an edit is decided again only while nothing in the comment was accepted.
+    mendable = bool(
+        errors or done.whole or any(line.verdict == "refused" and not line.unpermitted for line in done.lines)
+    )
+    editable = mendable and not any(line.verdict == "accepted" for line in done.lines)
 
     def render(shown: int, renderer: Renderer = voice.renderer) -> str:
         """The reply showing its first `shown` lines (answers, then malformed lines); all are recorded."""
@@ -195,8 +201,7 @@ def _reply(done: Handled, voice: Voice) -> CommentAction | EditCommentAction:
             prefix=voice.prefix,
             # The author is @-mentioned only when there is something to fix.
             mention=refused,
-            # An edit is decided again only while nothing in the comment was accepted.
-            editable=voice.edit_days if refused and not any(line.verdict == "accepted" for line in done.lines) else 0,
+            editable=voice.edit_days if editable else 0,
             again=comment.id in voice.earlier,
             # Accepted changes of the snapshot wait in the regeneration PR: said as pending, not applied.
             pending={line.line for line in done.lines if _pending(line)},

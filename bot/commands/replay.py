@@ -82,7 +82,8 @@ class Line(CommandLine):
     assignment: AssignAction | None = None
     # A lapsed notice is due for this line (a replayed command that no longer applies).
     notice: bool = False
-    # It lapsed because its author no longer has the permission it needs.
+    # Refused because its author lacks the permission it needs (or, replayed, lapsed because they no
+    # longer have it): no edit of the comment can change that.
     unpermitted: bool = False
 
 
@@ -123,7 +124,7 @@ def _decide_line(state: Working, comment: Comment, command: Command, context: Co
     permission = permission_of(comment, context.permissions, context.elsewhere)
     why_not = authorise(command, comment, permission, state.snapshot, state.assignees)
     if why_not is not None:
-        return state, _line(command, "refused", "refused", why_not)
+        return state, dataclasses.replace(_line(command, "refused", "refused", why_not), unpermitted=True)
     verb = spec(command.verb)
     key = (comment.id, command.line)
     if verb.changes_snapshot and key in context.ledger:

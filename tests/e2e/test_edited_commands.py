@@ -112,3 +112,25 @@ def test_a_merge_does_not_settle_a_refusal_its_author_may_still_edit(
     edit(either, 101, COMPLETE)
     again = either.reconcile(capsys, "--now", NOW)
     assert decisions(again, 101) == ["accepted"]
+
+
+@pytest.mark.parametrize(
+    ("permission", "body", "mendable"),
+    [
+        ("read", COMPLETE, False),  # needs write: no edit of the comment gives it
+        ("read", f"/perf why {M1}\n/perf complete {M1} result: kept.", False),
+        ("read", f"/perf complete {M1} result: kept.\n/perf why mac.m1-no-such-packet", True),
+        ("write", "/perf complete mac.m1-no-such-packet result: kept. receipt: #9482", True),
+        ("read", f"/perf complete {M1} result: kept.\n/perf compelte {M1}", True),
+    ],
+)
+def test_the_reply_offers_an_edit_only_where_an_edit_can_put_it_right(
+    sandbox: Repo, capsys: pytest.CaptureFixture[str], permission: str, body: str, mendable: bool
+) -> None:
+    sandbox.edit_state(permissions={"alice": permission})
+    sandbox.add_comment(101, 8325, "alice", body)
+    sandbox.reconcile(capsys, "--now", NOW)
+    (reply,) = replies(sandbox, 101)
+    assert reply["body"].startswith("<!--")
+    assert "@alice" in reply["body"]  # something to fix or to know, whichever it is
+    assert ("Edit your comment to correct it" in reply["body"]) is mendable
