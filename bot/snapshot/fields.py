@@ -60,7 +60,8 @@ class EachRecord:
     """A check made one record of `field` at a time: a record's findings depend on the record and
     on what `prepare` reads of the snapshot (`context`) alone. After a change that leaves what
     `context` names as it was (`validation.validate`), only the records the change made are read.
-    `reads` is all the check reads, `field` (every record) among it."""
+    `reads` is all the check reads, `field` (every record) among it; `context` names an attribute
+    of `field`'s records (its ids), so an unchanged context means as many records."""
 
     field: str
     prepare: Callable[[Any], Any]

@@ -7,7 +7,7 @@ carries the key path of the offending value so the store can name its line and c
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from operator import attrgetter
+from operator import attrgetter, is_not
 from typing import Any, cast
 
 from bot.issue_refs import ForeignIssue, IssueKey, first_issue, not_a_number
@@ -73,11 +73,11 @@ class _Changes:
         return told
 
     def made(self, field: str) -> list[int]:
-        """The places of the records of `field` that are not `clean`'s records there."""
+        """The places of the records of `field` that are not `clean`'s records there. Asked only
+        when the check's context, which names an attribute of those records, is unchanged: the
+        two lists are as long."""
         now, before = getattr(self._snapshot, field), getattr(self._clean, field)
-        if len(now) != len(before):
-            return list(range(len(now)))
-        return [i for i, (a, b) in enumerate(zip(now, before, strict=True)) if a is not b]
+        return [i for i, moved in enumerate(map(is_not, now, before)) if moved]
 
     def _differs(self, read: str) -> bool:
         field, _, attribute = read.partition(".")
