@@ -1,8 +1,11 @@
 """Field types shared by every snapshot record: the strict base model, ISO dates, id lists; and
-the finding every check reports: where in the snapshot (a key path) and what is wrong."""
+the finding every check reports: where in the snapshot (a key path) and what is wrong, and the
+shape of a check made one record at a time."""
 
 import datetime as dt
 import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Annotated, Any, NamedTuple
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, WithJsonSchema
@@ -50,3 +53,18 @@ class Model(BaseModel):
 class Finding(NamedTuple):
     loc: tuple[str | int, ...]
     message: str
+
+
+@dataclass(frozen=True)
+class EachRecord:
+    """A check made one record of `field` at a time: a record's findings depend on the record and
+    on what `prepare` reads of the snapshot (`context`) alone. After a change that leaves what
+    `context` names as it was (`validation.validate`), only the records the change made are read.
+    `reads` is all the check reads, `field` (every record) among it; `context` names an attribute
+    of `field`'s records (its ids), so an unchanged context means as many records."""
+
+    field: str
+    prepare: Callable[[Any], Any]
+    record: Callable[[Any, Any, int, Any], Iterator[Finding]]
+    reads: frozenset[str]
+    context: frozenset[str]

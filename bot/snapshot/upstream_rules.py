@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 from bot.issue_refs import IssueKey, issue_text, not_a_number, parse_issue
-from bot.snapshot.fields import Finding
+from bot.snapshot.fields import EachRecord, Finding
 from bot.snapshot.levers import graph_findings, ready_levers
 from bot.snapshot.model import REQUIRED_OSS_STATES, SCHEMA_ID, SCHEMA_ONE, Snapshot, WorkPacket
 
@@ -139,53 +140,72 @@ def _packet_problems(w: WorkPacket, program_ids: set[str]) -> list[tuple[str, st
     return problems
 
 
-def _packets(s: Snapshot) -> Iterator[Finding]:
-    constraint_ids = {c.id for c in s.constraints}
-    program_ids = {p.id for p in s.programs}
+class PacketContext(NamedTuple):
+    """What the findings on one packet read of the rest of the snapshot."""
+
+    constraint_ids: set[str]
+    program_ids: set[str]
+    ids: set[str]
+    states: dict[str, str]
+
+
+def _packet_context(s: Snapshot) -> PacketContext:
+    packets = s.work_packets
+    return PacketContext(
+        {c.id for c in s.constraints},
+        {p.id for p in s.programs},
+        {w.id for w in packets},
+        {w.id: w.state for w in packets},
+    )
+
+
+def _packet_ids(s: Snapshot) -> Iterator[Finding]:
     ids: set[str] = set()
     for i, w in enumerate(s.work_packets):
         if blank(w.id) or w.id in ids:
             yield Finding(("work_packets", i, "id"), f'duplicate or empty work packet "{w.id}"')
         ids.add(w.id)
-    states = {w.id: w.state for w in s.work_packets}
-    for i, w in enumerate(s.work_packets):
-        at = ("work_packets", i)
-        for field, why in _packet_problems(w, program_ids):
-            yield Finding((*at, field), f'invalid work packet "{w.id}": {why}')
-        for j, cid in enumerate(w.constraint_ids):
-            if cid not in constraint_ids:
-                yield Finding((*at, "constraint_ids", j), f'work packet "{w.id}" references unknown constraint "{cid}"')
-        for field in ("hard_dependency_ids", "blocked_by_ids"):
-            for j, dep in enumerate(getattr(w, field)):
-                if dep not in ids or dep == w.id:
-                    why = f'work packet "{w.id}" references invalid dependency/blocker "{dep}"'
-                    yield Finding((*at, field, j), why + _issue_hint(dep, s))
-        if w.state == "complete" and blank(w.result):
-            yield Finding((*at, "result"), f'work packet "{w.id}" has no accepted result')
-        if w.state != "complete" and (blank(w.next_action) or not blank(w.result)):
-            field = "result" if not blank(w.result) else "next_action"
-            yield Finding((*at, field), f'work packet "{w.id}" needs a next action and no result')
-        if w.state_revision < 0:
-            yield Finding((*at, "state_revision"), f'work packet "{w.id}" has a negative state_revision')
-        seen_related: set[IssueKey] = set()
-        for j, n in enumerate(w.related_issues):
-            if not_a_number(n) or n == w.issue or n in seen_related:
-                yield Finding(
-                    (*at, "related_issues", j),
-                    f'work packet "{w.id}" has invalid or duplicate related issue {issue_text(n)}',
-                )
-            seen_related.add(n)
-        for j, dep in enumerate(w.satisfied_dependency_ids):
-            if states.get(dep) != "complete":
-                yield Finding(
-                    (*at, "satisfied_dependency_ids", j),
-                    f'work packet "{w.id}" satisfied dependency "{dep}" is not a complete packet',
-                )
-            if dep in w.hard_dependency_ids:
-                yield Finding(
-                    (*at, "satisfied_dependency_ids", j),
-                    f'work packet "{w.id}" dependency "{dep}" is both open and satisfied',
-                )
+
+
+def _packet(s: Snapshot, context: PacketContext, i: int, w: WorkPacket) -> Iterator[Finding]:
+    """The findings on one packet: its fields, and what it names of the rest (`context`)."""
+    at = ("work_packets", i)
+    for field, why in _packet_problems(w, context.program_ids):
+        yield Finding((*at, field), f'invalid work packet "{w.id}": {why}')
+    for j, cid in enumerate(w.constraint_ids):
+        if cid not in context.constraint_ids:
+            yield Finding((*at, "constraint_ids", j), f'work packet "{w.id}" references unknown constraint "{cid}"')
+    for field in ("hard_dependency_ids", "blocked_by_ids"):
+        for j, dep in enumerate(getattr(w, field)):
+            if dep not in context.ids or dep == w.id:
+                why = f'work packet "{w.id}" references invalid dependency/blocker "{dep}"'
+                yield Finding((*at, field, j), why + _issue_hint(dep, s))
+    if w.state == "complete" and blank(w.result):
+        yield Finding((*at, "result"), f'work packet "{w.id}" has no accepted result')
+    if w.state != "complete" and (blank(w.next_action) or not blank(w.result)):
+        field = "result" if not blank(w.result) else "next_action"
+        yield Finding((*at, field), f'work packet "{w.id}" needs a next action and no result')
+    if w.state_revision < 0:
+        yield Finding((*at, "state_revision"), f'work packet "{w.id}" has a negative state_revision')
+    seen_related: set[IssueKey] = set()
+    for j, n in enumerate(w.related_issues):
+        if not_a_number(n) or n == w.issue or n in seen_related:
+            yield Finding(
+                (*at, "related_issues", j),
+                f'work packet "{w.id}" has invalid or duplicate related issue {issue_text(n)}',
+            )
+        seen_related.add(n)
+    for j, dep in enumerate(w.satisfied_dependency_ids):
+        if context.states.get(dep) != "complete":
+            yield Finding(
+                (*at, "satisfied_dependency_ids", j),
+                f'work packet "{w.id}" satisfied dependency "{dep}" is not a complete packet',
+            )
+        if dep in w.hard_dependency_ids:
+            yield Finding(
+                (*at, "satisfied_dependency_ids", j),
+                f'work packet "{w.id}" dependency "{dep}" is both open and satisfied',
+            )
 
 
 def _waves(s: Snapshot) -> Iterator[Finding]:
@@ -265,12 +285,19 @@ def _oss(s: Snapshot) -> Iterator[Finding]:
 # Each check with what it reads, a field or one attribute of its records (`validation.validate`
 # lets it read no other, and passes over it when none of them changed since a snapshot known to
 # have no finding).
-UPSTREAM_CHECKS: tuple[tuple[Callable[[Snapshot], Iterator[Finding]], frozenset[str]], ...] = (
+UPSTREAM_CHECKS: tuple[tuple[Callable[[Snapshot], Iterator[Finding]], frozenset[str]] | EachRecord, ...] = (
     (_identity, frozenset({"schema_", "definition"})),
     (_schema_one, frozenset({"schema_", "constraints.id", "constraints.state", "programs.id", "work_packets.id"})),
     (_constraints, frozenset({"constraints", "as_of"})),
     (_programs, frozenset({"constraints.id", "programs"})),
-    (_packets, frozenset({"constraints.id", "programs.id", "work_packets"})),
+    (_packet_ids, frozenset({"work_packets.id"})),
+    EachRecord(
+        "work_packets",
+        _packet_context,
+        _packet,
+        reads=frozenset({"constraints.id", "programs.id", "work_packets"}),
+        context=frozenset({"constraints.id", "programs.id", "work_packets.id", "work_packets.state"}),
+    ),
     (_waves, frozenset({"levers", "ready_waves"})),
     (_oss, frozenset({"oss_states", "oss_walk", "oss_routes", "constraints.id"})),
 )

@@ -6,13 +6,13 @@ carries the key path of the offending value so the store can name its line and c
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from operator import attrgetter
+from collections.abc import Callable, Iterable, Iterator
+from operator import attrgetter, is_not
 from typing import Any, cast
 
 from bot.issue_refs import ForeignIssue, IssueKey, first_issue, not_a_number
 from bot.snapshot.cells import table_cells
-from bot.snapshot.fields import Finding
+from bot.snapshot.fields import EachRecord, Finding
 from bot.snapshot.levers import find_cycle, graph_findings, ready_by_envelope, ready_levers
 from bot.snapshot.model import LedgerEntry, Lever, Snapshot
 from bot.snapshot.upstream_rules import UPSTREAM_CHECKS, blank
@@ -33,11 +33,30 @@ def validate(snapshot: Snapshot, clean: Snapshot | None = None) -> list[Finding]
     reads every text, passes over the records of `clean` in the same way (`cells.table_cells`)."""
     findings: list[Finding] = []
     changed = _Changes(snapshot, clean) if clean is not None else None
-    for check, reads in CHECKS:
+    for entry in CHECKS:
+        if isinstance(entry, EachRecord):
+            findings.extend(_each_record(entry, snapshot, changed))
+            continue
+        check, reads = entry
         if changed is not None and not any(map(changed.differs, reads)):
             continue
         findings.extend(check(cast(Snapshot, _Fields(snapshot, reads))))
     return findings + list(table_cells(snapshot, clean))
+
+
+def _each_record(entry: EachRecord, snapshot: Snapshot, changed: _Changes | None) -> list[Finding]:
+    """A check made one record at a time: every record, or, after a change that left what the
+    check's context reads as it was, the records the change made (the others' findings are
+    `clean`'s: none)."""
+    if changed is not None and not any(map(changed.differs, entry.reads)):
+        return []
+    view = _Fields(snapshot, entry.reads)
+    records = getattr(view, entry.field)
+    context = entry.prepare(view)
+    indices: Iterable[int] = range(len(records))
+    if changed is not None and not any(map(changed.differs, entry.context)):
+        indices = changed.made(entry.field)
+    return [finding for i in indices for finding in entry.record(view, context, i, records[i])]
 
 
 class _Changes:
@@ -52,6 +71,13 @@ class _Changes:
         if told is None:
             told = self._told[read] = self._differs(read)
         return told
+
+    def made(self, field: str) -> list[int]:
+        """The places of the records of `field` that are not `clean`'s records there. Asked only
+        when the check's context, which names an attribute of those records, is unchanged: the
+        two lists are as long."""
+        now, before = getattr(self._snapshot, field), getattr(self._clean, field)
+        return [i for i, moved in enumerate(map(is_not, now, before)) if moved]
 
     def _differs(self, read: str) -> bool:
         field, _, attribute = read.partition(".")
@@ -272,7 +298,7 @@ def _distinct_keys(ledger: tuple[LedgerEntry, ...]) -> bool:
 Check = Callable[[Snapshot], Iterator[Finding]]
 # Each check with what it reads, upstream's first: a field, or one attribute of a field's records
 # (`field.attribute`); `_Fields` holds each to its own.
-CHECKS: tuple[tuple[Check, frozenset[str]], ...] = (
+CHECKS: tuple[tuple[Check, frozenset[str]] | EachRecord, ...] = (
     *UPSTREAM_CHECKS,
     (_cycles, frozenset({"work_packets.id", "work_packets.hard_dependency_ids"})),
     (_collisions, frozenset({"work_packets.id", "levers.id", "collisions"})),

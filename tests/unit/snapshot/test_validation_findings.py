@@ -428,3 +428,21 @@ def test_a_check_whose_attributes_are_the_clean_snapshots_is_passed_over() -> No
         update={"constraints": (constraint.model_copy(update={"id": "c-other"}), *clean.constraints[1:])}
     )
     assert any(f.loc[0] == "work_packets" for f in validate(renamed, clean=clean))
+
+
+def test_a_packet_another_change_left_as_it_was_is_not_read_again() -> None:
+    # The caller vouches that `clean` has no finding; here packet 1 has one. A change to packet 0
+    # that leaves every id and state as it was reads packet 0 alone.
+    clean = edited("work_packets", 1, lane=" ")
+    packet = clean.work_packets[0].model_copy(update={"next_action": "another next action"})
+    changed = clean.model_copy(update={"work_packets": (packet, *clean.work_packets[1:])})
+    assert any(f.loc[:2] == ("work_packets", 1) for f in validate(changed))
+    assert validate(changed, clean=clean) == []
+    # A packet changed to have a finding is found.
+    bad = clean.model_copy(update={"work_packets": (packet.model_copy(update={"owner": " "}), *clean.work_packets[1:])})
+    assert [f.loc for f in validate(bad, clean=clean)] == [("work_packets", 0, "owner")]
+    # A state changed reads every packet again: another may name it as a satisfied dependency.
+    moved = clean.model_copy(
+        update={"work_packets": (packet.model_copy(update={"state": "running"}), *clean.work_packets[1:])}
+    )
+    assert any(f.loc[:2] == ("work_packets", 1) for f in validate(moved, clean=clean))
