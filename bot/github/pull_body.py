@@ -64,12 +64,14 @@ def assemble(above: str, inner: str, below: str) -> str:
 
 
 def parts(body: str) -> Parts:
-    """`body` split into its parts. Line breaks are read as `\\n` (GitHub's editor sends `\\r\\n`).
+    """`body` split into its parts. Line breaks are read as `\\n`: GitHub's editor sends `\\r\\n`, and
+    Markdown reads a lone `\\r` as a line break too (so people's text ending in one stays theirs
+    as GitHub shows it, rather than running into the break that separates it from perfbot's part).
 
     A body with no start marker was written before perfbot kept text above its part: its part runs
     from the top to the end marker (or to the end), when the body starts with perfbot's markers or
     has the end marker; a body with neither is all people's text."""
-    text = body.replace("\r\n", "\n")
+    text = body.replace("\r\n", "\n").replace("\r", "\n")
     found = _START.search(text)
     if found is None:
         at = text.find(END)

@@ -3,7 +3,7 @@ it, whatever people do to the text around it or to its markers (issue #39)."""
 
 from __future__ import annotations
 
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from bot.commands.records import records_above_pull, records_in_pull
@@ -30,16 +30,29 @@ def test_perfbots_part_reads_back_as_written_with_people_text_around_it() -> Non
     assert list(records_in_pull(body)) == [7]
 
 
+def markdown_lines(text: str) -> str:
+    """`text` with its line breaks as `\\n`, read as Markdown reads them (`\\r\\n` and a lone `\\r`)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def test_text_above_ending_in_a_lone_carriage_return_stays_as_github_shows_it() -> None:
+    for above in ("\r", "A note.\r", "A note.\r\r"):
+        read = parts(assemble(above, INNER, ""))
+        assert read.above.startswith(markdown_lines(above))
+        assert read.joined() == parts(read.joined()).joined()  # the next run writes it back alike
+
+
 @given(above=people, below=people)
+@example(above="A note.\r\r", below="\r")  # lone carriage returns, read as Markdown reads them
 def test_people_text_is_kept_and_never_read_for_records(above: str, below: str) -> None:
-    above = above.replace("\r\n", "\n")
-    assume("<!-- perfbot:pr-body " not in above)  # text above perfbot's part holds no start marker
-    body = assemble(above, INNER, below.replace("\r\n", "\n"))
+    assume("<!-- perfbot:pr-body " not in markdown_lines(above))  # text above holds no start marker
+    body = assemble(above, INNER, below)
     read = parts(body)
-    assert read.above.startswith(above)
-    assert read.below == below.replace("\r\n", "\n")
+    assert read.above.startswith(markdown_lines(above))
+    assert read.below == markdown_lines(below)
     assert not read.edited
-    assert read.joined() == body
+    assert read.joined() == markdown_lines(body)
+    assert parts(read.joined()) == read  # the next run reads what this one wrote back, and writes it alike
     assert records_in_pull(body) == records_in_pull(assemble("", INNER, ""))
 
 
