@@ -22,6 +22,7 @@ fails with CI=true).
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
@@ -181,12 +182,16 @@ def _body_problem(
     # The body as it goes on the wire: what a client would parse.
     wire = response.content()
     known = (operation.id, key, wire)
-    if known not in _BODIES_CHECKED:
-        error = first_error(description.validator((operation.id, key), schema), json.loads(wire))
-        if len(_BODIES_CHECKED) >= _BODIES_KEPT:
+    with _BODIES_LOCK:  # doubles served over HTTP answer on threads of their own
+        if known in _BODIES_CHECKED:
+            return _BODIES_CHECKED[known]
+    error = first_error(description.validator((operation.id, key), schema), json.loads(wire))
+    found = None if error is None else f"response body {error}"
+    with _BODIES_LOCK:
+        while len(_BODIES_CHECKED) >= _BODIES_KEPT:
             del _BODIES_CHECKED[next(iter(_BODIES_CHECKED))]
-        _BODIES_CHECKED[known] = None if error is None else f"response body {error}"
-    return _BODIES_CHECKED[known]
+        _BODIES_CHECKED[known] = found
+    return found
 
 
 # What the check found of each recent body, by the operation, the documented status and the body
@@ -195,6 +200,7 @@ def _body_problem(
 # description is a pure function of the two. The oldest goes first past the limit.
 _BODIES_KEPT = 512
 _BODIES_CHECKED: dict[tuple[str, str, bytes], str | None] = {}
+_BODIES_LOCK = threading.Lock()
 
 
 def _header_problem(
