@@ -60,8 +60,8 @@ def test_githubkit_calls_the_double_through_its_transport(double: GitHubDouble) 
         assert gh.graphql("query { viewer { login } }") == {"viewer": {"login": BOT}}
         assert gh.rest.repos.get(OWNER, NAME).parsed_data.default_branch == "main"
     assert double.requests == [
-        {"method": "POST", "path": "/graphql", "status": 200, "kind": "graphql"},
-        {"method": "GET", "path": f"/repos/{OWNER}/{NAME}", "status": 200, "kind": "rest_read"},
+        {"method": "POST", "path": "/graphql", "status": 200, "kind": "graphql", "write": False},
+        {"method": "GET", "path": f"/repos/{OWNER}/{NAME}", "status": 200, "kind": "rest_read", "write": False},
     ]
 
 

@@ -34,8 +34,14 @@ def test_a_threaded_server_answers_githubkit_and_saves_writes(tmp_path: Path) ->
     assert [c["body"] for c in saved["comments"]] == ["over the wire"]
     lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     assert lines == [
-        {"method": "POST", "path": "/graphql", "status": 200, "kind": "graphql"},
-        {"method": "POST", "path": f"/repos/{OWNER}/{NAME}/issues/8325/comments", "status": 201, "kind": "rest_write"},
+        {"method": "POST", "path": "/graphql", "status": 200, "kind": "graphql", "write": False},
+        {
+            "method": "POST",
+            "path": f"/repos/{OWNER}/{NAME}/issues/8325/comments",
+            "status": 201,
+            "kind": "rest_write",
+            "write": True,
+        },
     ]
 
 

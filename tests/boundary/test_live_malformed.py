@@ -201,7 +201,7 @@ def broken_at(site: Site, kind: str, target: Target, through: str = "transport")
     assert "Traceback" not in first.err
     hit = target.hit(first.log)
     what = f"{kind} answering {hit and request_of(hit)}"
-    if hit is None or hit["kind"] != "rest_write":
+    if hit is None or not hit["write"]:  # a read, REST or GraphQL
         assert (first.status, first.lines()) == (0, []), what
     elif first.status == 0 and kind not in NOT_JSON:
         assert first.lines() == [], what
@@ -269,6 +269,15 @@ COMMENTS = rf"/repos/{REPO}/issues/\d+/comments"
 )
 def test_each_request_the_issue_saw_fail_answered_broken(site: Site, kind: str, target: Target) -> None:
     broken_at(site, kind, target)
+
+
+@pytest.mark.parametrize("kind", ["[]", "HTML page", '{"data":{}}'])
+def test_the_branch_move_answered_broken_stops_the_run_as_any_write_does(site: Site, kind: str) -> None:
+    """The PR branch moves by a GraphQL mutation (`updateRef`): a write, whose broken answer stops the
+    run with one line, though it is a POST to /graphql as every read is."""
+    graphql = [entry for entry in site.clean_log if entry["kind"] == "graphql"]
+    (move,) = [index for index, entry in enumerate(graphql) if entry["write"]]
+    broken_at(site, kind, Target(*GRAPHQL, after=move))
 
 
 def test_the_comment_on_what_was_put_back_answered_broken_is_said_once_and_the_links_follow(site: Site) -> None:

@@ -1,8 +1,9 @@
 """The GitHub double: authenticate, apply injected faults, dispatch, count, log.
 
 One lock serialises requests, as one repository's writes are on GitHub; every request is logged as
-`{"method", "path", "status", "kind"}` with kind `graphql`, `rest_read` or `rest_write` (in memory,
-and as JSON lines when a log file is given). A request that gets no answer logs status null.
+`{"method", "path", "status", "kind", "write"}` with kind `graphql`, `rest_read` or `rest_write`, and
+`write` true for a REST write or a GraphQL mutation (in memory, and as JSON lines when a log file is
+given). A request that gets no answer logs status null.
 """
 
 from __future__ import annotations
@@ -201,6 +202,8 @@ class GitHubDouble:
             "path": request.raw_path or request.path,
             "status": None,
             "kind": kind,
+            # What GitHub's content limits count: a REST write or a GraphQL mutation.
+            "write": creates_content(request, kind),
         }
         if response is not None:
             entry["status"] = response.status
