@@ -28,6 +28,7 @@ from bot.errors import BotError, input_error
 from bot.evidence import packet_graph
 from bot.files import read_text
 from bot.issue_refs import IssueKey, issue_text
+from bot.recent import Recent
 from bot.snapshot.model import SCHEMA_ONE, Snapshot, WorkPacket
 from bot.timestamps import duration
 from bot.untrusted import (
@@ -146,8 +147,7 @@ OPTIONS: dict[str, Any] = {
 _ENVIRONMENTS: dict[frozenset[tuple[str, str]], Environment] = {}
 # The last pages rendered (`Renderer.page`), by the environment, the width, the snapshot and the
 # page's words.
-_PAGES_KEPT = 8
-_PAGES: dict[tuple[Environment, int | None, Snapshot, PageText], str] = {}
+_PAGES: Recent[tuple[Environment, int | None, Snapshot, PageText], str] = Recent(8)
 
 # The shipped templates compiled ahead (`python -m bot.compiled_templates` writes the file).
 COMPILED = Path(__file__).with_name("compiled_templates.json")
@@ -296,14 +296,12 @@ class Renderer:
         renders the same page more than once (the PR's files, and `status` deciding what the run
         decided): the last few pages are kept by all three (`_PAGES`)."""
         key = (self._env, self._width, snapshot, text)
-        page = _PAGES.pop(key, None)
+        page = _PAGES.get(key)
         if page is None:
             graph = self.graph(packet_graph.build(snapshot), "mermaid") if text.dependency_graph else ""
             layout = "page-schema-1.md.j2" if snapshot.schema_ == SCHEMA_ONE else "page.md.j2"
             page = self.render(layout, s=snapshot, text=text, graph=graph)
-        _PAGES[key] = page  # the newest
-        while len(_PAGES) > _PAGES_KEPT:
-            del _PAGES[next(iter(_PAGES))]
+            _PAGES.keep(key, page)
         return page
 
     def graph(self, graph: packet_graph.Graph, fmt: str) -> str:

@@ -63,6 +63,7 @@ from ruamel.yaml.resolver import VersionedResolver
 
 from bot.errors import InputError, input_error, validation_problems
 from bot.files import MAX_INPUT_BYTES, read_text
+from bot.recent import Recent
 from bot.snapshot import store_words
 from bot.snapshot.model import Snapshot, entity_label
 
@@ -263,7 +264,7 @@ def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
                     raise _located(exc, file, *marked) from exc
             else:
                 if isinstance(value, Snapshot):
-                    _snapshots_read.keep(text, value, _copied(seen))
+                    _snapshots_read.keep(text, (value, _copied(seen)))
                 return Loaded(value, None, file, text, seen)
     tree = parse_tree(text, file)
     if not isinstance(tree, Mapping):
@@ -278,32 +279,14 @@ def parse_model(text: str, file: str, model: type[T]) -> Loaded[T]:
     return Loaded(value, tree, file, text)
 
 
-class _SnapshotsRead:
-    """The last few snapshot texts read quickly and the models they gave. A run reads the same text
-    more than once (the open PR's file, then the text it proposes, which is the PR's when nothing
-    changed), and reading is a pure function of the text: a snapshot is frozen through and through
-    (tuples of frozen records), so one model serves every reader. Only texts read without a
-    problem are kept (`file` names only where a problem is), each reader gets its own `Loaded`
-    (its round-trip tree is built for it alone), and its own copy of what loading saw."""
-
-    SIZE = 8
-
-    def __init__(self) -> None:
-        self._models: dict[str, tuple[Snapshot, Seen]] = {}
-
-    def get(self, text: str) -> tuple[Snapshot, Seen] | None:
-        found = self._models.pop(text, None)
-        if found is not None:
-            self._models[text] = found  # the newest again
-        return found
-
-    def keep(self, text: str, model: Snapshot, seen: Seen) -> None:
-        self._models[text] = (model, seen)
-        while len(self._models) > self.SIZE:
-            del self._models[next(iter(self._models))]
-
-
-_snapshots_read = _SnapshotsRead()
+# The last snapshot texts read quickly, and the models and layouts they gave. A run reads the same
+# text more than once (the open PR's file, then the text it proposes, which is the PR's when
+# nothing changed), and a test process the same texts over and over; reading is a pure function
+# of the text, and a snapshot is frozen through and through (tuples of frozen records), so one
+# model serves every reader. Only texts read without a problem are kept (`file` names only where
+# a problem is); each reader gets its own `Loaded` (its tree is built for it alone) and its own
+# copy of what loading saw.
+_snapshots_read: Recent[str, tuple[Snapshot, Seen]] = Recent(8)
 
 
 def _copied(seen: Seen) -> Seen:

@@ -35,6 +35,7 @@ from typing import Any
 from pydantic import BaseModel
 from ruamel.yaml.comments import CommentedMap
 
+from bot.recent import Recent
 from bot.snapshot.model import LIST_KEYS, Snapshot
 from bot.snapshot.store import Loaded, Seen, dump_tree
 from bot.snapshot.store_edit import (
@@ -76,7 +77,7 @@ def save_text(loaded: Loaded[Snapshot], snapshot: Snapshot, *, splice: bool = Tr
     if loaded.text and snapshot == loaded.model:
         return loaded.text
     if splice and loaded.text:
-        made = _edits_made.get(loaded.text, snapshot)
+        made = _edits_made.get((loaded.text, snapshot))
         if made is not None:
             return made
         try:
@@ -84,36 +85,17 @@ def save_text(loaded: Loaded[Snapshot], snapshot: Snapshot, *, splice: bool = Tr
         except (Declined, Unreadable):
             pass
         else:
-            _edits_made.keep(loaded.text, snapshot, text)
+            _edits_made.keep((loaded.text, snapshot), text)
             return text
     return _round_trip(loaded, snapshot)
 
 
-class _EditsMade:
-    """The last few texts edited in place, by the text and the snapshot written into it. Editing is
-    a pure function of the two (the model the text loads as, and what loading saw of it, come from
-    the text), and a run writes the same snapshot into the same text more than once: `status` and
-    the surfaces decide what the run decided, and a run whose PR is open proposes the PR's
-    snapshot again. Only edits made are kept: a text the edit declines goes the round trip."""
-
-    SIZE = 8
-
-    def __init__(self) -> None:
-        self._texts: dict[tuple[str, Snapshot], str] = {}
-
-    def get(self, text: str, snapshot: Snapshot) -> str | None:
-        made = self._texts.pop((text, snapshot), None)
-        if made is not None:
-            self._texts[(text, snapshot)] = made  # the newest again
-        return made
-
-    def keep(self, text: str, snapshot: Snapshot, made: str) -> None:
-        self._texts[(text, snapshot)] = made
-        while len(self._texts) > self.SIZE:
-            del self._texts[next(iter(self._texts))]
-
-
-_edits_made = _EditsMade()
+# The last texts edited in place, by the text and the snapshot written into it. Editing is a pure
+# function of the two (the model the text loads as, and what loading saw of it, come from the
+# text), and a test process writes the same snapshot into the same text over and over (a run, its
+# one-state walk, the next run). Only edits made are kept: a text the edit declines goes the
+# round trip.
+_edits_made: Recent[tuple[str, Snapshot], str] = Recent(8)
 
 
 def dump_new(snapshot: Snapshot) -> str:

@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "bot.files",
         "bot.json_input",
         "bot.json_text",
+        "bot.recent",
         "bot.schema_kinds",
         "bot.issue_refs",
     ),

@@ -22,12 +22,12 @@ fails with CI=true).
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 from urllib.parse import unquote
 
+from bot.recent import Recent
 from tests.github_double import openapi
 from tests.github_double.openapi import Description, Operation, first_error
 from tests.github_double.protocol import Request, Response
@@ -182,25 +182,19 @@ def _body_problem(
     # The body as it goes on the wire: what a client would parse.
     wire = response.content()
     known = (operation.id, key, wire)
-    with _BODIES_LOCK:  # doubles served over HTTP answer on threads of their own
-        if known in _BODIES_CHECKED:
-            return _BODIES_CHECKED[known]
-    error = first_error(description.validator((operation.id, key), schema), json.loads(wire))
-    found = None if error is None else f"response body {error}"
-    with _BODIES_LOCK:
-        while len(_BODIES_CHECKED) >= _BODIES_KEPT:
-            del _BODIES_CHECKED[next(iter(_BODIES_CHECKED))]
-        _BODIES_CHECKED[known] = found
-    return found
+    found = _BODIES_CHECKED.get(known)
+    if found is None:
+        error = first_error(description.validator((operation.id, key), schema), json.loads(wire))
+        found = (error,)
+        _BODIES_CHECKED.keep(known, found)
+    return None if found[0] is None else f"response body {found[0]}"
 
 
-# What the check found of each recent body, by the operation, the documented status and the body
-# as it went on the wire: the double sends the same bodies over and over (a list read again each
-# run, an issue read by every test of the seed), and a body's validity against a schema of one
-# description is a pure function of the two. The oldest goes first past the limit.
-_BODIES_KEPT = 512
-_BODIES_CHECKED: dict[tuple[str, str, bytes], str | None] = {}
-_BODIES_LOCK = threading.Lock()
+# What the check found of each recent body (the error, or None), by the operation, the documented
+# status and the body as it went on the wire: the double sends the same bodies over and over (a
+# list read again each run, an issue read by every test of the seed), and a body's validity
+# against a schema of one description is a pure function of the two.
+_BODIES_CHECKED: Recent[tuple[str, str, bytes], tuple[str | None]] = Recent(512)
 
 
 def _header_problem(

@@ -39,7 +39,7 @@ def test_a_text_with_a_problem_is_refused_every_time_naming_the_file_given(seed_
 
 def test_only_the_last_few_texts_are_kept(seed_text: str) -> None:
     first = store.parse_model(seed_text, "s.yaml", Snapshot).model
-    for n in range(store._SnapshotsRead.SIZE):
+    for n in range(store._snapshots_read.size):
         store.parse_model(f"{seed_text}# {n}\n", "s.yaml", Snapshot)
     later = store.parse_model(seed_text, "s.yaml", Snapshot).model
     assert later == first
@@ -74,9 +74,9 @@ def test_a_snapshot_written_again_into_the_same_text_is_the_text_its_first_edit_
 def test_only_the_last_few_edits_are_kept(seed_text: str) -> None:
     loaded = store.parse_model(seed_text, "s.yaml", Snapshot)
     waiting = [p.id for p in loaded.model.work_packets if p.state != "ready"]
-    assert len(waiting) > store_save._EditsMade.SIZE
+    assert len(waiting) > store_save._edits_made.size
     first = store_save.save_text(loaded, ready(loaded.model, waiting[0]))
-    for packet_id in waiting[1 : store_save._EditsMade.SIZE + 1]:
+    for packet_id in waiting[1 : store_save._edits_made.size + 1]:
         store_save.save_text(loaded, ready(loaded.model, packet_id))
     again = store_save.save_text(loaded, ready(loaded.model, waiting[0]))
     assert again == first
