@@ -22,7 +22,7 @@ from graphql import (
     validate,
 )
 
-from tests.github_double import published
+from tests.github_double import graphql_execution, published
 from tests.github_double.graphql_cost import query_cost
 from tests.github_double.graphql_root import Root
 from tests.github_double.limits import RateLimits
@@ -96,6 +96,7 @@ def answer(world: World, viewer: str, request: Request, rate: RateLimits) -> dic
     variables = data.get("variables")
     variables = variables if isinstance(variables, dict) else None
     rate.charge(query_cost(document, variables, data.get("operationName")))
+    world.forget_indexes()  # what changed since the last answer is read afresh
     # Executed against the subset, not GitHub's whole schema: it is what the resolvers answer, and
     # the double works without the published schema fetched. Every resolver is synchronous, which
     # `execute_sync` assumes instead of asking it of each of thousands of values.
@@ -107,6 +108,7 @@ def answer(world: World, viewer: str, request: Request, rate: RateLimits) -> dic
         operation_name=data.get("operationName"),
         field_resolver=_field,
         type_resolver=_type,
+        **graphql_execution.OPTIONS,
     )
     return _body(result.data, result.errors or [])
 
