@@ -49,8 +49,7 @@ def connection(info: GraphQLResolveInfo[Any], items: list[Any], **args: Any) -> 
     """A cursor page of `items`; `first` or `last` (1-100) is required when nodes are asked for."""
     first, last = args.get("first"), args.get("last")
     name = info.field_name
-    asked = {s.name.value for node in info.field_nodes for s in node.selection_set.selections if hasattr(s, "name")}  # type: ignore[union-attr]
-    if first is None and last is None and asked & {"nodes", "edges"}:
+    if first is None and last is None and _asked(info) & {"nodes", "edges"}:
         message = f"You must provide a `first` or `last` value to properly paginate the `{name}` connection."
         raise error("MISSING_PAGINATION_BOUNDARIES", message)
     for bound, value in (("first", first), ("last", last)):
@@ -77,6 +76,10 @@ def connection(info: GraphQLResolveInfo[Any], items: list[Any], **args: Any) -> 
             "hasPreviousPage": bool(window) and window[0] > 0,
         },
     }
+
+
+def _asked(info: GraphQLResolveInfo[Any]) -> set[str]:
+    return {s.name.value for node in info.field_nodes for s in node.selection_set.selections if hasattr(s, "name")}  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True)
