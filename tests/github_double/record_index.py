@@ -76,8 +76,15 @@ class RecordIndex:
 
     def issue_by(self, reference: object) -> dict[str, Any] | None:
         """`World.issue_by`: the issue a state value names."""
-        try:
-            found = parse_issue(reference)
-        except ValueError:
-            return None
-        return self.issue(number_of(found), repository_of(found))
+        named = issue_named(reference)
+        return None if named is None else self.issue(*named)
+
+
+def issue_named(reference: object) -> tuple[int, str | None] | None:
+    """The number and repository of the issue a state value names: a number here, `owner/repo#N`
+    elsewhere; None for a value that names no issue."""
+    try:
+        found = parse_issue(reference)
+    except ValueError:
+        return None
+    return number_of(found), repository_of(found)

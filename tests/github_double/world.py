@@ -21,13 +21,13 @@ from bot.errors import InputError, Problem
 from bot.files import MAX_STATE_BYTES, read_text, write_atomic
 from bot.github.observed import Observed
 from bot.github.offline import OfflineGitHub, parse_state
-from bot.issue_refs import IssueKey, in_repository, number_of, parse_issue, repository_of
+from bot.issue_refs import IssueKey, in_repository
 from bot.json_text import indented
 from tests.github_double import branches
 from tests.github_double.activity import Activity, sidecar
 from tests.github_double.gitstore import GitStore
 from tests.github_double.lag import Lag
-from tests.github_double.record_index import RecordIndex
+from tests.github_double.record_index import RecordIndex, issue_named
 from tests.github_double.state_format import GitSection
 
 T = TypeVar("T")
@@ -210,11 +210,8 @@ class World:
 
     def issue_by(self, reference: object) -> dict[str, Any] | None:
         """The issue a state value names: a number here, `owner/repo#N` elsewhere."""
-        try:
-            found = parse_issue(reference)
-        except ValueError:
-            return None
-        return self.issue(number_of(found), repository_of(found))
+        named = issue_named(reference)
+        return None if named is None else self.issue(*named)
 
     def key(self, record: dict[str, Any]) -> IssueKey:
         """How perfbot names an issue record: its number here, `owner/repo#N` elsewhere."""
