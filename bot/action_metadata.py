@@ -23,14 +23,14 @@ ACTION = Path("action.yml")
 
 
 class ActionInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
     description: StrictStr
     default: StrictStr = ""
     required: StrictBool = False
 
 
 class ActionOutput(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
     description: StrictStr
     value: StrictStr
 
@@ -38,7 +38,7 @@ class ActionOutput(BaseModel):
 class ActionMetadata(BaseModel):
     """The parts of `action.yml` the tables read (GitHub's metadata syntax; the rest is ignored)."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="ignore", frozen=True)
     inputs: dict[str, ActionInput] = {}
     outputs: dict[str, ActionOutput] = {}
 

@@ -18,7 +18,7 @@ SHIPPED_TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
 
 class PageText(Strict):
@@ -439,7 +439,7 @@ class BotConfig(Strict):
 class Settings(BaseModel):
     """A loaded config plus the repository root its paths are relative to."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     config: BotConfig
     root: Path

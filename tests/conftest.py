@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,11 +30,27 @@ def pytest_configure(config: pytest.Config) -> None:
     """Property tests' example counts (tests/support/property_budget.py), before their modules are collected.
     The parent is the profile hypothesis chose itself (`ci` when CI is set: derandomized, no example
     database). No deadline: speed is measured in benchmarks/, never asserted in a test."""
+    keep_bytecode_outside_the_tree()
     from hypothesis import settings
 
     settings.register_profile("bounded", settings(), max_examples=BOUNDED, deadline=None)
     settings.register_profile("thorough", settings(), max_examples=THOROUGH_DEFAULT, deadline=None)
     settings.load_profile(profile())
+
+
+def keep_bytecode_outside_the_tree() -> None:
+    """Compiled modules, and the test modules as pytest rewrites them, are kept in one folder of the
+    temporary directory (`PYTHONPYCACHEPREFIX`), for this process and the processes it starts. Where
+    the environment asks for no bytecode (`PYTHONDONTWRITEBYTECODE`, as this machine's and CI's do),
+    every process the tests start (perfbot, the playground, pytest in the recipes' copy) compiled
+    each module it imports again, and each worker rewrote every test module again on every run.
+    Nothing is written in the working tree; Python checks each file against its source's time and
+    size before using it, and writes it whole or not at all."""
+    prefix = str(Path(tempfile.gettempdir()) / f"perfbot-tests-bytecode-{os.getuid()}")
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.pycache_prefix = prefix
+    sys.dont_write_bytecode = False
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -357,6 +357,7 @@ def process(
     work = _intake(observed, recalled, floor, config)
     ledger = frozenset(entry.key for entry in base.ledger)
     assignees = {issue.key: issue.assignees for issue in observed.issues}
+    asked = _Asked(explain) if explain is not None else None
     dropped = replay.dropped(work.queue, observed.permissions, base, assignees, ledger, observed.elsewhere())
     present = frozenset(c.id for c in observed.comments)
     context = replay.Context(
@@ -368,7 +369,7 @@ def process(
         lapsed_said=lapsed_said(mine),
         finished=recalled.finished,
         present=present,
-        explain=explain,
+        explain=asked.ask if asked is not None else None,
         elsewhere=observed.elsewhere(),
         unassigned={issue.key: issue.unassigned for issue in observed.issues if issue.unassigned},
         bot_login=observed.bot_login,
@@ -376,7 +377,7 @@ def process(
     )
     accepted = frozenset(r.key() for found in records.values() for r in found if r.verdict == "accepted")
     final, handled = replay.fold(replay.Working(base, assignees, accepted), work.queue, context)
-    handled = _answered_at_end(handled, final, explain)
+    handled = _answered_at_end(handled, final, asked)
     voice = _voice(observed, config, renderer, recalled.again)
     stops = work.waiting | editable(handled, records, observed.comments, config.commands.edit_days, now)
     return Processed(
@@ -393,10 +394,31 @@ def process(
     )
 
 
-def _answered_at_end(handled: list[Handled], final: replay.Working, explain: Explainer | None) -> list[Handled]:
+class _Asked:
+    """The `why`s the fold decides, each answered once the fold is done (`_answered_at_end`).
+
+    Every `why` of a run is answered from the snapshot the run ends on, so an answer worked out
+    from the working snapshot of its moment would be thrown away (with 10,000 comments, about a
+    thirtieth of the run). While folding, a question is kept, not answered: its reason holds its
+    place among the questions, which `_answered_at_end` replaces."""
+
+    def __init__(self, explain: Explainer) -> None:
+        self.explain = explain
+        self.questions: list[tuple[Snapshot, str, Mapping[IssueKey, tuple[str, ...]]]] = []
+
+    def ask(self, working: Snapshot, packet_id: str, assignees: Mapping[IssueKey, tuple[str, ...]]) -> str:
+        self.questions.append((working, packet_id, assignees))
+        return str(len(self.questions) - 1)
+
+    def answer_as_asked(self, place: str) -> str:
+        """The answer from the working snapshot the question was asked on."""
+        return self.explain(*self.questions[int(place)])
+
+
+def _answered_at_end(handled: list[Handled], final: replay.Working, asked: _Asked | None) -> list[Handled]:
     """Every `why` of the run answered from the state the run ends on: a `why` before a
     `complete` in the same run says what the one after it says."""
-    if explain is None:
+    if asked is None:
         return handled
     snapshot = final.snapshot
 
@@ -406,8 +428,8 @@ def _answered_at_end(handled: list[Handled], final: replay.Working, explain: Exp
             return line
         target = command.args.target if isinstance(command.args, Targeted) else ""
         if snapshot.packet(target) is None:  # a later command of the run renamed it away
-            return line
-        return dataclasses.replace(line, reason=explain(snapshot, target, final.assignees))
+            return dataclasses.replace(line, reason=asked.answer_as_asked(line.reason))
+        return dataclasses.replace(line, reason=asked.explain(snapshot, target, final.assignees))
 
     return [
         done._replace(lines=tuple(answered(line) for line in done.lines)) if done.fresh else done for done in handled

@@ -43,7 +43,7 @@ ReasonKind = Literal[
 class Reason(BaseModel):
     """One piece of evidence behind a derived state; templates turn it into a sentence."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     kind: ReasonKind
     subject: str = ""
@@ -51,7 +51,7 @@ class Reason(BaseModel):
 
 
 class Derivation(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     id: str
     issue: IssueRef

@@ -69,7 +69,7 @@ Glob = Annotated[StrictStr, Field(max_length=1000)]
 class Lease(BaseModel):
     """One live lease record; tolerant of fields newer dos versions add."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="ignore", frozen=True)
 
     lane: Name
     loop_ts: Name
@@ -171,7 +171,7 @@ def _stamp(text: str | None) -> dt.datetime | None:
 class PublishedReadback(BaseModel):
     """The file `perfbot publish-leases` writes: the live set and when it was read back."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     readback_at: AwareDatetime
     source: Literal["journal", "live-array"]

@@ -109,7 +109,7 @@ LinkRelation = Literal["blocked_by", "sub_issue"]
 
 
 class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
 
 class CommentAction(Frozen):
@@ -436,7 +436,7 @@ class MergeStep(NamedTuple):
 class MergeOutcome(BaseModel):
     """What `merge: auto` did with the PR: merged it, turned on auto-merge, or neither (`line`: why)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     status: Literal["merged", "auto-merge", "not-merged"]
     pull: int

@@ -20,7 +20,7 @@ FOLLOW_UP = "perfbot-follow-up"
 
 
 class Trigger(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     event: str
     action: str = ""

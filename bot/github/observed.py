@@ -28,7 +28,7 @@ Moment = Annotated[AwareDatetime, AfterValidator(comparable)]
 
 
 class Tolerant(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="ignore", frozen=True)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -65,7 +65,7 @@ BlockerKind = Literal["dependency", "lease", "blocker-lease", "condition", "evid
 
 
 class Row(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
 
 class Packet(Row):

@@ -20,7 +20,7 @@ from bot.snapshot.model import WORK_STATES
 
 
 class StatusRow(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
 
 class ReadyPacket(StatusRow):

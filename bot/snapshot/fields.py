@@ -47,7 +47,7 @@ ConstraintIds = Annotated[Ids, Field(description="At least one; each must be a c
 class Model(BaseModel):
     """Base of every snapshot type: unknown keys are errors; values are immutable."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
 
 class Finding(NamedTuple):

@@ -61,7 +61,7 @@ class EvidenceRef(Model):
     summary: StrictStr = Field(description="What the evidence shows, in one line.")
     ref: StrictStr = Field(description="Where it is: a URL, a repository path (#anchor), or free text.")
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True, populate_by_name=True)
 
 
 class Named(Model):
@@ -220,7 +220,7 @@ class Snapshot(Model):
         default=0, description="Written by perfbot: every command in a comment up to this id is settled."
     )
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True, populate_by_name=True)
 
     def packet(self, packet_id: str) -> WorkPacket | None:
         return next((p for p in self.work_packets if p.id == packet_id), None)

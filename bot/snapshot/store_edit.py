@@ -372,7 +372,9 @@ def joined(lines: list[str], units: list[Unit]) -> str:
 
 # Anything but YAML's printable characters, and the ones it reads as line breaks (or folds into
 # spaces) in other styles: only a double-quoted scalar, with escapes, carries them unchanged.
-_NEEDS_ESCAPES = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+# Named by what they are, not as the complement of the printable ranges: the same characters,
+# and a pattern Python compiles in a millisecond rather than eight, at every start.
+_NEEDS_ESCAPES = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 _STYLES: dict[str, type[str]] = {
     "'": SingleQuotedScalarString,
     '"': DoubleQuotedScalarString,

@@ -29,7 +29,7 @@ Ids = tuple[StrictStr, ...] | None
 class _Upstream(BaseModel):
     """Upstream's JSON as Go writes it: every key it has is named here, any other is an error."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
 
 class _Applicability(_Upstream):

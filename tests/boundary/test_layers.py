@@ -133,21 +133,27 @@ def circles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
     return found
 
 
-def test_every_import_runs_down_the_layers() -> None:
-    assert upward(import_graph(BOT)) == []
+@pytest.fixture(scope="module")
+def bot_graph() -> dict[str, set[str]]:
+    """The package's import graph, read once for the tests of it (about a second of parsing)."""
+    return import_graph(BOT)
 
 
-def test_no_module_imports_itself_back() -> None:
-    assert circles(import_graph(BOT)) == []
+def test_every_import_runs_down_the_layers(bot_graph: dict[str, set[str]]) -> None:
+    assert upward(bot_graph) == []
 
 
-def test_the_ports_words_import_nothing_else_of_bot() -> None:
+def test_no_module_imports_itself_back(bot_graph: dict[str, set[str]]) -> None:
+    assert circles(bot_graph) == []
+
+
+def test_the_ports_words_import_nothing_else_of_bot(bot_graph: dict[str, set[str]]) -> None:
     """`bot.github.actions` is named by every layer above it, down to the adapters."""
-    assert import_graph(BOT)["bot.github.actions"] <= {"bot.issue_refs"}
+    assert bot_graph["bot.github.actions"] <= {"bot.issue_refs"}
 
 
-def test_every_module_has_a_layer() -> None:
-    for module in import_graph(BOT):
+def test_every_module_has_a_layer(bot_graph: dict[str, set[str]]) -> None:
+    for module in bot_graph:
         layer_of(module)
 
 

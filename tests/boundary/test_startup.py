@@ -86,6 +86,40 @@ def test_validate_imports_no_github_client_renderer_markdown_reader_or_reconcile
     assert under(names, "githubkit", "httpx", "jinja2", "cmarkgfm", "bot.reconcile", "bot.commands") == set()
 
 
+def models_after(argv: list[str]) -> tuple[int, dict[str, bool]]:
+    """The exit code of `main(argv)` in a fresh interpreter, and for each of perfbot's pydantic
+    models whether its validator was built by then."""
+    code = (
+        "import sys, json, pydantic\nfrom bot.cli import main\n"
+        f"code = main({argv!r})\n"
+        "def models(cls):\n"
+        "    for sub in cls.__subclasses__():\n"
+        "        yield sub\n"
+        "        yield from models(sub)\n"
+        "built = {f'{m.__module__}.{m.__qualname__}': m.__pydantic_complete__\n"
+        "         for m in models(pydantic.BaseModel) if m.__module__.startswith('bot.')}\n"
+        "print(json.dumps([code, built]))"
+    )
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True, env=environment
+    )
+    exit_code, built = json.loads(done.stdout.strip().split("\n")[-1])
+    return exit_code, built
+
+
+def test_a_run_builds_the_validators_of_the_models_it_uses_and_no_others() -> None:
+    # pydantic builds a model's validator when the class is defined unless `defer_build` says to
+    # wait for its first use: about a third of a run's start-up, most of it for models the run
+    # never reads (the dashboard's rows, the event that started a live run, a merge's outcome).
+    code, built = models_after(["reconcile", "--offline", str(STATE), "--dry-run"])
+    assert code == 0
+    assert built["bot.snapshot.model.Snapshot"]  # used: built
+    assert built["bot.config.BotConfig"]
+    unused = ("bot.reconcile.dashboard.Row", "bot.github.events.Trigger", "bot.github.actions.MergeOutcome")
+    assert [name for name in unused if built[name]] == []
+
+
 def test_a_playground_command_that_speaks_to_the_double_over_http_does_not_import_it(tmp_path: Path) -> None:
     """The README's "Try it" starts a process per command: only `serve` runs the double (graphql-core,
     jsonschema and GitHub's specs); the others are a person's requests to it."""

@@ -44,8 +44,10 @@ class Repo:
     def __init__(self, root: Path, adapter: str = "offline", templates: Path | None = None) -> None:
         self.root = root
         self.adapter = adapter
-        for name in ("config", "docs", "examples"):
+        for name in ("config", "examples"):
             shutil.copytree(ROOT / name, root / name)
+        (root / "docs").mkdir()  # of the docs, perfbot reads and writes only the page
+        shutil.copy2(ROOT / "docs" / "current-constraints.md", root / "docs")
         if templates is None:
             shutil.copytree(ROOT / "templates", root / "templates")
         else:

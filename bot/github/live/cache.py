@@ -49,7 +49,7 @@ MAX_BYTES = 64 * 1024 * 1024
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
 
 class CachedIssue(_Strict):

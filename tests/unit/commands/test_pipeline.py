@@ -409,6 +409,26 @@ def test_every_why_of_a_run_answers_from_the_state_the_run_ends_on(config: BotCo
     assert [r["decision"] for r in plain.reports] == ["refused"]
 
 
+def test_a_why_is_worked_out_once_from_the_snapshot_the_run_ends_on(config: BotConfig, renderer: Renderer) -> None:
+    # An answer worked out from the working snapshot of its moment would be replaced at the end.
+    asked: list[Snapshot] = []
+
+    def explain(snapshot: Snapshot, target: str, assignees: Mapping[IssueKey, tuple[str, ...]]) -> str:
+        asked.append(snapshot)
+        return _explain(snapshot, target, assignees)
+
+    comments = [
+        said(201, "alice", "/perf why w2"),
+        said(202, "alice", "/perf block w2 window"),
+        said(203, "bob", "/perf why w2"),
+    ]
+    processed = process(valid(), observed(*comments), config, renderer, explain)
+    assert len(asked) == 2
+    assert all(snapshot is processed.snapshot for snapshot in asked)
+    reasons = [r["reason"] for r in Box(processed).reports if r["comment_id"] != 202]
+    assert reasons == [f"w2 held by window; {len(ISSUES)} issues seen"] * 2
+
+
 def test_a_why_replayed_or_refused_keeps_its_words(config: BotConfig, renderer: Renderer) -> None:
     unknown = said(203, "alice", "/perf why nowhere")
     box = Box(process(valid(), observed(unknown), config, renderer, _explain))

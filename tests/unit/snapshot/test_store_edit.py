@@ -22,6 +22,8 @@ from bot.snapshot.store_edit import (
     map_edits,
     matched,
     records_read_back,
+    restyled,
+    style_of,
 )
 from bot.snapshot.store_outline import BlockMap, piece, source_lines
 from bot.snapshot.store_style import Style, Writer
@@ -196,3 +198,13 @@ def test_top_level_keys_read_back_only_as_the_snapshot_has_them(seed: Any) -> No
     assert not fields_read_back(f"as_of: '{day}x'\n", snapshot, ["as_of"])
     assert not fields_read_back(f"as_of: {(snapshot.as_of + dt.timedelta(days=1)).isoformat()}\n", snapshot, ["as_of"])
     assert not fields_read_back("- a\n", snapshot, [])
+
+
+def test_a_scalar_is_double_quoted_exactly_when_it_holds_a_character_yaml_does_not_print_plainly() -> None:
+    # YAML 1.2's printable characters (c-printable), less the line breaks it reads in other
+    # styles (NEL, LS, PS) and the byte order mark: checked at each edge of each range, and beside it.
+    ranges = [(0x20, 0x7E), (0xA0, 0x2027), (0x202A, 0xD7FF), (0xE000, 0xFEFE), (0xFF00, 0xFFFD), (0x10000, 0x10FFFF)]
+    edges = {0, *(edge for pair in ranges for edge in pair)}
+    codes = sorted({code + step for code in edges for step in (-1, 0, 1)} & set(range(0x110000)))
+    quoted = [code for code in codes if style_of(restyled("", chr(code))) == '"']
+    assert quoted == [code for code in codes if not any(low <= code <= high for low, high in ranges)]
