@@ -90,11 +90,11 @@ def seed(settings: Settings) -> Snapshot:
 
 
 @pytest.fixture(scope="session")
-def shared_templates(tmp_path_factory: pytest.TempPathFactory) -> SharedTemplates:
-    """The templates every sandbox of this process links to (`tests/support/harness.py`)."""
+def shared_templates() -> SharedTemplates:
+    """The templates every sandbox links to (`tests/support/harness.py`)."""
     from tests.support.harness import SharedTemplates
 
-    return SharedTemplates(tmp_path_factory.mktemp("shared") / "templates")
+    return SharedTemplates()
 
 
 @pytest.fixture

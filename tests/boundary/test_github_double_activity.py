@@ -12,7 +12,7 @@ from typing import Any
 import githubkit
 
 from tests.github_double import GitHubDouble
-from tests.github_double.activity import fingerprints
+from tests.github_double.activity import Activity, fingerprints
 from tests.support import double_queries as q
 from tests.support.double_support import NAME, NOW, OWNER, client, comment, example_state, graphql
 from tests.support.paths import ROOT
@@ -85,3 +85,25 @@ def test_a_record_changed_in_place_gets_a_new_digest() -> None:
         again = fingerprints(raw)
         assert again["8325"] != first["8325"]
         first = again
+
+
+def test_a_look_dates_each_change_in_place_even_one_that_compares_equal() -> None:
+    """Each look compares with the last one cheaply (`marshal` bytes, a digest kept per issue), and
+    still dates every change: one value changed in place, then one replaced by another type that
+    compares equal (0 by False), each on its own issue, between looks."""
+    clock = Clock()
+    raw = example_state(comments=[comment(7, 8325, "alice", "hi", draft=0), comment(8, 8324, "bob", "ho")])
+    seen = Activity(None, clock)
+    seen.notice(raw)
+    first = seen.updated_at(8325)
+    clock.later(5)
+    seen.notice(raw)  # nothing changed
+    assert (seen.updated_at(8325), seen.updated_at(8324)) == (first, first)
+    raw["comments"][1]["body"] = "ho ho"
+    moved = clock.later(5)
+    seen.notice(raw)
+    assert (seen.updated_at(8325), seen.updated_at(8324)) == (first, moved)
+    raw["comments"][0]["draft"] = False
+    again = clock.later(5)
+    seen.notice(raw)
+    assert (seen.updated_at(8325), seen.updated_at(8324)) == (again, moved)

@@ -202,3 +202,45 @@ def test_ghes_paths_serve_the_same_api() -> None:
         assert gh.graphql(q.VIEWER) == {"viewer": {"login": BOT}}
         assert gh.rest.repos.get(OWNER, NAME).parsed_data.full_name == REPO
     assert [r["path"] for r in double.requests] == ["/api/graphql", f"/api/v3/repos/{REPO}"]
+
+
+ISSUE_RECORDS = """
+query($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) {
+    issue(number: $number) {
+      comments(first: 100) { nodes { fullDatabaseId } }
+      subIssues(first: 50) { nodes { number } }
+      timelineItems(first: 100, itemTypes: [LABELED_EVENT]) { nodes { ... on LabeledEvent { label { name } } } }
+    }
+  }
+}
+"""
+
+
+def test_each_answer_reads_the_records_as_they_are_at_its_request(
+    github: githubkit.GitHub[Any], double: GitHubDouble
+) -> None:
+    """An answer indexes each issue's records once (`record_index`); the next request reads them
+    again, however they changed in between (here in place, with no write through the API)."""
+
+    def records() -> tuple[list[str], list[int], list[str]]:
+        issue = graphql(github, ISSUE_RECORDS, owner=OWNER, name=NAME, number=9430)["repository"]["issue"]
+        comments = [n["fullDatabaseId"] for n in issue["comments"]["nodes"]]
+        labels = [n["label"]["name"] for n in issue["timelineItems"]["nodes"]]
+        return comments, [n["number"] for n in issue["subIssues"]["nodes"]], labels
+
+    labelled = ["perf/capacity-hold", "perf/waiting-dependency"]
+    assert records() == ([], [8324, 8325, 8395, 9216, 9230], labelled)
+    raw = double.world.raw
+    raw["comments"].append(comment(999, 9430, "alice", "later"))
+    raw["label_events"].append(
+        {
+            "issue": 9430,
+            "label": "perf/ready",
+            "action": "labeled",
+            "actor": "alice",
+            "created_at": "2026-08-27T17:00:00Z",
+        }
+    )
+    next(i for i in raw["issues"] if i["number"] == 8635)["parent"] = 9430
+    assert records() == (["999"], [8324, 8325, 8395, 8635, 9216, 9230], [*labelled, "perf/ready"])

@@ -118,3 +118,19 @@ def test_a_run_builds_the_validators_of_the_models_it_uses_and_no_others() -> No
     assert built["bot.config.BotConfig"]
     unused = ("bot.reconcile.dashboard.Row", "bot.github.events.Trigger", "bot.github.actions.MergeOutcome")
     assert [name for name in unused if built[name]] == []
+
+
+def test_a_playground_command_that_speaks_to_the_double_over_http_does_not_import_it(tmp_path: Path) -> None:
+    """The README's "Try it" starts a process per command: only `serve` runs the double (graphql-core,
+    jsonschema and GitHub's specs); the others are a person's requests to it."""
+    code = (
+        "import sys, json\nfrom tests.github_double.playground.__main__ import main\n"
+        f"code = main(['stop', '--dir', {str(tmp_path)!r}])\nprint(json.dumps([code, sorted(sys.modules)]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    exit_code, found = json.loads(done.stdout.strip().split("\n")[-1])
+    names = set(found)
+    assert exit_code == 1  # no double runs in an empty folder: said, not raised
+    assert "no playground double runs" in done.stderr
+    assert "tests.github_double.playground.person" in names  # it did run
+    assert under(names, "graphql", "jsonschema", "tests.github_double.double", "bot.commands") == set()

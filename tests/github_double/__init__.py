@@ -12,6 +12,23 @@ optional `git` key (described in `state_format`), and writes to it the way `bot/
 - GraphQL: `schema.graphql` is a subset of GitHub's published schema, executed with graphql-core.
 """
 
-from tests.github_double.double import DEFAULT_TOKEN, GitHubDouble
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tests.github_double.protocol import DEFAULT_TOKEN
+
+if TYPE_CHECKING:
+    from tests.github_double.double import GitHubDouble
 
 __all__ = ["DEFAULT_TOKEN", "GitHubDouble"]
+
+
+def __getattr__(name: str) -> object:
+    """`GitHubDouble` is imported when first asked for: what only speaks to a double over HTTP (the
+    playground's commands but `serve`) then imports neither graphql-core nor jsonschema."""
+    if name == "GitHubDouble":
+        from tests.github_double.double import GitHubDouble
+
+        return GitHubDouble
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

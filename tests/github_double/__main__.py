@@ -13,7 +13,8 @@ import threading
 from pathlib import Path
 
 from bot.errors import BotError
-from tests.github_double.double import DEFAULT_TOKEN, GitHubDouble
+from tests.github_double.double import GitHubDouble
+from tests.github_double.protocol import DEFAULT_TOKEN
 from tests.github_double.server import serve
 
 

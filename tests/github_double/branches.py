@@ -31,6 +31,7 @@ PERSON = "octocat"
 DERIVED_DATE = "2026-01-01T00:00:00Z"
 
 
+@functools.lru_cache(maxsize=4096)  # pure; asked for each issue and person of every answer
 def user_id(login: str) -> int:
     """A stable numeric account id per login (GitHub's are opaque integers too)."""
     return 1_000_000 + int.from_bytes(hashlib.sha1(login.encode(), usedforsecurity=False).digest()[:3], "big")

@@ -19,11 +19,10 @@ from tests.github_double import branches, graphql_api, merging, openapi_check, r
 from tests.github_double.context import Context
 from tests.github_double.faults import Fault, Faults, with_partial
 from tests.github_double.limits import ContentLimits, RateLimits, creates_content
-from tests.github_double.protocol import DOCS, HttpError, Request, Response, error_body
+from tests.github_double.protocol import DEFAULT_TOKEN, DOCS, HttpError, Request, Response, error_body
 from tests.github_double.transport import DoubleTransport
 from tests.github_double.world import Clock, World
 
-DEFAULT_TOKEN = "test-token"
 GHES_REST, GHES_GRAPHQL = "/api/v3", "/api/graphql"
 
 

@@ -6,6 +6,7 @@ import difflib
 from typing import Any
 from urllib.parse import quote
 
+from bot.recent import Recent
 from tests.github_double.bodies import WEB, node_id, user
 from tests.github_double.gitstore import Commit, Person, blob_oid
 from tests.github_double.world import World
@@ -91,8 +92,7 @@ def commit(api: str, world: World, oid: str) -> dict[str, Any]:
 
 
 def _file_change(api: str, world: World, path: str, old: str | None, new: str | None, head: str) -> dict[str, Any]:
-    before, after = (old or "").splitlines(), (new or "").splitlines()
-    diff = list(difflib.unified_diff(before, after, lineterm="", n=3))[2:]
+    diff = _diff(old or "", new or "")
     added = sum(line.startswith("+") for line in diff)
     removed = sum(line.startswith("-") for line in diff)
     status = "added" if old is None else "removed" if new is None else "modified"
@@ -109,6 +109,20 @@ def _file_change(api: str, world: World, path: str, old: str | None, new: str | 
         "contents_url": f"{api}/repos/{world.repository}/contents/{path}?ref={head}",
         "patch": "\n".join(diff),
     }
+
+
+def _diff(old: str, new: str) -> tuple[str, ...]:
+    """The unified diff's lines of two texts (without its two file lines)."""
+    known = _DIFFS.get((old, new))
+    if known is None:
+        known = tuple(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3))[2:]
+        _DIFFS.keep((old, new), known)
+    return known
+
+
+# The diffs of the last few pairs of texts: a PR's body and its compare are asked for again and
+# again between the same commits, and difflib takes most of such an answer.
+_DIFFS: Recent[tuple[str, str], tuple[str, ...]] = Recent(64)
 
 
 def file_changes(api: str, world: World, start: str, end: str) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ def issue_id(number: int, repository: str | None = None) -> int:
 
 
 def label_node(world: World, name: str) -> dict[str, Any]:
-    known = next((label for label in world.records("labels") if label["name"] == name), {})
+    known = world.index().labels.get(name, {})
     return {"name": name, "color": known.get("color", "ededed"), "description": known.get("description")}
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from graphql import GraphQLError, GraphQLResolveInfo
 
 from tests.github_double import merging, pull_files
-from tests.github_double.activity import key, record_key
+from tests.github_double.activity import record_key
 from tests.github_double.gitstore import Person
 from tests.github_double.graphql_labels import issue_id, label_event, label_node, unassigned_event
 from tests.github_double.world import World
@@ -49,8 +49,7 @@ def connection(info: GraphQLResolveInfo[Any], items: list[Any], **args: Any) -> 
     """A cursor page of `items`; `first` or `last` (1-100) is required when nodes are asked for."""
     first, last = args.get("first"), args.get("last")
     name = info.field_name
-    asked = {s.name.value for node in info.field_nodes for s in node.selection_set.selections if hasattr(s, "name")}  # type: ignore[union-attr]
-    if first is None and last is None and asked & {"nodes", "edges"}:
+    if first is None and last is None and _asked(info) & {"nodes", "edges"}:
         message = f"You must provide a `first` or `last` value to properly paginate the `{name}` connection."
         raise error("MISSING_PAGINATION_BOUNDARIES", message)
     for bound, value in (("first", first), ("last", last)):
@@ -77,6 +76,10 @@ def connection(info: GraphQLResolveInfo[Any], items: list[Any], **args: Any) -> 
             "hasPreviousPage": bool(window) and window[0] > 0,
         },
     }
+
+
+def _asked(info: GraphQLResolveInfo[Any]) -> set[str]:
+    return {s.name.value for node in info.field_nodes for s in node.selection_set.selections if hasattr(s, "name")}  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True)
@@ -202,7 +205,7 @@ class CommentNode(Node):
         return actor(str(self.record.get("editor") or self.record["user"]))
 
     def reaction_groups(self, info: GraphQLResolveInfo[Any]) -> list[dict[str, Any]]:
-        mine = [r for r in self.world.records("reactions") if r["comment_id"] == self.record["id"]]
+        mine = self.world.index().reactions.get(self.record["id"], [])
         groups = []
         for content in REACTION_GROUPS:
             rest = REST_CONTENT.get(content, content.lower())
@@ -285,24 +288,22 @@ class IssueNode(NumberedNode):
         return str(issue_id(self.number, self.elsewhere))
 
     def blocked_by(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
-        found = [self.world.issue_by(self._from_here(n)) for n in self.record.get("blocked_by", [])]
+        index = self.world.index()
+        found = [index.issue_by(self._from_here(n)) for n in self.record.get("blocked_by", [])]
         return connection(info, [IssueNode(self.world, self.viewer, r) for r in found if r is not None], **page)
 
     def parent(self, info: GraphQLResolveInfo[Any]) -> IssueNode | None:
         value = self.record.get("parent")
-        found = None if value is None else self.world.issue_by(self._from_here(value))
+        found = None if value is None else self.world.index().issue_by(self._from_here(value))
         return None if found is None else IssueNode(self.world, self.viewer, found)
 
     def sub_issues(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
-        found = [r for r in self.world.records("issues") if r.get("parent") is not None and self._names_me(r["parent"])]
+        found = self.world.index().sub_issues.get(self.key, [])
         return connection(info, [IssueNode(self.world, self.viewer, r) for r in found], **page)
 
     def _from_here(self, value: object) -> object:
         """A link's value as the state holds it: a bare number is in the state's own repository."""
         return value
-
-    def _names_me(self, value: object) -> bool:
-        return key(value) == self.key
 
     def timeline_items(
         self, info: GraphQLResolveInfo[Any], item_types: list[str] | None = None, **page: Any
@@ -310,12 +311,12 @@ class IssueNode(NumberedNode):
         """Label events, and the unassignments the issue's record keeps (`unassigned`, written as
         GitHub's timeline records an assignee taken off): the double keeps no other timeline."""
         events = []
-        for index, event in enumerate(self.world.records("label_events")):
+        for index, event in self.world.index().label_events.get(self.key, []):
             kind = "LabeledEvent" if event["action"] == "labeled" else "UnlabeledEvent"
             wanted = (
                 item_types is None or ("LABELED_EVENT" if kind == "LabeledEvent" else "UNLABELED_EVENT") in item_types
             )
-            if key(event["issue"]) == self.key and wanted:
+            if wanted:
                 events.append(label_event(self.world, kind, index, event))
         if item_types is None or "UNASSIGNED_EVENT" in item_types:
             events += [unassigned_event(self.number, i, e) for i, e in enumerate(self.record.get("unassigned", []))]
@@ -323,7 +324,7 @@ class IssueNode(NumberedNode):
         return connection(info, events, **page)
 
     def comments(self, info: GraphQLResolveInfo[Any], **page: Any) -> dict[str, Any]:
-        mine = sorted((c for c in self.world.listed("comments") if key(c["issue"]) == self.key), key=lambda c: c["id"])
+        mine = self.world.index().comments.get(self.key, [])
         return connection(info, [CommentNode(self.world, self.viewer, c) for c in mine], **page)
 
 

@@ -93,7 +93,7 @@ class IssuesNode(Node):
         return None
 
     def issue(self, info: GraphQLResolveInfo[Any], number: int) -> IssueNode:
-        record = self.world.issue(number, self.where)
+        record = self.world.index().issue(number, self.where)
         if record is None:
             raise error("NOT_FOUND", f"Could not resolve to an Issue with the number of {number}.")
         return IssueNode(self.world, self.viewer, record)

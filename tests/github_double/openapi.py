@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 from jsonschema import Draft4Validator, FormatChecker
 from jsonschema.exceptions import ValidationError, best_match
 
+from bot.recent import Recent
 from tests.support.paths import ROOT
 
 ENVIRONMENT = "GITHUB_OPENAPI"
@@ -129,12 +130,18 @@ class Description:
         self._converted: dict[str, Any] = {}
         self._reached: dict[str, frozenset[str]] = {}
         self._validators: dict[tuple[str, ...], Draft4Validator] = {}
+        # Each request's path was matched against every template of its method: kept by path.
+        self._matched: Recent[tuple[str, str], tuple[Operation | None]] = Recent(4096)
 
     def operation(self, method: str, path: str) -> Operation | None:
         """The operation whose template matches `path` (as sent: percent-encoded, no query)."""
-        segments = path.count("/")
-        candidates = (o for o in self.by_method.get(method, ()) if o.fits(segments))
-        return next((o for o in candidates if o.pattern.fullmatch(path)), None)
+        found = self._matched.get((method, path))
+        if found is None:
+            segments = path.count("/")
+            candidates = (o for o in self.by_method.get(method, ()) if o.fits(segments))
+            found = (next((o for o in candidates if o.pattern.fullmatch(path)), None),)
+            self._matched.keep((method, path), found)
+        return found[0]
 
     def resolve(self, node: Any) -> Any:
         """`node`, or what its `$ref` (a local JSON pointer) points at, followed until it is no reference."""

@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 DOCS = "https://docs.github.com/rest"
+DEFAULT_TOKEN = "test-token"  # the bot's token unless a double is told otherwise
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,13 @@ from bot.errors import InputError, Problem
 from bot.files import MAX_STATE_BYTES, read_text, write_atomic
 from bot.github.observed import Observed
 from bot.github.offline import OfflineGitHub, parse_state
-from bot.issue_refs import IssueKey, in_repository, number_of, parse_issue, repository_of
+from bot.issue_refs import IssueKey, in_repository
+from bot.json_text import indented
 from tests.github_double import branches
 from tests.github_double.activity import Activity, sidecar
 from tests.github_double.gitstore import GitStore
 from tests.github_double.lag import Lag
+from tests.github_double.record_index import RecordIndex, issue_named
 from tests.github_double.state_format import GitSection
 
 T = TypeVar("T")
@@ -59,6 +61,7 @@ class World:
         self.lag = Lag()
         # Reads of a PR's merge state that answer UNKNOWN (GitHub computing mergeability): a fault.
         self.unknown_merge_reads = 0
+        self._index: RecordIndex | None = None
         self.load(raw, parsed=parsed)
 
     @classmethod
@@ -73,6 +76,7 @@ class World:
         """Replace the whole world by `raw` (validated as `perfbot reconcile --offline` does), or by
         what `parse_state` just read from the state file (`parsed`: valid, and no one else's)."""
         name = str(self.path or "the state")
+        self.forget_indexes()
         if not parsed:
             raw = copy.deepcopy(raw)
             parse_state(json.dumps(raw), name)
@@ -118,9 +122,10 @@ class World:
         return copy.deepcopy(self.raw)
 
     def save(self) -> None:
+        self.forget_indexes()
         self._sync_git()
         if self.path is not None:
-            write_atomic(self.path, json.dumps(self.raw, indent=2) + "\n")  # as a write saves
+            write_atomic(self.path, indented(self.raw) + "\n")  # as a write saves
             self._stamp = self._file_stamp()
 
     def apply(self, viewer: str, write: Callable[[OfflineGitHub], T]) -> T:
@@ -128,9 +133,22 @@ class World:
         self._sync_git()
         observed = Observed(repository=self.repository, bot_login=viewer)
         offline = OfflineGitHub(self.raw, observed, self.clock(), self.path)
-        result = write(offline)
+        try:
+            result = write(offline)
+        finally:
+            self.forget_indexes()
         self._stamp = self._file_stamp()
         return result
+
+    def index(self) -> RecordIndex:
+        """The state's records indexed for reading (`record_index`): kept until the next write or
+        `forget_indexes`, which each GraphQL request starts with."""
+        if self._index is None:
+            self._index = RecordIndex(self)
+        return self._index
+
+    def forget_indexes(self) -> None:
+        self._index = None
 
     def git_changed(self) -> None:
         self.git_written = True
@@ -192,11 +210,8 @@ class World:
 
     def issue_by(self, reference: object) -> dict[str, Any] | None:
         """The issue a state value names: a number here, `owner/repo#N` elsewhere."""
-        try:
-            found = parse_issue(reference)
-        except ValueError:
-            return None
-        return self.issue(number_of(found), repository_of(found))
+        named = issue_named(reference)
+        return None if named is None else self.issue(*named)
 
     def key(self, record: dict[str, Any]) -> IssueKey:
         """How perfbot names an issue record: its number here, `owner/repo#N` elsewhere."""

@@ -18,13 +18,11 @@ import time
 from pathlib import Path
 from types import FrameType
 
-from bot.commands.reading import to_html
 from bot.errors import BotError
 from bot.files import write_atomic
-from tests.github_double import DEFAULT_TOKEN, GitHubDouble
+from tests.github_double import DEFAULT_TOKEN
 from tests.github_double.playground import person, team
 from tests.github_double.playground.person import BOT, RUNNING, Playground
-from tests.github_double.server import serve
 
 PROJECT = Path(__file__).resolve().parents[3]
 BRANCH = "perfbot/update"  # the team's config keeps perfbot's default branch for its PR
@@ -98,6 +96,11 @@ def _start(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    # Only the double's own process imports it (graphql-core, jsonschema, GitHub's specs): the other
+    # commands speak to it over HTTP, each a process of its own.
+    from tests.github_double import GitHubDouble
+    from tests.github_double.server import serve
+
     folder: Path = args.dir
     tokens = {person.token_of(login): login for login in team.people()}
     double = GitHubDouble(state_path=folder / team.STATE, repo_dir=folder, tokens=tokens)
@@ -254,6 +257,8 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from bot.commands.reading import to_html  # GitHub's Markdown, for the dashboard alone
+
     playground = Playground.find(args.dir)
     number = _dashboard(args.dir) if args.issue == "dashboard" else int(args.issue)
     issue = playground.call(BOT, "GET", f"/issues/{number}")
