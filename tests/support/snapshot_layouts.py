@@ -144,17 +144,17 @@ class _Place:
     first: bool = False  # the line starts a top-level record
 
 
-def _events(text: str) -> Iterator[Any]:
+def rendered_events(text: str) -> Iterator[Any]:
     """The parse events of `text`, from libyaml (ruamel.yaml.clib): their marks, flow styles and
     values are the round-trip parser's (checked on the layouts the tests render; a plain scalar's
-    style is "" where that parser says None), which also gathers the comments, and is about
-    sixteen times slower."""
+    style is "" where that parser says None; `tests/boundary/test_store_layouts.py` holds them
+    equal), which also gathers the comments, and is about sixteen times slower."""
     return iter(YAML(typ="safe", pure=False).parse(text))
 
 
 def _places(lines: list[str]) -> list[_Place]:
     places = [_Place() for _ in lines]
-    walk = _Walk(lines, places, _events("".join(lines)))
+    walk = _Walk(lines, places, rendered_events("".join(lines)))
     for event in walk.events:
         if isinstance(event, MappingStartEvent) and not event.flow_style:
             walk.top()
@@ -310,7 +310,7 @@ def list_layouts(text: str) -> dict[str, set[tuple[str, int]]]:
     of its records, ("nested", dash column less key column) of each block list inside them, and
     ("ids", 1 or 0) for flow or block lists of ids."""
     found: dict[str, set[tuple[str, int]]] = {}
-    events = _events(text)
+    events = rendered_events(text)
     for event in events:
         if not isinstance(event, MappingStartEvent):
             continue
