@@ -299,7 +299,7 @@ def _read_evidence(args: str) -> Args:
         raise ArgumentError("expected an evidence class such as `issue` or `accepted`")
     rest = rest.strip()
     if not rest.endswith(")"):
-        raise ArgumentError("expected the reference in parentheses at the end: (<ref>)")
+        raise ArgumentError("expected the reference in parentheses at the end: `(<ref>)`")
     depth = 0
     for index in range(len(rest) - 1, -1, -1):
         depth += {")": 1, "(": -1}.get(rest[index], 0)

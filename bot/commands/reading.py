@@ -48,7 +48,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from bot.commands.browser_parse import MARKED, UNREAD, line_starts
-from bot.commands.grammar import ArgumentError, Command
+from bot.commands.grammar import ArgumentError, Command, Grammar
 from bot.commands.registry import VERBS, lookup
 from bot.untrusted import code_span
 
@@ -120,6 +120,12 @@ def parse(body: str, prefix: str, max_comment: int, max_argument: int) -> Parsed
 _NOTHING = Parsed()
 
 
+def usage(prefix: str, grammar: Grammar) -> str:
+    """Each form of a verb as a code span, so its placeholders (`<packet>`) show on GitHub rather
+    than being read as HTML tags and dropped."""
+    return " or ".join(code_span(f"{prefix} {form}") for form in grammar.forms)
+
+
 def _read_line(text: str, prefix: str, max_argument: int, number: int) -> Command | str:
     """The command on one line, or what is wrong with it."""
     word, _, args = text[len(prefix) :].strip().partition(" ")
@@ -132,7 +138,7 @@ def _read_line(text: str, prefix: str, max_argument: int, number: int) -> Comman
     try:
         return Command(spec.verb, number, text, spec.grammar.build(args))
     except ArgumentError as bad:
-        return f"{bad}; usage: {prefix} {spec.grammar.usage}"
+        return f"{bad}; usage: {usage(prefix, spec.grammar)}"
 
 
 _OPEN, _CLOSE, _DIGIT0 = MARKED, "\ue001", 0xE010

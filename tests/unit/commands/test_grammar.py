@@ -243,7 +243,7 @@ def test_evidence(args: str, cls: str, summary: str, ref: str) -> None:
     [
         ("c", "expected an evidence class such as `issue` or `accepted`"),
         ("c -x summary (ref)", "expected an evidence class such as `issue` or `accepted`"),
-        ("c issue no reference", "expected the reference in parentheses at the end: (<ref>)"),
+        ("c issue no reference", "expected the reference in parentheses at the end: `(<ref>)`"),
         ("c issue bad)", "unbalanced parentheses around the reference"),
         ("c issue (ref)", "summary is empty"),
         ("c issue summary ()", "reference is empty"),

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+import html
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.commands.grammar import Review
-from bot.commands.reading import Parsed, command_lines, parse
+from bot.commands.reading import Parsed, command_lines, parse, to_html, usage
+from bot.commands.registry import SPECS, VerbSpec
 from tests.support.property_budget import examples
 
 P = "/perf"
@@ -70,34 +73,55 @@ def test_each_command_parses_to_its_typed_form(line: str, parsed: dict[str, obje
     assert command.line == 2
 
 
-@pytest.mark.parametrize(
-    ("line", "message"),
-    [
-        ("/perf", "no command given"),
-        ("/perf frobnicate x", "unknown command `frobnicate`"),
-        ("/perf complete m1", "expected `result: <text>`; usage: /perf complete <packet> result: <text> [receipt: #N]"),
-        ("/perf complete m1 result: x receipt: 9482", "receipt must be an issue reference like #123"),
-        ("/perf complete m1 result:   ", "result is empty"),
-        ("/perf state m5 paused", "unknown state `paused`"),
-        ("/perf state m5 complete", "use `complete <packet> result: <text>`"),
-        ("/perf state m5 ready because", "expected `reason: <text>` after the state"),
-        ("/perf review c by tomorrow", "`tomorrow` is not a date (YYYY-MM-DD)"),
-        ("/perf review c by 2026-02-30", "`2026-02-30` is not a date (YYYY-MM-DD)"),
-        ("/perf evidence c accepted no reference", "expected the reference in parentheses"),
-        ("/perf evidence c accepted bad)", "unbalanced parentheses"),
-        ("/perf exit c", "expected `met: <ref>`"),
-        ("/perf claim", "expected a packet id"),
-        ("/perf claim m1 please", "unexpected text after the packet id"),
-        ("/perf drop some", "expected `all` or comment ids"),
-        ("/perf block m1", "condition is empty"),
-    ],
-)
+MALFORMED = [
+    ("/perf", "no command given"),
+    ("/perf frobnicate x", "unknown command `frobnicate`"),
+    ("/perf complete m1", "expected `result: <text>`; usage: `/perf complete <packet> result: <text> [receipt: #N]`"),
+    ("/perf complete m1 result: x receipt: 9482", "receipt must be an issue reference like #123"),
+    ("/perf complete m1 result:   ", "result is empty"),
+    ("/perf state m5 paused", "unknown state `paused`"),
+    ("/perf state m5 complete", "use `complete <packet> result: <text>`"),
+    ("/perf state m5 ready because", "expected `reason: <text>` after the state"),
+    ("/perf review c by tomorrow", "`tomorrow` is not a date (YYYY-MM-DD)"),
+    ("/perf review c by 2026-02-30", "`2026-02-30` is not a date (YYYY-MM-DD)"),
+    ("/perf evidence c accepted no reference", "expected the reference in parentheses"),
+    ("/perf evidence c accepted bad)", "unbalanced parentheses"),
+    ("/perf exit c", "expected `met: <ref>`"),
+    ("/perf claim", "expected a packet id"),
+    ("/perf claim m1 please", "unexpected text after the packet id"),
+    ("/perf drop some", "expected `all` or comment ids"),
+    ("/perf block m1", "condition is empty"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), MALFORMED)
 def test_malformed_lines_become_errors_naming_the_problem(line: str, message: str) -> None:
     result = run(line)
     assert result.commands == ()
     (error,) = result.errors
     assert message in error.message
     assert (error.line, error.text) == (1, line.strip())
+
+
+@pytest.mark.parametrize("line", [line for line, _ in MALFORMED])
+def test_an_error_shows_on_github_as_written(line: str) -> None:
+    """A reply quotes the message as Markdown: a placeholder written bare (`<packet>`) would be read
+    as an HTML tag and vanish, so every `<` of a message is inside a code span."""
+    (error,) = run(line).errors
+    assert shown(error.message) == re.sub(r"`([^`]+)`", r"\1", error.message)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.verb)
+def test_every_usage_shows_on_github_as_written(spec: VerbSpec) -> None:
+    forms = [f"{P} {form}" for form in spec.grammar.forms]
+    assert shown(usage(P, spec.grammar)) == " or ".join(forms)
+
+
+def shown(markdown: str) -> str:
+    """What GitHub shows of `markdown` as one paragraph of text and code spans (no other tag)."""
+    rendered = to_html(markdown)
+    assert set(re.findall(r"</?([a-z]+)", rendered)) <= {"p", "code"}, rendered
+    return html.unescape(re.sub(r"<[^>]*>", "", rendered)).strip()
 
 
 def test_fences_quotes_and_lookalikes_are_not_commands() -> None:

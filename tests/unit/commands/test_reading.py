@@ -117,7 +117,7 @@ def test_an_empty_or_unknown_verb() -> None:
 def test_an_argument_error_names_the_usage_with_the_prefix() -> None:
     (error,) = read("!bot complete m1", prefix="!bot").errors
     assert error == ParseError(
-        1, "!bot complete m1", "expected `result: <text>`; usage: !bot complete <packet> result: <text> [receipt: #N]"
+        1, "!bot complete m1", "expected `result: <text>`; usage: `!bot complete <packet> result: <text> [receipt: #N]`"
     )
 
 

@@ -76,7 +76,8 @@ def test_each_verb_parses_and_its_effect_matches_its_spec(
 def test_a_usage_error_quotes_every_form_of_the_verb() -> None:
     (error,) = parse("/perf drop everything", "/perf", 1000, 100).errors
     assert (
-        error.message == "expected `all` or comment ids; usage: /perf drop all | drop <comment-id> [<comment-id> ...]"
+        error.message
+        == "expected `all` or comment ids; usage: `/perf drop all` or `/perf drop <comment-id> [<comment-id> ...]`"
     )
 
 
