@@ -72,6 +72,9 @@ class LeaseIndex:
             for prefix in prefixes:
                 self._by_prefix.setdefault(prefix, []).append(position)
         self._sorted = sorted(self._by_prefix)
+        # The lengths the lease prefixes come in: a region prefix is cut only at these to look its
+        # own prefixes up (a few lengths, where every length up to its own would be tens).
+        self._lengths = sorted({len(prefix) for prefix in self._by_prefix})
 
     def positions(self, paths: Iterable[str]) -> set[int]:
         """The positions of the leases `overlaps(paths, lease.tree)` is true for."""
@@ -80,7 +83,9 @@ class LeaseIndex:
             return set(range(len(self.leases)))
         found = set(self._everywhere)
         for prefix in prefixes:
-            for length in range(len(prefix) + 1):
+            for length in self._lengths:
+                if length > len(prefix):
+                    break
                 found.update(self._by_prefix.get(prefix[:length], ()))
             at = bisect.bisect_left(self._sorted, prefix)
             while at < len(self._sorted) and self._sorted[at].startswith(prefix):
