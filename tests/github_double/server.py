@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 import time
@@ -19,6 +20,10 @@ def handler_for(double: GitHubDouble, silence: float) -> type[BaseHTTPRequestHan
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # An answer goes out in two writes (the headers, then the body). With Nagle's algorithm on,
+        # the body waits for the client to acknowledge the headers, which it delays (about 40 ms on
+        # Linux): a stall in every exchange over a kept-alive connection, as GitHub's never has.
+        disable_nagle_algorithm = True
 
         def _serve(self) -> None:
             url = urlsplit(self.path)
@@ -67,9 +72,16 @@ def handler_for(double: GitHubDouble, silence: float) -> type[BaseHTTPRequestHan
     return Handler
 
 
+# How often the serving loop looks for `shutdown()`, which waits until it does. At socketserver's
+# default of half a second, each server a test stopped left it idle for up to that long: about a
+# second of every test that runs perfbot over loopback HTTP.
+SHUTDOWN_POLL_SECONDS = 0.01
+
+
 def serve(double: GitHubDouble, port: int, host: str = "127.0.0.1", silence: float = 30.0) -> ThreadingHTTPServer:
     """A started server (in a daemon thread); stop it with `shutdown()` then `server_close()`."""
     server = ThreadingHTTPServer((host, port), handler_for(double, silence))
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, name="github-double", daemon=True).start()
+    loop = functools.partial(server.serve_forever, poll_interval=SHUTDOWN_POLL_SECONDS)
+    threading.Thread(target=loop, name="github-double", daemon=True).start()
     return server
