@@ -118,9 +118,11 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         stopped.wait()
     finally:
-        (folder / RUNNING).unlink(missing_ok=True)
         server.shutdown()
         server.server_close()
+        # The last thing it does: `stop` waits for this, not for the process to be gone, which an
+        # orphan is only once the system reaps it (seconds later on some machines).
+        (folder / RUNNING).unlink(missing_ok=True)
     return 0
 
 
@@ -129,7 +131,7 @@ def _stop(args: argparse.Namespace) -> int:
     if _alive(playground.pid):
         os.kill(playground.pid, signal.SIGTERM)
     deadline = time.monotonic() + START_SECONDS
-    while _alive(playground.pid) and time.monotonic() < deadline:
+    while (args.dir / RUNNING).exists() and _alive(playground.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     (args.dir / RUNNING).unlink(missing_ok=True)
     _say(f"stopped the double of {playground.repository} (its state stays in {args.dir / team.STATE})")
