@@ -15,6 +15,7 @@ import pytest
 from bot.evidence.leases import parse_leases
 from tests.boundary.test_leases import acquire, journal, op
 from tests.boundary.test_live import REPO, Live
+from tests.github_double.faults import GRAPHQL, Fault
 from tests.support.backends import NOW, live_environ
 from tests.support.harness import Repo, pull
 
@@ -23,6 +24,7 @@ WHERE = f"{BRANCH}:{FILE}"
 READ_AT = NOW - dt.timedelta(minutes=30)
 TREES = {"POST /repos/anthony-chaudhary/fak/git/trees", "POST /repos/anthony-chaudhary/fak/git/commits"}
 DISPATCH = "POST /repos/anthony-chaudhary/fak/dispatches"
+COMMIT = b"createCommitOnBranch"
 
 
 @pytest.fixture
@@ -109,7 +111,9 @@ def test_changed_leases_are_one_commit_on_top_and_standard_input_works(
     status, out, _ = publish(live, "--from", "-", at=READ_AT + dt.timedelta(minutes=5))
     assert status == 0
     assert "0 live leases" in out
-    assert set(live.writes()) == TREES | {"PATCH /repos/anthony-chaudhary/fak/git/refs/heads/perfbot/leases", DISPATCH}
+    assert live.writes() == [DISPATCH]  # the commit is one GraphQL mutation, beside the read
+    assert live.double.kinds() == {"graphql": 2, "rest_read": 0, "rest_write": 1}
+    assert [r["path"] for r in live.double.requests if r["write"]] == ["/graphql", DISPATCH.split()[1]]
     head = live.double.tip(BRANCH)
     assert head is not None
     commit = live.double.world.git.commits[head]
@@ -152,17 +156,52 @@ def test_a_branch_moved_between_read_and_write_is_left_alone(live: Live, tmp_pat
     pushed: list[str] = []
 
     def another_publisher_first(request: Any) -> Any:
-        if request.method == "PATCH" and request.path.endswith("/git/refs/heads/perfbot/leases") and not pushed:
+        if request.path == "/graphql" and COMMIT in request.body and not pushed:
             pushed.append(live.double.push(BRANCH, {FILE: "{}\n"}, message="another publisher"))
         return original(request)
 
     live.double.handle = another_publisher_first  # type: ignore[method-assign]
-    (source.parent / "none.json").write_text("[]", encoding="utf-8")
-    status, _, err = publish(live, "--from", str(source.parent / "none.json"), at=READ_AT + dt.timedelta(minutes=5))
+    status, _, err = publish(live, "--from", str(nothing_held(tmp_path)), at=READ_AT + dt.timedelta(minutes=5))
     assert status == 1
-    assert err.startswith("moving branch perfbot/leases: GitHub refused (Update is not a fast forward)")
-    assert "nothing was moved" in err
+    assert err.startswith("moving branch perfbot/leases: GitHub refused (Expected branch to point to")
+    assert "as the branch changed since perfbot read it; nothing was moved" in err
     assert live.double.tip(BRANCH) == pushed[0]
+    assert DISPATCH not in live.writes()
+
+
+def test_a_branch_deleted_between_read_and_write_is_not_made_again(live: Live, tmp_path: Path) -> None:
+    assert publish(live, "--from", str(fleet_journal(tmp_path)))[0] == 0
+
+    def deleted(world: Any) -> None:
+        del world.git.refs[BRANCH]
+
+    live.double.faults.add(Fault(*GRAPHQL, holding=COMMIT, meanwhile=deleted))
+    status, _, err = publish(live, "--from", str(nothing_held(tmp_path)), at=READ_AT + dt.timedelta(minutes=5))
+    assert status == 1
+    assert err.startswith('moving branch perfbot/leases: GitHub refused (A ref named "refs/heads/perfbot/leases"')
+    assert "as the branch changed since perfbot read it; nothing was moved" in err
+    assert live.double.tip(BRANCH) is None
+
+
+def test_a_commit_refused_for_another_reason_says_so_and_blames_no_race(live: Live, tmp_path: Path) -> None:
+    """GitHub's answer to a token without `contents: write` (GraphQL: HTTP 200, `FORBIDDEN`)."""
+    assert publish(live, "--from", str(fleet_journal(tmp_path)))[0] == 0
+    first = live.double.tip(BRANCH)
+    said = "Resource not accessible by integration"
+    error = {"type": "FORBIDDEN", "path": ["createCommitOnBranch"], "message": said}
+    refusal = {"data": {"createCommitOnBranch": None}, "errors": [error]}
+    live.double.faults.add(Fault(*GRAPHQL, 200, refusal, holding=COMMIT))
+    status, _, err = publish(live, "--from", str(nothing_held(tmp_path)), at=READ_AT + dt.timedelta(minutes=5))
+    assert status == 1
+    assert err == f"moving branch perfbot/leases: GitHub refused ({said})\n"
+    assert live.double.tip(BRANCH) == first
+
+
+def nothing_held(tmp_path: Path) -> Path:
+    """`dos lease-lane live` when no lease is held."""
+    path = tmp_path / "none.json"
+    path.write_text("[]", encoding="utf-8")
+    return path
 
 
 def test_the_config_can_name_the_branch_for_both_commands(live: Live, tmp_path: Path) -> None:

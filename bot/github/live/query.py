@@ -548,14 +548,20 @@ def mutate(session: Session, document: str, variables: dict[str, Any], what: str
     try:
         return session.github.graphql.request(document, variables)
     except GraphQLFailed as exc:
-        said = "; ".join(neutral(error.message, 300) for error in exc.response.errors or [])
-        raise MutationRefused(f"{what}: GitHub refused ({said})") from exc
+        errors = exc.response.errors or []
+        said = "; ".join(neutral(error.message, 300) for error in errors)
+        raise MutationRefused(f"{what}: GitHub refused ({said})", {str(e.type) for e in errors if e.type}) from exc
     except GitHubException as exc:
         raise failure(exc, what, session, repeatable=False) from exc
 
 
 class MutationRefused(GitHubError):
-    """GitHub answered a mutation with errors: nothing of it was applied."""
+    """GitHub answered a mutation with errors: nothing of it was applied. `kinds` are the errors'
+    types (`STALE_DATA`, `NOT_FOUND`, ...)."""
+
+    def __init__(self, message: str, kinds: Iterable[str] = ()) -> None:
+        super().__init__(message)
+        self.kinds = frozenset(kinds)
 
 
 @dataclass
