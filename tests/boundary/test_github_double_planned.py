@@ -1,0 +1,176 @@
+"""The double's planned executor (`graphql_planned`) against graphql-core's, the reference: on every
+GraphQL request perfbot sends in live runs (the adapter's documents, bot/github/live/query.py) and
+on its documents sent with answers GitHub refuses, both execute the same request on the same world.
+An answer without errors is the same, key order included; an answer with errors, and every
+mutation, is left to graphql-core (`Fallback`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import githubkit
+import pytest
+from githubkit.exception import GraphQLFailed
+from graphql import DocumentNode, OperationDefinitionNode, OperationType
+
+from bot.github.live import query
+from tests.github_double import GitHubDouble, graphql_api, graphql_planned, graphql_resolvers
+from tests.github_double.graphql_root import Root
+from tests.support import double_queries
+from tests.support.double_support import NAME, OWNER, client, comment, example_state, graphql, make_double
+from tests.support.harness import Repo, SharedTemplates
+
+
+@dataclass(frozen=True)
+class Exchange:
+    query: str
+    mutation: bool
+    planned: dict[str, Any] | None  # None: it fell back
+    reference: dict[str, Any]
+
+
+def _is_mutation(document: DocumentNode, operation: Any) -> bool:
+    found = [
+        d
+        for d in document.definitions
+        if isinstance(d, OperationDefinitionNode) and (operation is None or (d.name and d.name.value == operation))
+    ]
+    return bool(found) and found[0].operation is OperationType.MUTATION
+
+
+@pytest.fixture
+def exchanges(monkeypatch: pytest.MonkeyPatch) -> list[Exchange]:
+    """Every GraphQL request the double answers meanwhile, executed by both executors (the planned
+    one first: it falls back before a mutation's resolvers run, so nothing is written twice)."""
+    seen: list[Exchange] = []
+
+    def both(
+        text: str, document: DocumentNode, root: Root, variables: dict[str, Any] | None, operation: Any
+    ) -> dict[str, Any]:
+        try:
+            planned: dict[str, Any] | None = {
+                "data": graphql_planned.execute(
+                    graphql_api.schema(),
+                    text,
+                    document,
+                    root,
+                    variables,
+                    operation,
+                    graphql_resolvers.field,
+                    graphql_resolvers.type_name,
+                )
+            }
+        except graphql_planned.Fallback:
+            planned = None
+        root.world.forget_indexes()
+        reference = graphql_api.graphql_core_body(document, root, variables, operation)
+        seen.append(Exchange(text, _is_mutation(document, operation), planned, reference))
+        return reference
+
+    monkeypatch.setattr(graphql_api, "execute", both)
+    return seen
+
+
+def held_to_graphql_core(seen: list[Exchange]) -> tuple[int, int]:
+    """How many answers the plan gave (each graphql-core's, byte for byte) and how many it left to
+    graphql-core (each with errors, or a mutation)."""
+    planned = fallen_back = 0
+    for exchange in seen:
+        if exchange.mutation or "errors" in exchange.reference:
+            assert exchange.planned is None, exchange.query
+            fallen_back += 1
+        else:
+            assert exchange.planned is not None, f"fell back without an error:\n{exchange.query}"
+            assert json.dumps(exchange.planned) == json.dumps(exchange.reference), exchange.query
+            planned += 1
+    return planned, fallen_back
+
+
+def test_every_request_of_live_runs_is_answered_as_graphql_core_answers(
+    tmp_path: Path, shared_templates: SharedTemplates, capsys: pytest.CaptureFixture[str], exchanges: list[Exchange]
+) -> None:
+    repo = Repo(tmp_path, "live", templates=shared_templates.path)
+    repo.walk_one_state = False  # the runs are here for their requests, not for what they decide
+    repo.edit_state(permissions={"alice": "write", "mallory": "read"})
+    repo.reply_to_all()
+    repo.add_comment(2**32 + 7, 8325, "alice", "/perf claim mac.m1-streamed-q4k-no-copy")
+    repo.add_comment(2**32 + 8, 9420, "mallory", "/perf block profile.real-cuda waiting")
+    plan = repo.reconcile(capsys)
+    repo.merge(plan)
+    repo.reconcile(capsys)
+    repo.add_comment(
+        2**32 + 1000, 8325, "alice", "/perf unclaim mac.m1-streamed-q4k-no-copy", at="2026-08-27T11:00:00Z"
+    )
+    repo.reconcile(capsys)
+    planned, fallen_back = held_to_graphql_core(exchanges)
+    assert planned >= 5
+    assert fallen_back >= 1  # the runs write through mutations too
+    assert {e.mutation for e in exchanges} == {False, True}
+
+
+def refused(gh: githubkit.GitHub[Any], document: str, **variables: Any) -> None:
+    with pytest.raises(GraphQLFailed):
+        graphql(gh, document, **variables)
+
+
+def test_refused_requests_of_perfbots_documents_are_left_to_graphql_core(exchanges: list[Exchange]) -> None:
+    double: GitHubDouble = make_double(example_state(comments=[comment(2**31 + 1, 8325, "alice", "/perf claim x")]))
+    with client(double) as gh:
+        # A repository GitHub does not resolve; an issue that is not there; cursors it never gave.
+        refused(gh, query.issues_query([8325]), owner=OWNER, name="gone")
+        refused(gh, query.issues_query([8325, 404]), owner=OWNER, name=NAME)
+        refused(gh, query.comments_query([8325]), owner=OWNER, name=NAME, c8325="not-a-cursor")
+        refused(gh, query.dashboards_query(), owner=OWNER, name=NAME, dashboardLabel="perf/x", after="@@")
+        answered = graphql(gh, query.issues_query([8325, 9420]), owner=OWNER, name=NAME)
+    assert answered["repository"]["i8325"]["number"] == 8325
+    assert held_to_graphql_core(exchanges) == (1, 4)
+
+
+# Aliases, variables in @include and @skip, fragments spread twice, inline fragments on an
+# interface and on object types, and `__typename` at every level: what perfbot's documents use
+# little of, and the plan covers all the same.
+SELECTIONS = """
+query Selections($owner: String!, $name: String!, $body: Boolean!, $page: Int!, $expression: String!) {
+  __typename
+  repository(owner: $owner, name: $name) {
+    __typename
+    first: issue(number: 8325) {
+      ...Brief
+      ...Brief
+      text: body @include(if: $body)
+      comments(first: $page) @skip(if: $body) { totalCount nodes { id: fullDatabaseId } }
+      comments(first: $page) @include(if: $body) { nodes { body author { __typename login ... on Bot { login } } } }
+    }
+    second: issue(number: 9420) { ... on Issue { number } ...Brief }
+    object(expression: $expression) {
+      __typename
+      ... on GitObject { oid }
+      ... on Commit { message history(first: 2) { nodes { oid } } }
+      ... on Blob { byteSize }
+    }
+  }
+}
+fragment Brief on Issue { __typename number title state labels(first: 5) { nodes { name } } }
+"""
+
+
+@pytest.mark.parametrize("body", [True, False])
+def test_the_double_s_own_documents_and_every_kind_of_selection(exchanges: list[Exchange], body: bool) -> None:
+    alice = comment(2**31 + 1, 8325, "alice", "/perf claim x")
+    robot = comment(12, 8325, "helper[bot]", "hello", user_type="Bot")
+    double: GitHubDouble = make_double(example_state(comments=[alice, robot]))
+    variables: dict[str, Any] = {"owner": OWNER, "name": NAME, "number": 8325, "expression": "HEAD"}
+    with client(double) as gh:
+        graphql(gh, SELECTIONS, body=body, page=2 if body else 1, **variables)
+        graphql(gh, double_queries.OBJECT, **{**variables, "expression": "HEAD:config/perfbot.yaml"})
+        graphql(gh, double_queries.CHANGED_SINCE, since="2020-01-01T00:00:00Z", direction="DESC", **variables)
+        graphql(gh, double_queries.PULLS, branch="perfbot/regenerate", states=["OPEN", "CLOSED"], **variables)
+        graphql(gh, double_queries.ISSUE_IDS, **variables)
+        refused(gh, double_queries.DATABASE_IDS, **variables)  # a 32-bit Int past 2^31
+        refused(gh, double_queries.TOO_MANY, **variables)
+        refused(gh, double_queries.UNBOUNDED, **variables)
+        refused(gh, double_queries.MISSING_REPOSITORY)
+    assert held_to_graphql_core(exchanges) == (5, 4)
