@@ -7,6 +7,7 @@ mutation, is left to graphql-core (`Fallback`)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from githubkit.exception import GraphQLFailed
 from graphql import DocumentNode, OperationDefinitionNode, OperationType
 
 from bot.github.live import query
-from tests.github_double import GitHubDouble, graphql_api, graphql_planned, graphql_resolvers
+from tests.github_double import GitHubDouble, graphql_api, graphql_planned
 from tests.github_double.graphql_root import Root
 from tests.support import double_queries
 from tests.support.double_support import NAME, OWNER, client, comment, example_state, graphql, make_double
@@ -52,16 +53,7 @@ def exchanges(monkeypatch: pytest.MonkeyPatch) -> list[Exchange]:
     ) -> dict[str, Any]:
         try:
             planned: dict[str, Any] | None = {
-                "data": graphql_planned.execute(
-                    graphql_api.schema(),
-                    text,
-                    document,
-                    root,
-                    variables,
-                    operation,
-                    graphql_resolvers.field,
-                    graphql_resolvers.type_name,
-                )
+                "data": graphql_api.planned_data(text, document, root, variables, operation)
             }
         except graphql_planned.Fallback:
             planned = None
@@ -174,3 +166,62 @@ def test_the_double_s_own_documents_and_every_kind_of_selection(exchanges: list[
         refused(gh, double_queries.UNBOUNDED, **variables)
         refused(gh, double_queries.MISSING_REPOSITORY)
     assert held_to_graphql_core(exchanges) == (5, 4)
+
+
+@dataclass(frozen=True)
+class Odd(Root):
+    """A root whose values graphql-core refuses or must judge itself: `issue` answers what `made`
+    makes afresh for each answer (a generator is read once)."""
+
+    made: Callable[[], dict[str, Any]] = dict
+
+    def viewer(self, info: Any) -> dict[str, Any]:
+        return {"login": None}  # null in a non-null field: a bug of the double's, raised
+
+    def repository(  # type: ignore[override]  # a dict of odd values, not a repository of the world
+        self, info: Any, owner: str, name: str, follow_renames: bool = True
+    ) -> dict[str, Any]:
+        return {"nameWithOwner": f"{owner}/{name}", "issue": self.made()}
+
+
+ODD_ISSUE = 'query { repository(owner: "o", name: "n") { issue(number: 1) { %s } } }'
+ODD: list[tuple[str, Callable[[], dict[str, Any]], bool]] = [
+    ("query { viewer { login } }", dict, True),
+    (ODD_ISSUE % "number", lambda: {"number": "many"}, True),  # not an Int
+    (ODD_ISSUE % "author { login }", lambda: {"author": {"typename": "Repository", "login": "x"}}, True),
+    (ODD_ISSUE % "author { login }", lambda: {"author": {"typename": "Nope", "login": "x"}}, True),
+    (ODD_ISSUE % "author { login }", lambda: {"author": {"typename": 7, "login": "x"}}, True),
+    (ODD_ISSUE % "author { login }", lambda: {"author": {"typename": "Bot", "login": "x"}}, False),
+    (ODD_ISSUE % "labels(first: 1) { nodes { name } }", lambda: {"labels": {"nodes": iter([{"name": "a"}])}}, True),
+    (ODD_ISSUE % "labels(first: 1) { nodes { name } }", lambda: {"labels": {"nodes": ({"name": "a"},)}}, False),
+    (ODD_ISSUE % "state", lambda: {"state": "SHUT"}, True),  # not an IssueState
+    (ODD_ISSUE % "state", lambda: {"state": "CLOSED"}, False),
+]
+
+
+def outcome(answer: Callable[[], dict[str, Any]]) -> tuple[str, str]:
+    """The answer's body as sent (key order included), or the error the double raised."""
+    try:
+        return "answer", json.dumps(answer())
+    except Exception as exc:  # the error is the outcome compared
+        return type(exc).__name__, str(exc)
+
+
+@pytest.mark.parametrize(("text", "made", "falls_back"), ODD)
+def test_values_the_plan_does_not_cover_are_answered_by_graphql_core(
+    text: str, made: Callable[[], dict[str, Any]], falls_back: bool
+) -> None:
+    """Null in a non-null field, a value its scalar or enum cannot hold, a runtime type the field's
+    interface does not allow or the schema lacks, a list given as another iterable: graphql-core's."""
+    root = Odd(make_double(example_state()).world, "octocat", dict, made)
+    document = graphql_api.checked(text)[0]
+    assert document is not None
+    try:
+        graphql_api.planned_data(text, document, root, None, None)
+    except graphql_planned.Fallback:
+        fell_back = True
+    else:
+        fell_back = False
+    assert fell_back is falls_back
+    reference = outcome(lambda: graphql_api.graphql_core_body(document, root, None, None))
+    assert outcome(lambda: graphql_api.execute(text, document, root, None, None)) == reference

@@ -87,21 +87,18 @@ def execute(
     resolvers answer, and the double works without the published schema fetched."""
     if operation is None or isinstance(operation, str):
         try:
-            data = graphql_planned.execute(
-                schema(),
-                query,
-                document,
-                root,
-                variables,
-                operation,
-                graphql_resolvers.field,
-                graphql_resolvers.type_name,
-            )
+            return {"data": planned_data(query, document, root, variables, operation)}
         except graphql_planned.Fallback:
             root.world.forget_indexes()  # read afresh, as for any answer
-        else:
-            return {"data": data}
     return graphql_core_body(document, root, variables, operation)
+
+
+def planned_data(
+    query: str, document: DocumentNode, root: Root, variables: dict[str, Any] | None, operation: str | None
+) -> dict[str, Any]:
+    """The answer's `data` by the planned executor, or `graphql_planned.Fallback`."""
+    field, type_name = graphql_resolvers.field, graphql_resolvers.type_name
+    return graphql_planned.execute(schema(), query, document, root, variables, operation, field, type_name)
 
 
 def graphql_core_body(

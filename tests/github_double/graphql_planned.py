@@ -87,6 +87,16 @@ class Run:
         return self.executor.build_resolve_info(planned.definition, planned.nodes, planned.parent, path)
 
 
+def _present(value: Any) -> bool:
+    """False for null (and graphql-core's Undefined, which it completes as null); an error given as
+    a value is graphql-core's to raise where it belongs."""
+    if value is None or value is Undefined:
+        return False
+    if isinstance(value, Exception):
+        raise Fallback
+    return True
+
+
 class Completion:
     """How a field's value becomes its answer, by the field's type."""
 
@@ -110,10 +120,10 @@ class ListOf(Completion):
     inner: Completion
 
     def complete(self, run: Run, planned: PlannedField, value: Any, path: Path) -> Any:
-        if value is None or value is Undefined:
+        if not _present(value):
             return None
         if not isinstance(value, list | tuple):
-            raise Fallback  # any other iterable, or an error, is graphql-core's to judge
+            raise Fallback  # any other iterable is graphql-core's to judge
         inner = self.inner
         return [inner.complete(run, planned, item, Path(path, index, None)) for index, item in enumerate(value)]
 
@@ -123,10 +133,8 @@ class Leaf(Completion):
     coerce: Callable[[Any], Any]  # the scalar's or enum's own output coercion
 
     def complete(self, run: Run, planned: PlannedField, value: Any, path: Path) -> Any:
-        if value is None or value is Undefined:
+        if not _present(value):
             return None
-        if isinstance(value, Exception):
-            raise Fallback
         try:
             coerced = self.coerce(value)
         except Exception as exc:
@@ -137,20 +145,22 @@ class Leaf(Completion):
 
 
 @dataclass(eq=False)
-class Selection(Completion):
-    """An object's subfields, planned at the first value of its type the answer meets."""
+class Composite(Completion):
+    """A value with subfields: what the selection sets of its field's nodes ask of it."""
 
     plan: OperationPlan
-    type: GraphQLObjectType
     selection_sets: list[SelectionSetNode]
+
+
+@dataclass(eq=False)
+class Selection(Composite):
+    """An object's subfields, planned at the first value of its type the answer meets."""
+
+    type: GraphQLObjectType
     fields: list[PlannedField] | None = None
 
     def complete(self, run: Run, planned: PlannedField, value: Any, path: Path) -> Any:
-        if value is None or value is Undefined:
-            return None
-        if isinstance(value, Exception) or self.type.is_type_of is not None:
-            raise Fallback
-        return self.execute(run, value, path)
+        return self.execute(run, value, path) if _present(value) else None
 
     def execute(self, run: Run, source: Any, path: Path | None) -> dict[str, Any]:
         fields = self.fields
@@ -164,19 +174,15 @@ class Selection(Completion):
 
 
 @dataclass(eq=False)
-class Abstract(Completion):
+class Abstract(Composite):
     """An interface's or union's value: its runtime type named by the double, then its selection."""
 
-    plan: OperationPlan
     type: GraphQLAbstractType
-    selection_sets: list[SelectionSetNode]
     by_type: dict[str, Selection] = field(default_factory=dict)
 
     def complete(self, run: Run, planned: PlannedField, value: Any, path: Path) -> Any:
-        if value is None or value is Undefined:
+        if not _present(value):
             return None
-        if isinstance(value, Exception) or self.type.resolve_type is not None:
-            raise Fallback
         try:
             name = run.type_resolver(value, run.info(planned, path), self.type)
         except Exception as exc:
@@ -185,14 +191,14 @@ class Abstract(Completion):
             raise Fallback  # graphql-core says why
         selection = self.by_type.get(name)
         if selection is None:
-            selection = self.by_type[name] = Selection(self.plan, self._runtime_type(name), self.selection_sets)
+            selection = self.by_type[name] = Selection(self.plan, self.selection_sets, self._runtime_type(name))
         return selection.complete(run, planned, value, path)
 
     def _runtime_type(self, name: str) -> GraphQLObjectType:
         """The object type graphql-core's executor accepts for this name (else it says why)."""
         schema = self.plan.schema
         found = schema.get_type(name)
-        if not isinstance(found, GraphQLObjectType) or not schema.is_sub_type(self.type, found):
+        if not isinstance(found, GraphQLObjectType) or not schema.is_sub_type(self.type, found) or found.is_type_of:
             raise Fallback
         return found
 
@@ -246,7 +252,7 @@ class OperationPlan:
         root = schema.get_root_type(operation.operation)
         if root is None or operation.operation is not OperationType.QUERY or operation.directives:
             raise Fallback  # a mutation, or a directive on the operation: graphql-core's
-        self.root = Selection(self, root, [operation.selection_set])
+        self.root = Selection(self, [operation.selection_set], root)
 
     def fields(self, run: Run, parent: GraphQLObjectType, selection_sets: list[SelectionSetNode]) -> list[PlannedField]:
         grouped: dict[str, list[FieldNode]] = {}
@@ -325,11 +331,11 @@ class OperationPlan:
         if isinstance(kind, GraphQLScalarType | GraphQLEnumType):
             return Leaf(kind.coerce_output_value)
         selection_sets = [node.selection_set for node in nodes if node.selection_set]
-        if isinstance(kind, GraphQLInterfaceType | GraphQLUnionType):
-            return Abstract(self, kind, selection_sets)
-        if isinstance(kind, GraphQLObjectType):
-            return Selection(self, kind, selection_sets)
-        raise Fallback
+        if isinstance(kind, GraphQLInterfaceType | GraphQLUnionType) and kind.resolve_type is None:
+            return Abstract(self, selection_sets, kind)
+        if isinstance(kind, GraphQLObjectType) and kind.is_type_of is None:
+            return Selection(self, selection_sets, kind)
+        raise Fallback  # a type's own resolve_type or is_type_of, which the plan does not call
 
 
 def _reads_variables(node: Node) -> bool:
@@ -388,14 +394,16 @@ def execute(
 ) -> dict[str, Any]:
     """The `data` graphql-core's `execute_sync` gives for this query when it gives no error; else
     `Fallback`. `query` is the document's text: plans are kept by it."""
+    # Built as `execute_sync` builds it: graphql-core picks the operation and coerces the variables.
     executor = Executor.build(
         schema,
         document,
         root_value,
-        raw_variable_values=variables,
-        operation_name=operation_name,
-        field_resolver=field_resolver,
-        type_resolver=type_resolver,
+        None,
+        variables,
+        operation_name,
+        field_resolver,
+        type_resolver,
         is_awaitable=assume_not_awaitable,
         is_async_iterable=assume_not_async_iterable,
     )
