@@ -21,11 +21,12 @@ graphql-core's own. Mutations are always left to graphql-core: executing one twi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from graphql import (
+    DirectiveNode,
     DocumentNode,
     FieldNode,
     FragmentSpreadNode,
@@ -319,7 +320,7 @@ class OperationPlan:
         completion = self._completion(definition.type, nodes)
         if name == "__typename":
             return PlannedField(key, nodes, parent, definition, completion, None, {})
-        static = not any(_reads_variables(argument) for argument in nodes[0].arguments or ())
+        static = not any(_variables_in(argument) for argument in nodes[0].arguments or ())
         arguments = _arguments(definition, nodes[0], run) if static else None
         return PlannedField(key, nodes, parent, definition, completion, snake(name), arguments)
 
@@ -338,44 +339,24 @@ class OperationPlan:
         raise Fallback  # a type's own resolve_type or is_type_of, which the plan does not call
 
 
-def _reads_variables(node: Node) -> bool:
-    if isinstance(node, VariableNode):
-        return True
-    for key in node.keys:
-        value = getattr(node, key, None)
-        children = value if isinstance(value, tuple | list) else (value,)
-        if any(isinstance(child, Node) and _reads_variables(child) for child in children):
-            return True
-    return False
-
-
-def _directive_variables(document: DocumentNode) -> tuple[str, ...]:
-    """The variables any `@include` or `@skip` of the document reads: what its plans depend on."""
-    names: set[str] = set()
-
-    def visit(node: Node) -> None:
-        for directive in getattr(node, "directives", None) or ():
-            names.update(_variables_in(directive))
-        for key in node.keys:
-            value = getattr(node, key, None)
-            for child in value if isinstance(value, tuple | list) else (value,):
-                if isinstance(child, Node) and key != "directives":
-                    visit(child)
-
-    visit(document)
-    return tuple(sorted(names))
-
-
-def _variables_in(node: Node) -> set[str]:
-    if isinstance(node, VariableNode):
-        return {node.name.value}
-    found: set[str] = set()
+def _nodes(node: Node) -> Iterator[Node]:
+    """The node and every node inside it."""
+    yield node
     for key in node.keys:
         value = getattr(node, key, None)
         for child in value if isinstance(value, tuple | list) else (value,):
             if isinstance(child, Node):
-                found |= _variables_in(child)
-    return found
+                yield from _nodes(child)
+
+
+def _variables_in(node: Node) -> set[str]:
+    return {found.name.value for found in _nodes(node) if isinstance(found, VariableNode)}
+
+
+def _directive_variables(document: DocumentNode) -> tuple[str, ...]:
+    """The variables the document's directives (`@include`, `@skip`) read: what its plans depend on."""
+    directives = (found for found in _nodes(document) if isinstance(found, DirectiveNode))
+    return tuple(sorted({name for directive in directives for name in _variables_in(directive)}))
 
 
 _PLANS: Recent[tuple[Any, ...], OperationPlan] = Recent(256)
