@@ -6,6 +6,7 @@ mutation, is left to graphql-core (`Fallback`)."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,10 +16,24 @@ from typing import Any
 import githubkit
 import pytest
 from githubkit.exception import GraphQLFailed
-from graphql import DocumentNode, OperationDefinitionNode, OperationType
+from graphql import (
+    DocumentNode,
+    GraphQLField,
+    GraphQLInterfaceType,
+    GraphQLList,
+    GraphQLObjectType,
+    GraphQLResolveInfo,
+    GraphQLScalarType,
+    GraphQLSchema,
+    GraphQLString,
+    OperationDefinitionNode,
+    OperationType,
+    execute_sync,
+    parse,
+)
 
 from bot.github.live import query
-from tests.github_double import GitHubDouble, graphql_api, graphql_planned
+from tests.github_double import GitHubDouble, graphql_api, graphql_planned, graphql_resolvers
 from tests.github_double.graphql_root import Root
 from tests.support import double_queries
 from tests.support.double_support import NAME, OWNER, client, comment, example_state, graphql, make_double
@@ -116,9 +131,10 @@ def test_refused_requests_of_perfbots_documents_are_left_to_graphql_core(exchang
         refused(gh, query.issues_query([8325, 404]), owner=OWNER, name=NAME)
         refused(gh, query.comments_query([8325]), owner=OWNER, name=NAME, c8325="not-a-cursor")
         refused(gh, query.dashboards_query(), owner=OWNER, name=NAME, dashboardLabel="perf/x", after="@@")
+        refused(gh, query.issues_query([8325]), owner=5, name=NAME)  # not a String: graphql-core's refusal
         answered = graphql(gh, query.issues_query([8325, 9420]), owner=OWNER, name=NAME)
     assert answered["repository"]["i8325"]["number"] == 8325
-    assert held_to_graphql_core(exchanges) == (1, 4)
+    assert held_to_graphql_core(exchanges) == (1, 5)
 
 
 # Aliases, variables in @include and @skip, fragments spread twice, inline fragments on an
@@ -139,6 +155,7 @@ query Selections($owner: String!, $name: String!, $body: Boolean!, $page: Int!, 
     second: issue(number: 9420) { ... on Issue { number } ...Brief }
     object(expression: $expression) {
       __typename
+      ...OnBlob
       ... on GitObject { oid }
       ... on Commit { message history(first: 2) { nodes { oid } } }
       ... on Blob { byteSize }
@@ -146,6 +163,7 @@ query Selections($owner: String!, $name: String!, $body: Boolean!, $page: Int!, 
   }
 }
 fragment Brief on Issue { __typename number title state labels(first: 5) { nodes { name } } }
+fragment OnBlob on Blob { text }
 """
 
 
@@ -185,6 +203,7 @@ class Odd(Root):
 
 
 ODD_ISSUE = 'query { repository(owner: "o", name: "n") { issue(number: 1) { %s } } }'
+TIMELINE = "timelineItems(first: 1) { nodes { __typename } }"
 ODD: list[tuple[str, Callable[[], dict[str, Any]], bool]] = [
     ("query { viewer { login } }", dict, True),
     (ODD_ISSUE % "number", lambda: {"number": "many"}, True),  # not an Int
@@ -196,6 +215,12 @@ ODD: list[tuple[str, Callable[[], dict[str, Any]], bool]] = [
     (ODD_ISSUE % "labels(first: 1) { nodes { name } }", lambda: {"labels": {"nodes": ({"name": "a"},)}}, False),
     (ODD_ISSUE % "state", lambda: {"state": "SHUT"}, True),  # not an IssueState
     (ODD_ISSUE % "state", lambda: {"state": "CLOSED"}, False),
+    (ODD_ISSUE % "updatedAt", lambda: {"updatedAt": ValueError("no time")}, True),  # an error as a value
+    (ODD_ISSUE % "author { login }", lambda: {"author": {"login": "x"}}, True),  # no type named
+    # A type of another union (a PR's timeline's), and one of the union's own.
+    (ODD_ISSUE % TIMELINE, lambda: {"timelineItems": {"nodes": [{"typename": "HeadRefForcePushedEvent"}]}}, True),
+    (ODD_ISSUE % TIMELINE, lambda: {"timelineItems": {"nodes": [{"typename": "UnassignedEvent"}]}}, False),
+    ("query { __schema { queryType { name } } }", dict, True),  # introspection
 ]
 
 
@@ -225,3 +250,117 @@ def test_values_the_plan_does_not_cover_are_answered_by_graphql_core(
     assert fell_back is falls_back
     reference = outcome(lambda: graphql_api.graphql_core_body(document, root, None, None))
     assert outcome(lambda: graphql_api.execute(text, document, root, None, None)) == reference
+
+
+# Variables given as null where their defaults would hold: graphql-core refuses an argument, or a
+# directive's `if`, that must not be null.
+NULLED = [
+    ("query($n: Int = 8325) { repository(owner: $o, name: $r) { issue(number: $n) { number } } }", False),
+    ("query($x: Boolean = true) { repository(owner: $o, name: $r) { nameWithOwner @include(if: $x) } }", True),
+]
+
+
+@pytest.mark.parametrize(("text", "in_a_directive"), NULLED)
+def test_arguments_graphql_core_refuses_are_graphql_core_s(text: str, in_a_directive: bool) -> None:
+    text = text.replace("query(", "query($o: String!, $r: String!, ")
+    root = Root(make_double(example_state()).world, "octocat", dict)
+    document = graphql_api.checked(text)[0]
+    assert document is not None
+    variables = {"o": OWNER, "r": NAME, "n": None, "x": None}
+    with pytest.raises(graphql_planned.Fallback):
+        graphql_api.planned_data(text, document, root, variables, None)
+    reference = outcome(lambda: graphql_api.graphql_core_body(document, root, variables, None))
+    assert outcome(lambda: graphql_api.execute(text, document, root, variables, None)) == reference
+    assert "not to be None" in reference[1]
+    assert in_a_directive is ("Argument 'if'" in reference[1])
+
+
+def _own_schema() -> GraphQLSchema:
+    """What an SDL-built schema such as the double's never has, and the plan leaves to graphql-core:
+    a scalar coercing a value to null, an object type's own `is_type_of`, an interface's own
+    `resolve_type`, a field's own resolver."""
+    name = {"name": GraphQLField(GraphQLString)}
+    thing = GraphQLInterfaceType("Thing", name, resolve_type=lambda value, info, kind: "Tin")
+    plain = GraphQLInterfaceType("Plain", name)
+    box = GraphQLObjectType("Box", name, interfaces=[thing], is_type_of=lambda value, info: True)
+    tin = GraphQLObjectType("Tin", name, interfaces=[thing, plain])
+    crate = GraphQLObjectType("Crate", name, interfaces=[plain], is_type_of=lambda value, info: True)
+    fields = {
+        "nothing": GraphQLField(GraphQLScalarType("Nothing", serialize=lambda value: None)),
+        "box": GraphQLField(box),
+        "thing": GraphQLField(thing),
+        "plain": GraphQLField(plain),
+        "own": GraphQLField(GraphQLString, resolve=lambda source, info: "own"),
+        "plains": GraphQLField(GraphQLList(GraphQLList(plain))),
+    }
+    return GraphQLSchema(GraphQLObjectType("Query", fields), types=[box, tin, crate])
+
+
+@pytest.mark.parametrize(
+    ("text", "falls_back"),
+    [
+        ("{ nothing }", True),
+        ("{ box { name } }", True),
+        ("{ thing { name } }", True),
+        ("{ plain { name } }", True),
+        ("{ own }", True),
+        ("{ __typename }", False),
+    ],
+)
+def test_what_a_schema_of_its_own_decides_is_graphql_core_s(text: str, falls_back: bool) -> None:
+    root = {"nothing": 1, "box": {"name": "b"}, "thing": {"typename": "Tin", "name": "t"}}
+    root["plain"] = {"typename": "Crate", "name": "c"}
+    run = functools.partial(
+        graphql_planned.execute, _own_schema(), text, parse(text), root, None, None, graphql_resolvers.field
+    )
+    if falls_back:
+        with pytest.raises(graphql_planned.Fallback):
+            run(graphql_resolvers.type_name)
+    else:
+        assert run(graphql_resolvers.type_name) == {"__typename": "Query"}
+
+
+def test_resolvers_are_given_graphql_core_s_resolve_info() -> None:
+    """Each method, and the type resolver, sees the path graphql-core gives it (an item of a list:
+    its own; the type of an item: the list's field's), and the field's nodes (a fragment spread
+    twice gives its fields once)."""
+    seen: dict[str, list[Any]] = {"planned": [], "graphql-core": []}
+
+    def item(index: int) -> dict[str, Any]:
+        def name(info: GraphQLResolveInfo[Any]) -> str:
+            return f"{info.path.as_list()} {info.path.typename} {len(info.field_nodes)}"
+
+        return {"typename": "Tin", "name": name}
+
+    root = {"plains": [[item(0), item(1)], [item(2)]]}
+    text = "{ plains { name ... on Tin { name } ...Named ...Named } } fragment Named on Plain { name }"
+    document = parse(text)
+
+    def typed(who: str) -> Any:
+        def type_name(value: Any, info: GraphQLResolveInfo[Any], kind: Any) -> str:
+            seen[who].append(info.path.as_list())
+            return graphql_resolvers.type_name(value, info, kind)
+
+        return type_name
+
+    planned = graphql_planned.execute(
+        _own_schema(), text, document, root, None, None, graphql_resolvers.field, typed("planned")
+    )
+    reference = execute_sync(
+        _own_schema(), document, root, field_resolver=graphql_resolvers.field, type_resolver=typed("graphql-core")
+    )
+    assert reference.errors is None
+    assert planned == reference.data
+    assert seen["planned"] == seen["graphql-core"] == [["plains"]] * 3
+    assert planned["plains"][1][0]["name"] == "['plains', 1, 0, 'name'] Tin 3"
+
+
+def test_a_type_resolver_s_answer_that_names_no_type_is_graphql_core_s() -> None:
+    def a_list(*_: Any) -> Any:
+        return ["Crate"]
+
+    text = "{ plain { name } }"
+    with pytest.raises(graphql_planned.Fallback):
+        graphql_planned.execute(
+            _own_schema(), text, parse(text), {"plain": {}}, None, None, graphql_resolvers.field, a_list
+        )

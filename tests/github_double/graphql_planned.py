@@ -235,11 +235,10 @@ class PlannedField:
 
 
 def _arguments(definition: GraphQLField, node: FieldNode, run: Run) -> dict[str, Any]:
-    """The field's arguments as graphql-core's executor gives them, in snake_case."""
-    try:
-        found = get_argument_values(definition, node, run.executor.variable_values)
-    except Exception as exc:
-        raise Fallback from exc
+    """The field's arguments as graphql-core's executor gives them, in snake_case (those that read
+    variables are coerced as the field is resolved, where a refusal falls back; literals were
+    coerced alike when the document was validated)."""
+    found = get_argument_values(definition, node, run.executor.variable_values)
     return {snake(name): value for name, value in found.items()}
 
 
@@ -251,8 +250,8 @@ class OperationPlan:
         self.document = document  # the nodes resolvers are given are this document's
         operation = run.executor.operation
         root = schema.get_root_type(operation.operation)
-        if root is None or operation.operation is not OperationType.QUERY or operation.directives:
-            raise Fallback  # a mutation, or a directive on the operation: graphql-core's
+        if root is None or operation.operation is not OperationType.QUERY:
+            raise Fallback  # a mutation is graphql-core's
         self.root = Selection(self, [operation.selection_set], root)
 
     def fields(self, run: Run, parent: GraphQLObjectType, selection_sets: list[SelectionSetNode]) -> list[PlannedField]:
@@ -287,8 +286,6 @@ class OperationPlan:
                 fragment = run.executor.fragment_definitions.get(name)
                 if fragment is None or name in visited:
                     continue
-                if selection.arguments or fragment.variable_definitions:
-                    raise Fallback  # fragment arguments: an experiment of graphql-core's
                 visited.add(name)
                 if self._applies(fragment.type_condition.name.value, parent):
                     self._collect(run, parent, fragment.selection_set, grouped, visited)
@@ -313,13 +310,13 @@ class OperationPlan:
     def _field(self, run: Run, parent: GraphQLObjectType, key: str, nodes: list[FieldNode]) -> PlannedField:
         name = nodes[0].name.value
         definition = self.schema.get_field(parent, name)
-        if definition is None or (name.startswith("__") and name != "__typename"):
-            raise Fallback  # introspection, or a field the schema lacks: graphql-core's
-        if definition.resolve is not None and name != "__typename":
-            raise Fallback  # a resolver of the schema's own, which the plan does not call
-        completion = self._completion(definition.type, nodes)
+        if definition is None:
+            raise Fallback  # a field the schema lacks: graphql-core's
         if name == "__typename":
-            return PlannedField(key, nodes, parent, definition, completion, None, {})
+            return PlannedField(key, nodes, parent, definition, self._completion(definition.type, nodes), None, {})
+        if definition.resolve is not None:
+            raise Fallback  # introspection's, or another resolver of the schema's own: not the double's
+        completion = self._completion(definition.type, nodes)
         static = not any(_variables_in(argument) for argument in nodes[0].arguments or ())
         arguments = _arguments(definition, nodes[0], run) if static else None
         return PlannedField(key, nodes, parent, definition, completion, snake(name), arguments)
