@@ -1,20 +1,18 @@
 """POST /graphql: parse and validate with graphql-core (against `schema.graphql`, the subset the
-double's resolvers answer, and GitHub's published schema when it is fetched), execute with
-graphql-core against the subset, and answer in GitHub's shape (HTTP 200; errors carry their `type`
-at the top level, next to `path`)."""
+double's resolvers answer, and GitHub's published schema when it is fetched), execute against the
+subset (a query by the double's planned executor, `graphql_planned`; a mutation, and any answer
+with an error, by graphql-core's), and answer in GitHub's shape (HTTP 200; errors carry their
+`type` at the top level, next to `path`)."""
 
 from __future__ import annotations
 
 import functools
-import re
 from pathlib import Path
 from typing import Any
 
 from graphql import (
     DocumentNode,
-    GraphQLAbstractType,
     GraphQLError,
-    GraphQLResolveInfo,
     GraphQLSchema,
     build_schema,
     execute_sync,
@@ -22,7 +20,7 @@ from graphql import (
     validate,
 )
 
-from tests.github_double import graphql_execution, published
+from tests.github_double import graphql_execution, graphql_planned, graphql_resolvers, published
 from tests.github_double.graphql_cost import Cost, query_cost
 from tests.github_double.graphql_root import Root
 from tests.github_double.limits import RateLimits
@@ -35,24 +33,6 @@ SCHEMA_FILE = Path(__file__).with_name("schema.graphql")
 @functools.cache
 def schema() -> GraphQLSchema:
     return build_schema(SCHEMA_FILE.read_text(encoding="utf-8"))
-
-
-@functools.cache  # the same few hundred names, looked up for every field of every answer
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
-def _field(source: Any, info: GraphQLResolveInfo[Any], **args: Any) -> Any:
-    """Dicts answer by the GraphQL name; objects by the snake_case name, called with the arguments."""
-    name = info.field_name
-    value = source.get(name) if isinstance(source, dict) else getattr(source, _snake(name), None)
-    if callable(value):
-        return value(info, **{_snake(k): v for k, v in args.items()})
-    return value
-
-
-def _type(value: Any, info: GraphQLResolveInfo[Any], abstract: GraphQLAbstractType) -> str:
-    return str(value["typename"] if isinstance(value, dict) else value.typename)
 
 
 def error_entry(err: GraphQLError) -> dict[str, Any]:
@@ -97,17 +77,43 @@ def answer(world: World, viewer: str, request: Request, rate: RateLimits) -> dic
     variables = variables if isinstance(variables, dict) else None
     rate.charge(_cost(query, document, variables, data.get("operationName")))
     world.forget_indexes()  # what changed since the last answer is read afresh
-    # Executed against the subset, not GitHub's whole schema: it is what the resolvers answer, and
-    # the double works without the published schema fetched. Every resolver is synchronous, which
-    # `execute_sync` assumes instead of asking it of each of thousands of values.
+    return execute(query, document, Root(world, viewer, rate.graphql), variables, data.get("operationName"))
+
+
+def execute(
+    query: str, document: DocumentNode, root: Root, variables: dict[str, Any] | None, operation: Any
+) -> dict[str, Any]:
+    """The answer's body, executed against the subset, not GitHub's whole schema: it is what the
+    resolvers answer, and the double works without the published schema fetched."""
+    if operation is None or isinstance(operation, str):
+        try:
+            return {"data": planned_data(query, document, root, variables, operation)}
+        except graphql_planned.Fallback:
+            root.world.forget_indexes()  # read afresh, as for any answer
+    return graphql_core_body(document, root, variables, operation)
+
+
+def planned_data(
+    query: str, document: DocumentNode, root: Root, variables: dict[str, Any] | None, operation: str | None
+) -> dict[str, Any]:
+    """The answer's `data` by the planned executor, or `graphql_planned.Fallback`."""
+    field, type_name = graphql_resolvers.field, graphql_resolvers.type_name
+    return graphql_planned.execute(schema(), query, document, root, variables, operation, field, type_name)
+
+
+def graphql_core_body(
+    document: DocumentNode, root: Root, variables: dict[str, Any] | None, operation: Any
+) -> dict[str, Any]:
+    """The answer's body as graphql-core's executor gives it. Every resolver is synchronous, which
+    `execute_sync` assumes instead of asking it of each of thousands of values."""
     result = execute_sync(
         schema(),
         document,
-        root_value=Root(world, viewer, rate.graphql),
+        root_value=root,
         variable_values=variables,
-        operation_name=data.get("operationName"),
-        field_resolver=_field,
-        type_resolver=_type,
+        operation_name=operation,
+        field_resolver=graphql_resolvers.field,
+        type_resolver=graphql_resolvers.type_name,
         **graphql_execution.OPTIONS,
     )
     return _body(result.data, result.errors or [])

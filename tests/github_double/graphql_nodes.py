@@ -1,5 +1,5 @@
 """GraphQL objects of the double: each field of `schema.graphql` is an attribute or method here,
-named in snake_case (`defaultBranchRef` -> `default_branch_ref`); see `graphql_api`.
+named in snake_case (`defaultBranchRef` -> `default_branch_ref`); see `graphql_resolvers`.
 
 Bots are `Bot` authors whose login comes without `[bot]`, as GitHub sends them; comment ids come
 as `fullDatabaseId` (a BigInt, so a string) and `databaseId` (a 32-bit Int that fails past 2^31).
