@@ -228,11 +228,11 @@ def changed(before: dict[str, str], after: dict[str, str]) -> set[str]:
 
 
 def run(root: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """The venv's python in the copy, with the copy first on the path. Its bytecode is kept beside
-    the copy, and goes with it: each of the processes the test starts would otherwise compile every
-    module again, about a sixth of the test's CPU. An edited module is compiled again: every edit
-    changes its file's size."""
-    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONPYCACHEPREFIX": str(root.parent / "bytecode")}
+    """The venv's python in the copy, with the copy first on the path. The copy's bytecode is kept
+    in its own `__pycache__` folders (the suite writes bytecode, `tests/conftest.py`), and goes with
+    it: each of the processes the test starts would otherwise compile every module again, about a
+    sixth of the test's CPU. An edited module is compiled again: every edit changes its file's size."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
     return subprocess.run(
         [sys.executable, *args],
         cwd=root,
