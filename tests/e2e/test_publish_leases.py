@@ -183,17 +183,25 @@ def test_a_branch_deleted_between_read_and_write_is_not_made_again(live: Live, t
     assert live.double.tip(BRANCH) is None
 
 
-def test_a_commit_refused_for_another_reason_says_so_and_blames_no_race(live: Live, tmp_path: Path) -> None:
-    """GitHub's answer to a token without `contents: write` (GraphQL: HTTP 200, `FORBIDDEN`)."""
+@pytest.mark.parametrize(
+    ("kind", "said", "then"),
+    [
+        # A token without `contents: write` (GraphQL answers HTTP 200 with a `FORBIDDEN` error).
+        ("FORBIDDEN", "Resource not accessible by integration", "; the token needs contents: write"),
+        ("UNPROCESSABLE", "Something else went wrong.", ""),
+    ],
+)
+def test_a_commit_refused_for_another_reason_says_so_and_blames_no_race(
+    live: Live, tmp_path: Path, kind: str, said: str, then: str
+) -> None:
     assert publish(live, "--from", str(fleet_journal(tmp_path)))[0] == 0
     first = live.double.tip(BRANCH)
-    said = "Resource not accessible by integration"
-    error = {"type": "FORBIDDEN", "path": ["createCommitOnBranch"], "message": said}
+    error = {"type": kind, "path": ["createCommitOnBranch"], "message": said}
     refusal = {"data": {"createCommitOnBranch": None}, "errors": [error]}
     live.double.faults.add(Fault(*GRAPHQL, 200, refusal, holding=COMMIT))
     status, _, err = publish(live, "--from", str(nothing_held(tmp_path)), at=READ_AT + dt.timedelta(minutes=5))
     assert status == 1
-    assert err == f"moving branch perfbot/leases: GitHub refused ({said})\n"
+    assert err == f"moving branch perfbot/leases: GitHub refused ({said}){then}\n"
     assert live.double.tip(BRANCH) == first
 
 

@@ -101,6 +101,8 @@ class LivePublisher:
         except MutationRefused as exc:
             if exc.kinds & MOVED:
                 raise GitHubError(f"{exc}{RACE_ADVICE}") from exc
+            if "FORBIDDEN" in exc.kinds:  # as a REST write's 403 is said (`client.failure`)
+                raise GitHubError(f"{exc}; the token needs {NEEDS}") from exc
             raise
         commit = ((data.get("createCommitOnBranch") or {}).get("commit") or {}).get("oid")
         if not isinstance(commit, str):
