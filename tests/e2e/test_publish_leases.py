@@ -205,6 +205,33 @@ def test_a_commit_refused_for_another_reason_says_so_and_blames_no_race(
     assert live.double.tip(BRANCH) == first
 
 
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ({"data": {"createCommitOnBranch": {"commit": None}}}, "GitHub's answer names no commit"),
+        (b"<html><body>Unicorn!</body></html>", "GitHub's answer was not the JSON expected"),
+    ],
+    ids=["no commit", "not json"],
+)
+def test_a_commit_whose_answer_is_broken_ends_the_run_and_a_rerun_writes_nothing_twice(
+    live: Live, tmp_path: Path, answer: object, said: str
+) -> None:
+    """The commit landed, but its answer does not say which: the run stops on one line, and the
+    next run finds the leases published and writes nothing."""
+    assert publish(live, "--from", str(fleet_journal(tmp_path)))[0] == 0
+    live.double.faults.add(Fault(*GRAPHQL, 200, answer, holding=COMMIT, apply_first=True))
+    later = READ_AT + dt.timedelta(minutes=5)
+    status, _, err = publish(live, "--from", str(nothing_held(tmp_path)), at=later)
+    assert status == 1
+    assert err.startswith(f"moving branch perfbot/leases: {said}")
+    assert err.count("\n") == 1
+    head = live.double.tip(BRANCH)
+    assert parse_leases(live.double.files(BRANCH)[FILE], WHERE).live == ()
+    status, out, _ = publish(live, "--from", str(nothing_held(tmp_path)), at=later)
+    assert (status, live.double.tip(BRANCH)) == (0, head)
+    assert "nothing written" in out
+
+
 def nothing_held(tmp_path: Path) -> Path:
     """`dos lease-lane live` when no lease is held."""
     path = tmp_path / "none.json"
