@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +13,7 @@ import pytest
 
 from tests.support.paths import ROOT
 from tests.support.property_budget import BOUNDED, THOROUGH_DEFAULT, profile
+from tests.support.scratch_space import memory_folder
 
 # The rest is imported by the fixtures that use it: under `pytest -n`, the controlling process loads
 # this file before it starts the workers but runs no test, so what it imports only delays them.
@@ -30,6 +32,7 @@ def pytest_configure(config: pytest.Config) -> None:
     The parent is the profile hypothesis chose itself (`ci` when CI is set: derandomized, no example
     database). No deadline: speed is measured in benchmarks/, never asserted in a test."""
     keep_bytecode()
+    temporary_files_in_memory()
     from hypothesis import settings
 
     settings.register_profile("bounded", settings(), max_examples=BOUNDED, deadline=None)
@@ -49,6 +52,16 @@ def keep_bytecode() -> None:
     more CPU."""
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     sys.dont_write_bytecode = False
+
+
+def temporary_files_in_memory() -> None:
+    """`tmp_path` and every temporary file, of this process and the ones it starts (the workers
+    under `pytest -n`, perfbot, git), in a filesystem in memory when there is one with room
+    (`tests/support/scratch_space.py`). Called before pytest first asks for its temporary folder."""
+    folder = memory_folder(os.environ)
+    if folder is not None:
+        os.environ["TMPDIR"] = folder
+        tempfile.tempdir = None  # the standard library reads TMPDIR again on its next call
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
