@@ -73,6 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     except BotError as error:
         sys.stderr.write(error.user_message() + "\n")
         return 1
+    except BrokenPipeError:
+        # The reader went away (`show 3 | head`): stop quietly, as perfbot's own command line does,
+        # with no traceback now or when the interpreter flushes at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 # --- the double's process
