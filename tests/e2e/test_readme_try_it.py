@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.closed_pipe import assert_ends_quietly_on_a_closed_pipe
 from tests.support.paths import ROOT
 
 INSTALL = "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]'"
@@ -62,7 +63,9 @@ def test_five_commands_from_a_fresh_clone_comment_on_the_double_and_show_the_das
     assert "open the dashboard issue" in ran
     assert "### Ready now" in shown
     assert (clone / "playground" / "dashboard.html").read_text(encoding="utf-8").count("<h3") >= 2
-    assert_a_closed_pipe_ends_show_quietly(clone)
+    # `show` to a reader that went away (`show 3 | head`) stops with no traceback.
+    show = [".venv/bin/python", "-m", "tests.github_double.playground", "show", "3"]
+    assert_ends_quietly_on_a_closed_pipe(show, clone, {**os.environ, "PYTHONPATH": str(ROOT)})
 
     outputs = [shell(clone, line) for line in then]
     assert outputs[-1].startswith("stopped the double of acme/widgets")
@@ -73,17 +76,3 @@ def test_five_commands_from_a_fresh_clone_comment_on_the_double_and_show_the_das
     snapshot = (clone / "playground" / "config" / "snapshot.yaml").read_text(encoding="utf-8")
     profile = snapshot.split("- id: api.profile-handlers", 1)[1].split("- id:", 1)[0]
     assert "state: complete" in profile  # merged, and checked out by the last run
-
-
-def assert_a_closed_pipe_ends_show_quietly(folder: Path) -> None:
-    """`show` to a reader that went away (`show 3 | head`) stops on exit status 1, with no traceback."""
-    environ = {**os.environ, "PYTHONPATH": str(ROOT)}
-    argv = [".venv/bin/python", "-m", "tests.github_double.playground", "show", "3"]
-    with subprocess.Popen(argv, cwd=folder, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as child:
-        assert child.stdout is not None
-        assert child.stderr is not None
-        child.stdout.close()  # before the first line is written: every write finds the pipe closed
-        err = child.stderr.read().decode()
-        assert child.wait(timeout=60) == 1
-    assert "Traceback" not in err
-    assert "BrokenPipeError" not in err
