@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.support.scratch_space import memory_folder
 
 
@@ -39,3 +41,9 @@ def test_this_run_keeps_its_temporary_files_where_tmpdir_says(tmp_path: Path) ->
         assert tmp_path.resolve().is_relative_to(Path(chosen).resolve())
     else:
         assert memory_folder(os.environ) is None
+
+
+def test_a_folder_that_cannot_be_written_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`os.access` stands in for a folder without write permission (root, which runs CI, may write anywhere)."""
+    monkeypatch.setattr("tests.support.scratch_space.os.access", lambda path, mode: False)
+    assert memory_folder({}, tmp_path, room=1) is None
